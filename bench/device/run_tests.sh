@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# On the H200 machine: `wgrt info` and the GPU test suite from .device/.
+# Call through the device tool with carry [".device"] after bench/device/stage.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source bench/device/env.sh .device
+.device/wgrt info
+WGRT_REQUIRE_GPU=1 .device/wgrt_tests --gtest_brief=1 "$@"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Gathers what the H200 machine needs into .device/ (ignored by git, carried by
+# the device tool): wgrt's binaries, wgpu-native, and the Vulkan loader, which
+# that machine lacks. Run after scripts/setup.sh; run again after each build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=.device
+rm -rf "$out" && mkdir -p "$out"
+
+cmake --build build -j"$(nproc)" >/dev/null
+cp build/wgrt "$out/"
+cp build/tests/wgrt_tests "$out/"
+
+wgpu_dir=$(python3 -c "import importlib.util, os; print(os.path.join(os.path.dirname(importlib.util.find_spec('wgpu').origin), 'resources'))")
+cp "$wgpu_dir"/libwgpu_native-release.so "$out/"
+
+tmp=$(mktemp -d)
+(cd "$tmp" && apt-get download libvulkan1 >/dev/null && dpkg-deb -x libvulkan1_*.deb x)
+cp -P "$tmp"/x/usr/lib/x86_64-linux-gnu/libvulkan.so.1* "$out/"
+rm -rf "$tmp"
+
+strip "$out/wgrt" "$out/wgrt_tests" 2>/dev/null || true
+du -sh "$out"

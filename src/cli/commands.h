@@ -1,0 +1,9 @@
+// One function per subcommand; each takes argv starting at its own name and
+// returns the process exit status.
+#pragma once
+
+namespace wgrt::cli {
+
+int run_info(int argc, char** argv);
+
+}  // namespace wgrt::cli

@@ -1,0 +1,71 @@
+// `wgrt info`: what WebGPU adapter wgrt would run on, and what it offers.
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+#include "gpu/device.h"
+#include "wgrt/error.h"
+
+namespace wgrt::cli {
+namespace {
+
+const char* yes_no(bool offered, bool enabled) {
+  if (!offered) return "no";
+  return enabled ? "yes" : "offered, not enabled";
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%llu (%.0f MiB)", static_cast<unsigned long long>(bytes), bytes / 1048576.0);
+  return buf;
+}
+
+}  // namespace
+
+int run_info(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf("usage: wgrt info\n\nPrints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
+                  "its limits and its optional features. Exits 1 when there is no adapter.\n");
+      return 0;
+    }
+    std::fprintf(stderr, "wgrt info: unexpected argument '%s'\n", argv[i]);
+    return 2;
+  }
+  std::unique_ptr<gpu::Device> device;
+  try {
+    device = gpu::Device::create();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "wgrt info: %s\n", e.what());
+    return 1;
+  }
+  const auto& a = device->adapter_info();
+  const auto& l = device->limits();
+  const auto& on = device->features();
+  const auto& offered = device->adapter_features();
+  std::printf("adapter:      %s\n", a.name.c_str());
+  std::printf("vendor:       %s (0x%04x), device 0x%04x\n", a.vendor.c_str(), a.vendor_id, a.device_id);
+  std::printf("backend:      %s\n", a.backend.c_str());
+  std::printf("type:         %s\n", a.device_type.c_str());
+  if (!a.architecture.empty()) std::printf("architecture: %s\n", a.architecture.c_str());
+  if (!a.driver.empty()) std::printf("driver:       %s\n", a.driver.c_str());
+  std::printf("runtime:      %s\n", device->implementation_version().c_str());
+  std::printf("\nfeatures:\n");
+  std::printf("  shader-f16:       %s\n", yes_no(offered.shader_f16, on.shader_f16));
+  std::printf("  timestamp-query:  %s\n", yes_no(offered.timestamp_query, on.timestamp_query));
+  std::printf("  subgroups:        %s\n", yes_no(offered.subgroups, on.subgroups));
+  std::printf("\nlimits:\n");
+  std::printf("  maxBufferSize:                     %s\n", mib(l.max_buffer_size).c_str());
+  std::printf("  maxStorageBufferBindingSize:       %s\n", mib(l.max_storage_buffer_binding_size).c_str());
+  std::printf("  maxUniformBufferBindingSize:       %s\n", mib(l.max_uniform_buffer_binding_size).c_str());
+  std::printf("  maxStorageBuffersPerShaderStage:   %u\n", l.max_storage_buffers_per_shader_stage);
+  std::printf("  maxComputeWorkgroupsPerDimension:  %u\n", l.max_compute_workgroups_per_dimension);
+  std::printf("  maxComputeInvocationsPerWorkgroup: %u\n", l.max_compute_invocations_per_workgroup);
+  std::printf("  maxComputeWorkgroupSize:           %u x %u x %u\n", l.max_compute_workgroup_size_x,
+              l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z);
+  std::printf("  maxComputeWorkgroupStorageSize:    %u\n", l.max_compute_workgroup_storage_size);
+  std::printf("  minStorageBufferOffsetAlignment:   %u\n", l.min_storage_buffer_offset_alignment);
+  return 0;
+}
+
+}  // namespace wgrt::cli

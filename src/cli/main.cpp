@@ -1,0 +1,39 @@
+// wgrt command-line entry: dispatches to one subcommand per file.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.h"
+#include "wgrt/error.h"
+
+namespace {
+
+void print_usage() {
+  std::fprintf(stderr,
+               "usage: wgrt <command> [options]\n"
+               "\n"
+               "commands:\n"
+               "  info        the WebGPU adapter, its limits and features\n"
+               "\n"
+               "`wgrt <command> --help` describes each command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    print_usage();
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "info") return wgrt::cli::run_info(argc - 1, argv + 1);
+  } catch (const wgrt::Error& e) {
+    std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
+                 e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "wgrt: unknown command '%s'\n", command.c_str());
+  print_usage();
+  return 2;
+}

@@ -1,0 +1,56 @@
+// GPU buffers: storage (tensors, weights), uniform (per-op parameters) and
+// readback (mapped for reading on the host). A Buffer owns its WGPUBuffer and
+// releases it once; sizes are rounded up to 4 bytes as WebGPU copies require.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "gpu/webgpu_fwd.h"
+
+namespace wgrt::gpu {
+
+class Device;
+
+// QueryResolve receives GPU timestamps (gpu/command_batch.cpp).
+enum class BufferKind { Storage, Uniform, Readback, QueryResolve };
+
+class Buffer {
+ public:
+  // Throws Error(OutOfMemory) naming the label and size when the device
+  // refuses (or the size is above maxBufferSize); the device is unchanged.
+  static Buffer create(Device& device, uint64_t size, BufferKind kind, std::string_view label);
+
+  Buffer() = default;
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  explicit operator bool() const { return buffer_ != nullptr; }
+  uint64_t size() const { return size_; }
+  BufferKind kind() const { return kind_; }
+  // WebGPU's WGPUBufferUsage bits, as the device sees them.
+  uint64_t usage() const;
+
+  // Queue a host-to-GPU copy (ordered before any later submit).
+  void write(uint64_t offset, const void* data, uint64_t bytes);
+  // Copy bytes back to the host; submits and waits. For any kind but Readback
+  // this goes through a temporary readback buffer.
+  std::vector<uint8_t> read(uint64_t offset, uint64_t bytes) const;
+  std::vector<uint8_t> read() const { return read(0, size_); }
+
+  WGPUBuffer raw() const { return buffer_; }
+
+ private:
+  void release();
+
+  Device* device_ = nullptr;
+  WGPUBuffer buffer_ = nullptr;
+  uint64_t size_ = 0;
+  BufferKind kind_ = BufferKind::Storage;
+};
+
+}  // namespace wgrt::gpu

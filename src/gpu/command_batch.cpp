@@ -1,0 +1,112 @@
+#include "gpu/command_batch.h"
+
+#include <webgpu.h>
+
+#include <cstring>
+
+#include "gpu/device.h"
+#include "gpu/pipeline_cache.h"
+#include "gpu/webgpu_util.h"
+#include "wgrt/error.h"
+
+namespace wgrt::gpu {
+namespace {
+// WebGPU caps a query set at 4096 queries: 2048 timed dispatches per batch.
+constexpr uint32_t kMaxQueries = 4096;
+}  // namespace
+
+CommandBatch::CommandBatch(Device& device, bool time_dispatches)
+    : device_(device), timing_(time_dispatches && device.features().timestamp_query) {
+  encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
+  if (timing_) {
+    WGPUQuerySetDescriptor qdesc = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+    qdesc.label = to_view("dispatch timestamps");
+    qdesc.type = WGPUQueryType_Timestamp;
+    qdesc.count = kMaxQueries;
+    queries_ = wgpuDeviceCreateQuerySet(device_.raw(), &qdesc);
+    query_capacity_ = kMaxQueries;
+  }
+}
+
+CommandBatch::~CommandBatch() {
+  if (pass_) {
+    wgpuComputePassEncoderEnd(pass_);
+    wgpuComputePassEncoderRelease(pass_);
+  }
+  if (encoder_) wgpuCommandEncoderRelease(encoder_);
+  // Release only: wgpu-native 29 panics on Release after Destroy of a query set.
+  if (queries_) wgpuQuerySetRelease(queries_);
+}
+
+void CommandBatch::end_pass() {
+  if (pass_ == nullptr) return;
+  wgpuComputePassEncoderEnd(pass_);
+  wgpuComputePassEncoderRelease(pass_);
+  pass_ = nullptr;
+}
+
+void CommandBatch::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
+                        uint64_t bytes) {
+  if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch::copy after submit");
+  end_pass();
+  wgpuCommandEncoderCopyBufferToBuffer(encoder_, src.raw(), src_offset, dst.raw(), dst_offset, (bytes + 3) & ~3ull);
+}
+
+void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& group, WorkgroupCount count,
+                            std::string label) {
+  if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch::dispatch after submit");
+  if (count.total() == 0) return;
+  const bool timed = timing_ && 2 * (timings_.size() + 1) <= query_capacity_;
+  if (timed) {
+    end_pass();
+    WGPUPassTimestampWrites writes = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+    writes.querySet = queries_;
+    writes.beginningOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size());
+    writes.endOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size() + 1);
+    WGPUComputePassDescriptor pdesc = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    pdesc.timestampWrites = &writes;
+    pass_ = wgpuCommandEncoderBeginComputePass(encoder_, &pdesc);
+    timings_.push_back({label.empty() ? pipeline.label() : std::move(label), 0});
+  } else if (pass_ == nullptr) {
+    pass_ = wgpuCommandEncoderBeginComputePass(encoder_, nullptr);
+  }
+  wgpuComputePassEncoderSetPipeline(pass_, pipeline.raw());
+  wgpuComputePassEncoderSetBindGroup(pass_, 0, group.raw(), 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass_, count.x, count.y, count.z);
+  ++dispatches_;
+  if (timed) end_pass();
+}
+
+void CommandBatch::submit() {
+  if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch submitted twice");
+  end_pass();
+  if (timing_ && !timings_.empty()) {
+    const uint64_t bytes = timings_.size() * 2 * sizeof(uint64_t);
+    query_resolve_ = Buffer::create(device_, bytes, BufferKind::QueryResolve, "timestamp resolve");
+    query_readback_ = Buffer::create(device_, bytes, BufferKind::Readback, "timestamp readback");
+    wgpuCommandEncoderResolveQuerySet(encoder_, queries_, 0, static_cast<uint32_t>(timings_.size() * 2),
+                                      query_resolve_.raw(), 0);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder_, query_resolve_.raw(), 0, query_readback_.raw(), 0, bytes);
+  }
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
+  wgpuQueueSubmit(device_.queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  submitted_ = true;
+  device_.check_errors();
+}
+
+void CommandBatch::wait() {
+  if (!submitted_) submit();
+  device_.wait_idle();
+  if (timing_ && !timings_.empty()) {
+    const std::vector<uint8_t> raw = query_readback_.read();
+    std::vector<uint64_t> ticks(timings_.size() * 2);
+    std::memcpy(ticks.data(), raw.data(), ticks.size() * sizeof(uint64_t));
+    // WebGPU timestamps are nanoseconds.
+    for (size_t i = 0; i < timings_.size(); ++i) {
+      timings_[i].gpu_ns = ticks[2 * i + 1] >= ticks[2 * i] ? double(ticks[2 * i + 1] - ticks[2 * i]) : 0.0;
+    }
+  }
+}
+
+}  // namespace wgrt::gpu

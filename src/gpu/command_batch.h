@@ -1,0 +1,67 @@
+// Records copies and compute dispatches into one command encoder and submits
+// them once. Consecutive dispatches share one compute pass (WebGPU orders
+// storage writes between dispatches of a pass), so a whole graph is one pass.
+//
+// With timing on (and timestamp-query granted), each dispatch gets its own
+// pass with timestamp writes at its start and end, and timings() returns the
+// GPU time of each after wait().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/buffer.h"
+#include "gpu/webgpu_fwd.h"
+#include "gpu/workgroups.h"
+
+namespace wgrt::gpu {
+
+class BindGroup;
+class ComputePipeline;
+class Device;
+
+struct DispatchTiming {
+  std::string label;
+  double gpu_ns = 0;
+};
+
+class CommandBatch {
+ public:
+  // Timing is silently off when the device lacks timestamp-query; check
+  // timing_enabled().
+  explicit CommandBatch(Device& device, bool time_dispatches = false);
+  ~CommandBatch();
+  CommandBatch(const CommandBatch&) = delete;
+  CommandBatch& operator=(const CommandBatch&) = delete;
+
+  bool timing_enabled() const { return timing_; }
+
+  void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
+  void dispatch(const ComputePipeline& pipeline, const BindGroup& group, WorkgroupCount count,
+                std::string label = {});
+  size_t dispatch_count() const { return dispatches_; }
+
+  // Ends recording and submits. The batch cannot record after this.
+  void submit();
+  // Waits until the submitted work is done; throws any WebGPU error it raised.
+  void wait();
+  const std::vector<DispatchTiming>& timings() const { return timings_; }
+
+ private:
+  void end_pass();
+
+  Device& device_;
+  WGPUCommandEncoder encoder_ = nullptr;
+  WGPUComputePassEncoder pass_ = nullptr;
+  bool timing_ = false;
+  bool submitted_ = false;
+  size_t dispatches_ = 0;
+  WGPUQuerySet queries_ = nullptr;
+  uint32_t query_capacity_ = 0;
+  Buffer query_resolve_;
+  Buffer query_readback_;
+  std::vector<DispatchTiming> timings_;
+};
+
+}  // namespace wgrt::gpu

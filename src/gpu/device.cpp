@@ -1,0 +1,294 @@
+#include "gpu/device.h"
+
+#include <webgpu.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "gpu/native.h"
+#include "gpu/pipeline_cache.h"
+#include "gpu/webgpu_util.h"
+#include "wgrt/error.h"
+
+namespace wgrt::gpu {
+
+// Collects what WebGPU reports through callbacks until Device turns it into
+// an Error at the next check. Callbacks may come from inside any webgpu call.
+struct Device::ErrorSink {
+  std::mutex mutex;
+  std::string first_error;
+  ErrorCode first_code = ErrorCode::Internal;
+  bool lost = false;
+  std::string lost_message;
+
+  void report(ErrorCode code, std::string message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (first_error.empty()) {
+      first_error = std::move(message);
+      first_code = code;
+    }
+  }
+};
+
+namespace {
+
+const char* backend_name(WGPUBackendType t) {
+  switch (t) {
+    case WGPUBackendType_Null: return "Null";
+    case WGPUBackendType_WebGPU: return "WebGPU";
+    case WGPUBackendType_D3D11: return "D3D11";
+    case WGPUBackendType_D3D12: return "D3D12";
+    case WGPUBackendType_Metal: return "Metal";
+    case WGPUBackendType_Vulkan: return "Vulkan";
+    case WGPUBackendType_OpenGL: return "OpenGL";
+    case WGPUBackendType_OpenGLES: return "OpenGLES";
+    default: return "Undefined";
+  }
+}
+
+const char* adapter_type_name(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete GPU";
+    case WGPUAdapterType_IntegratedGPU: return "integrated GPU";
+    case WGPUAdapterType_CPU: return "CPU";
+    default: return "unknown";
+  }
+}
+
+ErrorCode code_for(WGPUErrorType type) {
+  switch (type) {
+    case WGPUErrorType_OutOfMemory: return ErrorCode::OutOfMemory;
+    case WGPUErrorType_Validation: return ErrorCode::InvalidArgument;
+    default: return ErrorCode::Internal;
+  }
+}
+
+constexpr const char* kNoAdapterHint =
+    "no WebGPU adapter found. wgrt needs a Vulkan driver: on Debian 12 run scripts/setup.sh "
+    "(it installs libvulkan1 and Mesa 25's lavapipe, mesa-vulkan-drivers from bookworm-backports); "
+    "check with `vulkaninfo --summary`";
+
+struct AdapterRequest {
+  bool done = false;
+  WGPUAdapter adapter = nullptr;
+  std::string message;
+};
+
+struct DeviceRequest {
+  bool done = false;
+  WGPUDevice device = nullptr;
+  std::string message;
+};
+
+DeviceLimits convert(const WGPULimits& l) {
+  DeviceLimits d;
+  d.max_buffer_size = l.maxBufferSize;
+  d.max_storage_buffer_binding_size = l.maxStorageBufferBindingSize;
+  d.max_uniform_buffer_binding_size = l.maxUniformBufferBindingSize;
+  d.max_storage_buffers_per_shader_stage = l.maxStorageBuffersPerShaderStage;
+  d.max_compute_workgroups_per_dimension = l.maxComputeWorkgroupsPerDimension;
+  d.max_compute_invocations_per_workgroup = l.maxComputeInvocationsPerWorkgroup;
+  d.max_compute_workgroup_storage_size = l.maxComputeWorkgroupStorageSize;
+  d.max_compute_workgroup_size_x = l.maxComputeWorkgroupSizeX;
+  d.max_compute_workgroup_size_y = l.maxComputeWorkgroupSizeY;
+  d.max_compute_workgroup_size_z = l.maxComputeWorkgroupSizeZ;
+  d.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
+  d.min_uniform_buffer_offset_alignment = l.minUniformBufferOffsetAlignment;
+  return d;
+}
+
+}  // namespace
+
+std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
+  std::unique_ptr<Device> dev(new Device());
+  dev->errors_ = std::make_unique<ErrorSink>();
+  dev->instance_ = native::create_instance();
+  if (dev->instance_ == nullptr) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
+
+  // Adapter.
+  AdapterRequest areq;
+  WGPURequestAdapterOptions aopts = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  aopts.powerPreference = WGPUPowerPreference_HighPerformance;
+  WGPURequestAdapterCallbackInfo acb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  acb.mode = WGPUCallbackMode_AllowProcessEvents;
+  acb.userdata1 = &areq;
+  acb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                    void* ud, void*) {
+    auto* r = static_cast<AdapterRequest*>(ud);
+    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
+    r->message = to_string(message);
+    r->done = true;
+  };
+  wgpuInstanceRequestAdapter(dev->instance_, &aopts, acb);
+  while (!areq.done) wgpuInstanceProcessEvents(dev->instance_);
+  if (areq.adapter == nullptr) {
+    throw Error(ErrorCode::NotFound,
+                std::string(kNoAdapterHint) + (areq.message.empty() ? "" : " (WebGPU: " + areq.message + ")"));
+  }
+  dev->adapter_ = areq.adapter;
+
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(dev->adapter_, &info);
+  dev->adapter_info_.name = to_string(info.device);
+  dev->adapter_info_.vendor = to_string(info.vendor);
+  dev->adapter_info_.architecture = to_string(info.architecture);
+  dev->adapter_info_.driver = to_string(info.description);
+  dev->adapter_info_.backend = backend_name(info.backendType);
+  dev->adapter_info_.device_type = adapter_type_name(info.adapterType);
+  dev->adapter_info_.vendor_id = info.vendorID;
+  dev->adapter_info_.device_id = info.deviceID;
+  wgpuAdapterInfoFreeMembers(info);
+
+  // Ask for the adapter's own limits: the spec defaults (128 MiB bindings,
+  // 16 KiB workgroup storage) are far below what real GPUs give.
+  WGPULimits adapter_limits = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(dev->adapter_, &adapter_limits) != WGPUStatus_Success) {
+    throw Error(ErrorCode::Internal, "wgpuAdapterGetLimits failed for " + dev->adapter_info_.name);
+  }
+
+  auto& offered = dev->adapter_features_;
+  offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_ShaderF16);
+  offered.timestamp_query = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_TimestampQuery);
+  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_Subgroups);
+  std::vector<WGPUFeatureName> wanted;
+  if (offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
+  if (offered.timestamp_query && options.want_timestamp_query) wanted.push_back(WGPUFeatureName_TimestampQuery);
+  if (offered.subgroups && options.want_subgroups) wanted.push_back(WGPUFeatureName_Subgroups);
+
+  DeviceRequest dreq;
+  WGPUDeviceDescriptor ddesc = WGPU_DEVICE_DESCRIPTOR_INIT;
+  ddesc.label = to_view("wgrt");
+  ddesc.requiredFeatureCount = wanted.size();
+  ddesc.requiredFeatures = wanted.data();
+  ddesc.requiredLimits = &adapter_limits;
+  ddesc.uncapturedErrorCallbackInfo.userdata1 = dev->errors_.get();
+  ddesc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                                  WGPUStringView message, void* ud, void*) {
+    static_cast<ErrorSink*>(ud)->report(code_for(type), "WebGPU error: " + to_string(message));
+  };
+  ddesc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  ddesc.deviceLostCallbackInfo.userdata1 = dev->errors_.get();
+  ddesc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                             WGPUStringView message, void* ud, void*) {
+    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    auto* sink = static_cast<ErrorSink*>(ud);
+    std::lock_guard<std::mutex> lock(sink->mutex);
+    sink->lost = true;
+    sink->lost_message = to_string(message);
+  };
+  WGPURequestDeviceCallbackInfo dcb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  dcb.mode = WGPUCallbackMode_AllowProcessEvents;
+  dcb.userdata1 = &dreq;
+  dcb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* ud,
+                    void*) {
+    auto* r = static_cast<DeviceRequest*>(ud);
+    if (status == WGPURequestDeviceStatus_Success) r->device = device;
+    r->message = to_string(message);
+    r->done = true;
+  };
+  wgpuAdapterRequestDevice(dev->adapter_, &ddesc, dcb);
+  while (!dreq.done) wgpuInstanceProcessEvents(dev->instance_);
+  if (dreq.device == nullptr) {
+    throw Error(ErrorCode::NotSupported,
+                "could not create a WebGPU device on " + dev->adapter_info_.name + ": " + dreq.message);
+  }
+  dev->device_ = dreq.device;
+  dev->queue_ = wgpuDeviceGetQueue(dev->device_);
+
+  WGPULimits granted = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(dev->device_, &granted);
+  dev->limits_ = convert(granted);
+  dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_ShaderF16);
+  dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_TimestampQuery);
+  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_Subgroups);
+  dev->pipelines_ = std::make_unique<PipelineCache>(*dev);
+  return dev;
+}
+
+Device::~Device() {
+  pipelines_.reset();
+  if (queue_) wgpuQueueRelease(queue_);
+  if (device_) wgpuDeviceRelease(device_);
+  if (adapter_) wgpuAdapterRelease(adapter_);
+  if (instance_) wgpuInstanceRelease(instance_);
+}
+
+std::string Device::implementation_version() const { return native::version(); }
+
+void Device::check_errors() {
+  std::lock_guard<std::mutex> lock(errors_->mutex);
+  if (errors_->lost) {
+    throw Error(ErrorCode::DeviceLost, "the WebGPU device was lost: " + errors_->lost_message);
+  }
+  if (!errors_->first_error.empty()) {
+    Error e(errors_->first_code, errors_->first_error);
+    errors_->first_error.clear();
+    throw e;
+  }
+}
+
+void Device::wait_idle() {
+  native::poll(device_, true);
+  check_errors();
+}
+
+void Device::wait_until(const bool* done) {
+  while (!*done) {
+    native::poll(device_, true);
+    wgpuInstanceProcessEvents(instance_);
+    {
+      std::lock_guard<std::mutex> lock(errors_->mutex);
+      if (errors_->lost) break;
+    }
+  }
+  check_errors();
+}
+
+void Device::note_allocated(uint64_t bytes) {
+  live_bytes_ += bytes;
+  if (live_bytes_ > peak_bytes_) peak_bytes_ = live_bytes_;
+}
+
+void Device::note_released(uint64_t bytes) { live_bytes_ -= bytes; }
+
+bool Device::consume_injected_failure() {
+  if (fail_countdown_ == 0) return false;
+  return --fail_countdown_ == 0;
+}
+
+namespace {
+struct ScopeResult {
+  bool done = false;
+  WGPUErrorType type = WGPUErrorType_NoError;
+  std::string message;
+};
+}  // namespace
+
+void Device::push_scopes() {
+  wgpuDevicePushErrorScope(device_, WGPUErrorFilter_OutOfMemory);
+  wgpuDevicePushErrorScope(device_, WGPUErrorFilter_Validation);
+}
+
+void Device::pop_scopes(const char* what) {
+  ScopeResult results[2];
+  for (auto& r : results) {
+    WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.userdata1 = &r;
+    cb.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView message, void* ud, void*) {
+      auto* res = static_cast<ScopeResult*>(ud);
+      res->type = type;
+      res->message = to_string(message);
+      res->done = true;
+    };
+    wgpuDevicePopErrorScope(device_, cb);
+    while (!r.done) wgpuInstanceProcessEvents(instance_);
+  }
+  for (const auto& r : results) {
+    if (r.type != WGPUErrorType_NoError) {
+      throw Error(code_for(r.type), std::string(what) + ": " + r.message);
+    }
+  }
+}
+
+}  // namespace wgrt::gpu

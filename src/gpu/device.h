@@ -1,0 +1,139 @@
+// The WebGPU device: instance, adapter and device, their limits and optional
+// features, and the turning of WebGPU's asynchronous errors into wgrt::Error.
+//
+// A Device asks the adapter for its own limits (not the spec defaults) and for
+// shader-f16, timestamp-query and subgroups when the adapter offers them;
+// none of them is required. Everything that talks to the GPU goes through a
+// Device; it is not thread-safe (one thread drives one Device).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gpu/webgpu_fwd.h"
+
+namespace wgrt::gpu {
+
+class PipelineCache;
+
+struct AdapterInfo {
+  std::string name;          // e.g. "llvmpipe (LLVM 15.0.6, 256 bits)", "NVIDIA H200"
+  std::string vendor;
+  std::string architecture;
+  std::string driver;        // the implementation's description string
+  std::string backend;       // "Vulkan", "Metal", ...
+  std::string device_type;   // "discrete GPU", "CPU", ...
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+};
+
+struct DeviceLimits {
+  uint64_t max_buffer_size = 0;
+  uint64_t max_storage_buffer_binding_size = 0;
+  uint64_t max_uniform_buffer_binding_size = 0;
+  uint32_t max_storage_buffers_per_shader_stage = 0;
+  uint32_t max_compute_workgroups_per_dimension = 0;
+  uint32_t max_compute_invocations_per_workgroup = 0;
+  uint32_t max_compute_workgroup_storage_size = 0;
+  uint32_t max_compute_workgroup_size_x = 0;
+  uint32_t max_compute_workgroup_size_y = 0;
+  uint32_t max_compute_workgroup_size_z = 0;
+  uint32_t min_storage_buffer_offset_alignment = 0;
+  uint32_t min_uniform_buffer_offset_alignment = 0;
+};
+
+struct DeviceFeatures {
+  bool shader_f16 = false;
+  bool timestamp_query = false;
+  bool subgroups = false;
+};
+
+struct DeviceOptions {
+  // Each optional feature is requested only if the adapter offers it and the
+  // caller wants it; turning one off is how tests exercise the fallback path.
+  bool want_shader_f16 = true;
+  bool want_timestamp_query = true;
+  bool want_subgroups = true;
+};
+
+class Device {
+ public:
+  // Throws Error(NotFound) when no adapter is available, with a hint on what
+  // to install.
+  static std::unique_ptr<Device> create(const DeviceOptions& options = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const AdapterInfo& adapter_info() const { return adapter_info_; }
+  const DeviceLimits& limits() const { return limits_; }
+  // Features enabled on this device (requested and granted).
+  const DeviceFeatures& features() const { return features_; }
+  // Features the adapter offers, whether or not requested.
+  const DeviceFeatures& adapter_features() const { return adapter_features_; }
+  std::string implementation_version() const;
+
+  PipelineCache& pipelines() { return *pipelines_; }
+
+  // Throws the first WebGPU error reported since the last check (validation,
+  // out-of-memory, internal) or Error(DeviceLost) once the device is lost.
+  void check_errors();
+  // Blocks until all submitted work has finished, then check_errors().
+  void wait_idle();
+
+  // Bytes of GPU buffers alive on this device right now, and the most ever.
+  uint64_t live_buffer_bytes() const { return live_bytes_; }
+  uint64_t peak_buffer_bytes() const { return peak_bytes_; }
+
+  // Test hook: the Nth buffer allocation from now (1 = the next) fails with
+  // Error(OutOfMemory) as a real one would. 0 disarms it.
+  void fail_nth_allocation_for_test(uint32_t n) { fail_countdown_ = n; }
+
+  // For gpu/ only.
+  WGPUInstance instance() const { return instance_; }
+  WGPUDevice raw() const { return device_; }
+  WGPUQueue queue() const { return queue_; }
+  // Spins the event loop until *done becomes true (or the device is lost).
+  void wait_until(const bool* done);
+  void note_allocated(uint64_t bytes);
+  void note_released(uint64_t bytes);
+  bool consume_injected_failure();
+  // Runs `create` inside validation and out-of-memory error scopes; throws
+  // with the scope's message (e.g. a WGSL compile error) if either caught one.
+  template <typename Fn>
+  auto scoped(const char* what, Fn&& create) -> decltype(create());
+
+  struct ErrorSink;  // receives callbacks; defined in device.cpp
+
+ private:
+  Device() = default;
+  void push_scopes();
+  void pop_scopes(const char* what);
+
+  WGPUInstance instance_ = nullptr;
+  WGPUAdapter adapter_ = nullptr;
+  WGPUDevice device_ = nullptr;
+  WGPUQueue queue_ = nullptr;
+  AdapterInfo adapter_info_;
+  DeviceLimits limits_;
+  DeviceFeatures features_;
+  DeviceFeatures adapter_features_;
+  std::unique_ptr<PipelineCache> pipelines_;
+  std::unique_ptr<ErrorSink> errors_;
+  uint64_t live_bytes_ = 0;
+  uint64_t peak_bytes_ = 0;
+  uint32_t fail_countdown_ = 0;
+};
+
+template <typename Fn>
+auto Device::scoped(const char* what, Fn&& create) -> decltype(create()) {
+  push_scopes();
+  auto result = create();
+  pop_scopes(what);
+  return result;
+}
+
+}  // namespace wgrt::gpu

@@ -1,0 +1,22 @@
+// The calls that exist only in wgpu-native (wgpu.h), kept here so another
+// webgpu.h implementation (Dawn) replaces one file: wgpu_native.cpp.
+#pragma once
+
+#include <string>
+
+#include "gpu/webgpu_fwd.h"
+
+namespace wgrt::gpu::native {
+
+// An instance limited to the primary backends (Vulkan, Metal, D3D12): wgrt
+// does not want a GL adapter standing in when Vulkan is missing.
+WGPUInstance create_instance();
+
+// Processes completed work and fires ready callbacks; with wait, blocks until
+// the queue is idle first.
+void poll(WGPUDevice device, bool wait);
+
+// "wgpu-native X.Y.Z.W".
+std::string version();
+
+}  // namespace wgrt::gpu::native

@@ -1,0 +1,126 @@
+#include "gpu/pipeline_cache.h"
+
+#include <webgpu.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "gpu/buffer.h"
+#include "gpu/device.h"
+#include "gpu/shader_source.h"
+#include "gpu/webgpu_util.h"
+#include "wgrt/error.h"
+
+namespace wgrt::gpu {
+
+ComputePipeline::ComputePipeline(WGPUComputePipeline pipeline, std::string label)
+    : pipeline_(pipeline), label_(std::move(label)) {}
+
+ComputePipeline::~ComputePipeline() {
+  if (pipeline_) wgpuComputePipelineRelease(pipeline_);
+}
+
+const ComputePipeline& PipelineCache::get(std::string_view shader_path, std::string_view entry,
+                                          const OverrideConstants& constants) {
+  return get_from_source(shader_source(shader_path), entry, constants, shader_path);
+}
+
+const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std::string_view entry,
+                                                      const OverrideConstants& constants,
+                                                      std::string_view label) {
+  OverrideConstants sorted = constants;
+  std::sort(sorted.begin(), sorted.end());
+  std::string key;
+  key.reserve(wgsl.size() + 64);
+  key.append(wgsl).push_back('\0');
+  key.append(entry);
+  for (const auto& [name, value] : sorted) key += '\0' + name + '=' + std::to_string(value);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+
+  const std::string what = std::string(label) + ":" + std::string(entry);
+  std::vector<WGPUConstantEntry> entries;
+  for (const auto& [name, value] : sorted) {
+    WGPUConstantEntry e = WGPU_CONSTANT_ENTRY_INIT;
+    e.key = to_view(name);
+    e.value = value;
+    entries.push_back(e);
+  }
+
+  WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
+  source.code = to_view(wgsl);
+  WGPUShaderModuleDescriptor mdesc = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  mdesc.nextInChain = &source.chain;
+  mdesc.label = to_view(label);
+
+  WGPUShaderModule module = nullptr;
+  WGPUComputePipeline pipeline = nullptr;
+  try {
+    module = device_.scoped("compiling shader", [&] { return wgpuDeviceCreateShaderModule(device_.raw(), &mdesc); });
+    WGPUComputePipelineDescriptor pdesc = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+    pdesc.label = to_view(what);
+    pdesc.compute.module = module;
+    pdesc.compute.entryPoint = to_view(entry);
+    pdesc.compute.constantCount = entries.size();
+    pdesc.compute.constants = entries.data();
+    pipeline = device_.scoped("creating compute pipeline",
+                              [&] { return wgpuDeviceCreateComputePipeline(device_.raw(), &pdesc); });
+  } catch (const Error& e) {
+    if (module) wgpuShaderModuleRelease(module);
+    if (pipeline) wgpuComputePipelineRelease(pipeline);
+    throw Error(ErrorCode::InvalidProgram, "shader " + what + ": " + e.what());
+  }
+  wgpuShaderModuleRelease(module);
+  if (pipeline == nullptr) throw Error(ErrorCode::InvalidProgram, "shader " + what + ": no pipeline created");
+
+  auto [it, inserted] = pipelines_.emplace(std::move(key), std::make_unique<ComputePipeline>(pipeline, what));
+  return *it->second;
+}
+
+BindGroup BindGroup::create(Device& device, const ComputePipeline& pipeline,
+                            std::span<const BufferBinding> bindings) {
+  std::vector<WGPUBindGroupEntry> entries;
+  entries.reserve(bindings.size());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const BufferBinding& b = bindings[i];
+    if (b.buffer == nullptr || !*b.buffer) {
+      throw Error(ErrorCode::Internal, "binding " + std::to_string(i) + " of " + pipeline.label() + " has no buffer");
+    }
+    WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+    e.binding = static_cast<uint32_t>(i);
+    e.buffer = b.buffer->raw();
+    e.offset = b.offset;
+    e.size = b.size == 0 ? b.buffer->size() - b.offset : b.size;
+    entries.push_back(e);
+  }
+  WGPUBindGroupLayout layout = wgpuComputePipelineGetBindGroupLayout(pipeline.raw(), 0);
+  WGPUBindGroupDescriptor desc = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  desc.label = to_view(pipeline.label());
+  desc.layout = layout;
+  desc.entryCount = entries.size();
+  desc.entries = entries.data();
+  BindGroup group;
+  try {
+    group.group_ = device.scoped("creating bind group", [&] { return wgpuDeviceCreateBindGroup(device.raw(), &desc); });
+  } catch (const Error& e) {
+    wgpuBindGroupLayoutRelease(layout);
+    throw Error(ErrorCode::InvalidArgument, pipeline.label() + ": " + e.what());
+  }
+  wgpuBindGroupLayoutRelease(layout);
+  return group;
+}
+
+BindGroup::~BindGroup() {
+  if (group_) wgpuBindGroupRelease(group_);
+}
+
+BindGroup::BindGroup(BindGroup&& other) noexcept : group_(std::exchange(other.group_, nullptr)) {}
+
+BindGroup& BindGroup::operator=(BindGroup&& other) noexcept {
+  if (this != &other) {
+    if (group_) wgpuBindGroupRelease(group_);
+    group_ = std::exchange(other.group_, nullptr);
+  }
+  return *this;
+}
+
+}  // namespace wgrt::gpu

@@ -1,0 +1,84 @@
+// Compute pipelines, cached under (shader source, entry point, override
+// constants), and the bind groups that attach buffers to them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpu/webgpu_fwd.h"
+
+namespace wgrt::gpu {
+
+class Buffer;
+class Device;
+
+// WGSL `override` constants by name. Order does not matter: the cache sorts.
+using OverrideConstants = std::vector<std::pair<std::string, double>>;
+
+class ComputePipeline {
+ public:
+  ComputePipeline(WGPUComputePipeline pipeline, std::string label);
+  ~ComputePipeline();
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+
+  WGPUComputePipeline raw() const { return pipeline_; }
+  const std::string& label() const { return label_; }
+
+ private:
+  WGPUComputePipeline pipeline_;
+  std::string label_;
+};
+
+class PipelineCache {
+ public:
+  explicit PipelineCache(Device& device) : device_(device) {}
+
+  // The pipeline for an embedded shader (a path below src/ops/). A WGSL
+  // compile error throws Error(InvalidProgram) with the compiler's message.
+  const ComputePipeline& get(std::string_view shader_path, std::string_view entry,
+                             const OverrideConstants& constants = {});
+  // The same for WGSL text that is not embedded (tests, generated kernels).
+  const ComputePipeline& get_from_source(std::string_view wgsl, std::string_view entry,
+                                         const OverrideConstants& constants = {},
+                                         std::string_view label = "inline");
+  size_t size() const { return pipelines_.size(); }
+
+ private:
+  Device& device_;
+  std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
+};
+
+// One buffer (or a range of it) at binding index i of group 0.
+struct BufferBinding {
+  const Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t size = 0;  // 0: to the end of the buffer
+};
+
+class BindGroup {
+ public:
+  // Bindings are numbered by their position. Throws Error(InvalidArgument)
+  // with WebGPU's message if they do not match the shader's layout.
+  static BindGroup create(Device& device, const ComputePipeline& pipeline,
+                          std::span<const BufferBinding> bindings);
+  BindGroup() = default;
+  ~BindGroup();
+  BindGroup(BindGroup&& other) noexcept;
+  BindGroup& operator=(BindGroup&& other) noexcept;
+  BindGroup(const BindGroup&) = delete;
+  BindGroup& operator=(const BindGroup&) = delete;
+
+  WGPUBindGroup raw() const { return group_; }
+
+ private:
+  WGPUBindGroup group_ = nullptr;
+};
+
+}  // namespace wgrt::gpu

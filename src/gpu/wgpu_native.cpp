@@ -1,0 +1,25 @@
+#include <webgpu.h>
+#include <wgpu.h>
+
+#include "gpu/native.h"
+
+namespace wgrt::gpu::native {
+
+WGPUInstance create_instance() {
+  WGPUInstanceExtras extras = {};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  extras.backends = WGPUInstanceBackend_Primary;
+  WGPUInstanceDescriptor desc = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  desc.nextInChain = &extras.chain;
+  return wgpuCreateInstance(&desc);
+}
+
+void poll(WGPUDevice device, bool wait) { wgpuDevicePoll(device, wait, nullptr); }
+
+std::string version() {
+  const uint32_t v = wgpuGetVersion();
+  return "wgpu-native " + std::to_string((v >> 24) & 0xff) + "." + std::to_string((v >> 16) & 0xff) +
+         "." + std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
+}
+
+}  // namespace wgrt::gpu::native

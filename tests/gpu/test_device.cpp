@@ -1,0 +1,142 @@
+// The WebGPU device layer on a real adapter (lavapipe in CI).
+#include <gtest/gtest.h>
+
+#include <webgpu.h>
+
+#include <numeric>
+
+#include "gpu/buffer.h"
+#include "gpu/command_batch.h"
+#include "gpu/pipeline_cache.h"
+#include "gpu_test_env.h"
+#include "wgrt/error.h"
+
+namespace wgrt::gpu {
+namespace {
+
+using test::as_vector;
+
+class DeviceTest : public test::GpuTest {};
+
+TEST_F(DeviceTest, ReportsAdapterAndTheAdaptersOwnLimits) {
+  const AdapterInfo& info = device().adapter_info();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_FALSE(info.backend.empty());
+  const DeviceLimits& l = device().limits();
+  // WebGPU's spec minimums; we asked for the adapter's own, which are at least these.
+  EXPECT_GE(l.max_compute_workgroups_per_dimension, 65535u);
+  EXPECT_GE(l.max_storage_buffer_binding_size, 128ull << 20);
+  EXPECT_GE(l.max_compute_invocations_per_workgroup, 256u);
+  EXPECT_GE(l.max_compute_workgroup_storage_size, 16384u);
+  // Enabled features are a subset of offered ones.
+  const DeviceFeatures& on = device().features();
+  const DeviceFeatures& offered = device().adapter_features();
+  EXPECT_TRUE(!on.shader_f16 || offered.shader_f16);
+  EXPECT_TRUE(!on.timestamp_query || offered.timestamp_query);
+  EXPECT_TRUE(!on.subgroups || offered.subgroups);
+}
+
+TEST_F(DeviceTest, FeaturesAreOptional) {
+  DeviceOptions opts;
+  opts.want_shader_f16 = opts.want_timestamp_query = opts.want_subgroups = false;
+  auto plain = Device::create(opts);
+  EXPECT_FALSE(plain->features().shader_f16);
+  EXPECT_FALSE(plain->features().timestamp_query);
+  EXPECT_FALSE(plain->features().subgroups);
+  // Timing silently falls back to untimed without timestamp-query.
+  CommandBatch batch(*plain, /*time_dispatches=*/true);
+  EXPECT_FALSE(batch.timing_enabled());
+}
+
+TEST_F(DeviceTest, BufferRoundTripAtOddOffsetsAndSizes) {
+  Buffer buf = Buffer::create(device(), 1001, BufferKind::Storage, "roundtrip");
+  EXPECT_EQ(buf.size(), 1004u);  // rounded up to 4 bytes
+  EXPECT_TRUE(buf.usage() & WGPUBufferUsage_Storage);
+  std::vector<uint8_t> data(1001);
+  std::iota(data.begin(), data.end(), uint8_t{7});
+  buf.write(0, data.data(), data.size());
+  EXPECT_EQ(buf.read(0, 1001), data);
+  const auto middle = buf.read(3, 10);
+  EXPECT_EQ(middle, std::vector<uint8_t>(data.begin() + 3, data.begin() + 13));
+}
+
+TEST_F(DeviceTest, AllocationBeyondTheLimitIsOutOfMemoryAndLeavesTheDeviceUsable) {
+  const uint64_t before = device().live_buffer_bytes();
+  try {
+    Buffer::create(device(), device().limits().max_buffer_size + 4, BufferKind::Storage, "huge");
+    FAIL() << "expected OutOfMemory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("'huge'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(device().live_buffer_bytes(), before);
+  Buffer ok = Buffer::create(device(), 64, BufferKind::Storage, "after");
+  EXPECT_EQ(device().live_buffer_bytes(), before + 64);
+}
+
+TEST_F(DeviceTest, InjectedAllocationFailureHitsTheNthAllocation) {
+  device().fail_nth_allocation_for_test(2);
+  Buffer first = Buffer::create(device(), 16, BufferKind::Storage, "first");
+  EXPECT_THROW(Buffer::create(device(), 16, BufferKind::Storage, "second"), Error);
+  Buffer third = Buffer::create(device(), 16, BufferKind::Storage, "third");
+  EXPECT_TRUE(third);
+}
+
+TEST_F(DeviceTest, ShaderCompileErrorCarriesTheCompilersMessage) {
+  try {
+    device().pipelines().get_from_source("@compute @workgroup_size(1) fn main() { let x: u32 = undefined_name; }",
+                                         "main", {}, "broken.wgsl");
+    FAIL() << "expected a compile error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("broken.wgsl"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("undefined_name"), std::string::npos) << msg;
+  }
+  // The device still works afterwards.
+  EXPECT_NO_THROW(device().check_errors());
+}
+
+TEST_F(DeviceTest, PipelineCacheKeysOnSourceEntryAndConstants) {
+  const char* src = "override K: u32 = 1; @group(0) @binding(0) var<storage, read_write> o: array<u32>;"
+                    "@compute @workgroup_size(1) fn main() { o[0] = K; }";
+  PipelineCache& cache = device().pipelines();
+  const size_t before = cache.size();
+  const auto& a = cache.get_from_source(src, "main", {{"K", 3}});
+  const auto& b = cache.get_from_source(src, "main", {{"K", 3}});
+  const auto& c = cache.get_from_source(src, "main", {{"K", 4}});
+  EXPECT_EQ(&a, &b);
+  EXPECT_NE(&a, &c);
+  EXPECT_EQ(cache.size(), before + 2);
+
+  Buffer out = Buffer::create(device(), 4, BufferKind::Storage, "out");
+  BufferBinding bind{&out};
+  BindGroup group = BindGroup::create(device(), c, {&bind, 1});
+  CommandBatch batch(device());
+  batch.dispatch(c, group, {1, 1, 1});
+  batch.wait();
+  EXPECT_EQ(as_vector<uint32_t>(out.read())[0], 4u);
+}
+
+TEST_F(DeviceTest, TimedDispatchesReportGpuTime) {
+  if (!device().features().timestamp_query) GTEST_SKIP() << "adapter has no timestamp-query";
+  const char* src = "@group(0) @binding(0) var<storage, read_write> o: array<f32>;"
+                    "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {"
+                    "  var acc = 0.0; for (var i = 0u; i < 1000u; i++) { acc += sin(f32(i + g.x)); } o[g.x] = acc; }";
+  const auto& p = device().pipelines().get_from_source(src, "main", {}, "spin");
+  Buffer out = Buffer::create(device(), 64 * 64 * 4, BufferKind::Storage, "out");
+  BufferBinding bind{&out};
+  BindGroup group = BindGroup::create(device(), p, {&bind, 1});
+  CommandBatch batch(device(), /*time_dispatches=*/true);
+  ASSERT_TRUE(batch.timing_enabled());
+  batch.dispatch(p, group, {64, 1, 1}, "first");
+  batch.dispatch(p, group, {64, 1, 1}, "second");
+  batch.wait();
+  ASSERT_EQ(batch.timings().size(), 2u);
+  EXPECT_EQ(batch.timings()[0].label, "first");
+  EXPECT_GT(batch.timings()[0].gpu_ns, 0.0);
+  EXPECT_GT(batch.timings()[1].gpu_ns, 0.0);
+}
+
+}  // namespace
+}  // namespace wgrt::gpu

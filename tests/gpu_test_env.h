@@ -1,0 +1,47 @@
+// The shared WebGPU device for tests. Tests that need a GPU derive from
+// GpuTest. Without an adapter they fail under CI (CI=true, or
+// WGRT_REQUIRE_GPU=1) and skip, loudly, elsewhere.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "gpu/device.h"
+
+namespace wgrt::test {
+
+// The process-wide test device, created on first use; null when none exists.
+gpu::Device* shared_device();
+// Why shared_device() is null.
+const char* no_device_reason();
+bool gpu_required();
+
+class GpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device_ = shared_device();
+    if (device_ == nullptr) {
+      if (gpu_required()) {
+        FAIL() << "no GPU adapter, and CI requires one: " << no_device_reason();
+      } else {
+        GTEST_SKIP() << "SKIPPED: no GPU adapter (" << no_device_reason() << ")";
+      }
+    }
+  }
+  gpu::Device& device() { return *device_; }
+
+ private:
+  gpu::Device* device_ = nullptr;
+};
+
+template <typename T>
+std::vector<T> as_vector(const std::vector<uint8_t>& bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+
+}  // namespace wgrt::test
