@@ -2,7 +2,6 @@
 
 #include <webgpu.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "gpu/native.h"
@@ -149,11 +148,16 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   auto& offered = dev->adapter_features_;
   offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_ShaderF16);
   offered.timestamp_query = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_TimestampQuery);
-  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_Subgroups);
+  // Subgroups: the standard name if the implementation knows it, else its own.
+  const auto native_subgroups = static_cast<WGPUFeatureName>(native::subgroups_feature());
+  const WGPUFeatureName subgroups = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_Subgroups)
+                                        ? WGPUFeatureName_Subgroups
+                                        : native_subgroups;
+  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_, subgroups);
   std::vector<WGPUFeatureName> wanted;
   if (offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
   if (offered.timestamp_query && options.want_timestamp_query) wanted.push_back(WGPUFeatureName_TimestampQuery);
-  if (offered.subgroups && options.want_subgroups) wanted.push_back(WGPUFeatureName_Subgroups);
+  if (offered.subgroups && options.want_subgroups) wanted.push_back(subgroups);
 
   DeviceRequest dreq;
   WGPUDeviceDescriptor ddesc = WGPU_DEVICE_DESCRIPTOR_INIT;
@@ -200,7 +204,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   dev->limits_ = convert(granted);
   dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_ShaderF16);
   dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_TimestampQuery);
-  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_Subgroups);
+  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_, subgroups);
   dev->pipelines_ = std::make_unique<PipelineCache>(*dev);
   return dev;
 }

@@ -16,6 +16,10 @@ WGPUInstance create_instance();
 // the queue is idle first.
 void poll(WGPUDevice device, bool wait);
 
+// wgpu-native offers subgroups as its own feature (WGPUNativeFeature_Subgroup)
+// rather than the standard WGPUFeatureName_Subgroups; this is its value.
+unsigned subgroups_feature();
+
 // "wgpu-native X.Y.Z.W".
 std::string version();
 

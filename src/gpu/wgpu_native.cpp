@@ -16,6 +16,8 @@ WGPUInstance create_instance() {
 
 void poll(WGPUDevice device, bool wait) { wgpuDevicePoll(device, wait, nullptr); }
 
+unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
+
 std::string version() {
   const uint32_t v = wgpuGetVersion();
   return "wgpu-native " + std::to_string((v >> 24) & 0xff) + "." + std::to_string((v >> 16) & 0xff) +
