@@ -101,7 +101,7 @@ void Buffer::release() {
 
 uint64_t Buffer::usage() const { return buffer_ ? wgpuBufferGetUsage(buffer_) : 0; }
 
-void Buffer::write(uint64_t offset, const void* data, uint64_t bytes) {
+void Buffer::write(uint64_t offset, const void* data, uint64_t bytes) const {
   if (offset + bytes > size_) {
     throw Error(ErrorCode::InvalidArgument, "write of " + std::to_string(bytes) + " bytes at offset " +
                                                 std::to_string(offset) + " overruns a buffer of " +

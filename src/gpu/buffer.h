@@ -36,7 +36,8 @@ class Buffer {
   uint64_t usage() const;
 
   // Queue a host-to-GPU copy (ordered before any later submit).
-  void write(uint64_t offset, const void* data, uint64_t bytes);
+  // Const: it changes the GPU contents, not this handle.
+  void write(uint64_t offset, const void* data, uint64_t bytes) const;
   // Copy bytes back to the host; submits and waits. For any kind but Readback
   // this goes through a temporary readback buffer.
   std::vector<uint8_t> read(uint64_t offset, uint64_t bytes) const;

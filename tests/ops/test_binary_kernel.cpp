@@ -9,6 +9,7 @@
 #include "gpu/pipeline_cache.h"
 #include "gpu/workgroups.h"
 #include "gpu_test_env.h"
+#include "ops/elementwise/binary.h"
 
 namespace wgrt {
 namespace {
@@ -16,10 +17,6 @@ namespace {
 using gpu::Buffer;
 using gpu::BufferKind;
 
-struct Params {
-  uint32_t count;
-  float alpha;
-};
 
 class BinaryKernelTest : public test::GpuTest {
  protected:
@@ -33,10 +30,11 @@ class BinaryKernelTest : public test::GpuTest {
     Buffer ga = Buffer::create(device(), bytes, BufferKind::Storage, "a");
     Buffer gb = Buffer::create(device(), bytes, BufferKind::Storage, "b");
     Buffer go = Buffer::create(device(), bytes, BufferKind::Storage, "out");
-    Buffer gp = Buffer::create(device(), sizeof(Params), BufferKind::Uniform, "params");
+    Buffer gp = Buffer::create(device(), sizeof(ops::BinaryParams), BufferKind::Uniform, "params");
     ga.write(0, a.data(), bytes);
     gb.write(0, b.data(), bytes);
-    const Params params{items, 1.0f};
+    ops::BinaryParams params;
+    params.count = items;
     gp.write(0, &params, sizeof(params));
     const auto& pipeline = device().pipelines().get("elementwise/binary.wgsl", entry,
                                                     {{"WG", workgroup_size}, {"OP", 0}});

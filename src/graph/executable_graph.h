@@ -1,0 +1,87 @@
+// A graph loaded onto a device: checked, memory-planned, lowered to
+// dispatches once at the maximum shapes, and then run as often as needed at
+// any live shapes up to those maximums (seed 004).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpu/command_batch.h"
+#include "graph/graph_state.h"
+#include "graph/memory_plan.h"
+#include "graph/op_registry.h"
+#include "graph/scratch_pool.h"
+#include "wgrt/memory_stats.h"
+
+namespace wgrt {
+
+namespace gpu {
+class Device;
+}
+
+struct LoadOptions {
+  const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
+  bool scratch_pool = ScratchPool::pooling_from_env();
+};
+
+// Host data of one tensor, in host layout (numpy's), row-major.
+struct HostTensor {
+  DType dtype = DType::F32;
+  Dims dims;
+  std::vector<uint8_t> data;
+};
+
+struct HostTensorView {
+  DType dtype = DType::F32;
+  Dims dims;
+  std::span<const uint8_t> data;
+};
+
+struct ExecuteOptions {
+  bool time_dispatches = false;  // per-dispatch GPU time, if timestamp-query is on
+  // Which outputs to read back; empty means all. Skipped outputs come back
+  // with their live shape and no data.
+  std::vector<bool> read_outputs;
+};
+
+class ExecutableGraph {
+ public:
+  // Checks every op, plans memory (assigning mem_obj_ids if the graph has
+  // none), allocates, uploads constants and lowers every op. Throws
+  // wgrt::Error; nothing stays allocated on failure.
+  static std::unique_ptr<ExecutableGraph> load(gpu::Device& device, Graph graph, const LoadOptions& options = {});
+
+  const Graph& graph() const { return state_.graph; }
+  size_t input_count() const { return state_.graph.inputs.size(); }
+  size_t output_count() const { return state_.graph.outputs.size(); }
+
+  // Inputs in graph order. A tensor input's dims are its live shape (rank
+  // fixed, each dim <= the maximum); a SymInt input is passed as a one-element
+  // I64 or I32 tensor. Bad inputs throw Error(InvalidArgument) naming the
+  // input and leave the graph as it was.
+  std::vector<HostTensor> execute(std::span<const HostTensorView> inputs, const ExecuteOptions& options = {});
+
+  MemoryStats memory_stats() const;
+  const std::vector<gpu::DispatchTiming>& last_timings() const { return timings_; }
+  size_t dispatch_count() const { return state_.dispatches.size(); }
+  // Resize hooks that ran during the last execute (0 when no shape changed).
+  uint64_t hooks_fired_last_execute() const { return hooks_fired_last_; }
+  const gpu::Buffer& tensor_buffer(ValueId id) const { return memory_.buffer(id); }
+  const ScratchPool& scratch_pool() const { return *scratch_; }
+
+ private:
+  ExecutableGraph(gpu::Device& device, Graph graph);
+  void check_inputs(std::span<const HostTensorView> inputs) const;
+  void propagate_resizes();
+
+  gpu::Device& device_;
+  GraphState state_;
+  MemoryPlan memory_;
+  std::unique_ptr<ScratchPool> scratch_;
+  std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
+  std::vector<gpu::DispatchTiming> timings_;
+  uint64_t hooks_fired_last_ = 0;
+};
+
+}  // namespace wgrt

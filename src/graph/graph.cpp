@@ -1,0 +1,138 @@
+#include "graph/graph.h"
+
+#include <numeric>
+
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+int64_t numel(const Dims& dims) {
+  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+std::string dims_string(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+std::string_view storage_name(StorageKind k) {
+  switch (k) {
+    case StorageKind::Constant: return "constant";
+    case StorageKind::Input: return "input";
+    case StorageKind::Output: return "output";
+    case StorageKind::Intermediate: return "intermediate";
+  }
+  return "?";
+}
+
+std::string_view value_kind_name(const Value& v) {
+  static constexpr std::string_view kNames[] = {"null", "tensor",  "int",        "double", "bool",  "int list",
+                                                "double list", "bool list", "value list", "string", "symint"};
+  return kNames[v.index()];
+}
+
+const Tensor& Graph::tensor(ValueId id) const { return std::get<Tensor>(values.at(id)); }
+Tensor& Graph::tensor(ValueId id) { return std::get<Tensor>(values.at(id)); }
+bool Graph::is_tensor(ValueId id) const { return id < values.size() && std::holds_alternative<Tensor>(values[id]); }
+
+ValueId GraphBuilder::add_value(Value v) {
+  graph_.values.push_back(std::move(v));
+  return static_cast<ValueId>(graph_.values.size() - 1);
+}
+
+ValueId GraphBuilder::add_tensor(DType dtype, Dims max_dims, int32_t mem_obj_id) {
+  for (int64_t d : max_dims) {
+    if (d < 0) throw Error(ErrorCode::InvalidProgram, "tensor " + std::to_string(graph_.values.size()) +
+                                                          " has a negative dimension: " + dims_string(max_dims));
+  }
+  Tensor t;
+  t.dtype = dtype;
+  t.cur_dims = max_dims;
+  t.max_dims = std::move(max_dims);
+  t.mem_obj_id = mem_obj_id;
+  return add_value(std::move(t));
+}
+
+ValueId GraphBuilder::add_constant(DType dtype, Dims dims, std::span<const uint8_t> bytes) {
+  const ValueId id = add_constant_view(dtype, std::move(dims), bytes);
+  Tensor& t = graph_.tensor(id);
+  t.owned.assign(bytes.begin(), bytes.end());
+  t.bytes = t.owned;
+  return id;
+}
+
+ValueId GraphBuilder::add_constant_view(DType dtype, Dims dims, std::span<const uint8_t> bytes) {
+  const ValueId id = add_tensor(dtype, std::move(dims));
+  Tensor& t = graph_.tensor(id);
+  t.storage = StorageKind::Constant;
+  t.bytes = bytes;
+  return id;
+}
+
+ValueId GraphBuilder::add_null() { return add_value(Null{}); }
+ValueId GraphBuilder::add_int(int64_t v) { return add_value(v); }
+ValueId GraphBuilder::add_double(double v) { return add_value(v); }
+ValueId GraphBuilder::add_bool(bool v) { return add_value(v); }
+ValueId GraphBuilder::add_int_list(IntList v) { return add_value(std::move(v)); }
+ValueId GraphBuilder::add_double_list(DoubleList v) { return add_value(std::move(v)); }
+ValueId GraphBuilder::add_bool_list(BoolList v) { return add_value(std::move(v)); }
+ValueId GraphBuilder::add_value_list(std::vector<ValueId> items) { return add_value(ValueList{std::move(items)}); }
+ValueId GraphBuilder::add_string(std::string v) { return add_value(std::move(v)); }
+ValueId GraphBuilder::add_symint(int64_t initial) { return add_value(SymInt{initial}); }
+
+void GraphBuilder::add_op(std::string name, std::vector<ValueId> args) {
+  graph_.ops.push_back({std::move(name), std::move(args)});
+}
+
+void GraphBuilder::mark_input(ValueId id) {
+  if (!graph_.is_tensor(id)) {
+    // Non-tensor inputs (a SymInt input_pos) are allowed; only tensors change storage.
+    if (id >= graph_.values.size()) {
+      throw Error(ErrorCode::InvalidProgram, "input refers to missing value " + std::to_string(id));
+    }
+    graph_.inputs.push_back(id);
+    return;
+  }
+  graph_.tensor(id).storage = StorageKind::Input;
+  graph_.inputs.push_back(id);
+}
+
+void GraphBuilder::mark_output(ValueId id) {
+  if (!graph_.is_tensor(id)) {
+    throw Error(ErrorCode::InvalidProgram, "output " + std::to_string(graph_.outputs.size()) + " (value " +
+                                               std::to_string(id) + ") is not a tensor");
+  }
+  Tensor& t = graph_.tensor(id);
+  if (t.storage == StorageKind::Intermediate) t.storage = StorageKind::Output;
+  graph_.outputs.push_back(id);
+}
+
+Graph GraphBuilder::build() && {
+  const size_t n = graph_.values.size();
+  for (size_t i = 0; i < graph_.ops.size(); ++i) {
+    const OpCall& op = graph_.ops[i];
+    for (size_t a = 0; a < op.args.size(); ++a) {
+      if (op.args[a] >= n) {
+        throw Error(ErrorCode::InvalidProgram, "op " + std::to_string(i) + " (" + op.name + ") argument " +
+                                                   std::to_string(a) + " refers to value " +
+                                                   std::to_string(op.args[a]) + ", but the graph has " +
+                                                   std::to_string(n) + " values");
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const auto* t = std::get_if<Tensor>(&graph_.values[i]);
+    if (t == nullptr || t->storage != StorageKind::Constant) continue;
+    const uint64_t want = uint64_t(numel(t->max_dims)) * host_size(t->dtype);
+    if (t->bytes.size() != want) {
+      throw Error(ErrorCode::InvalidProgram, "constant value " + std::to_string(i) + " " +
+                                                 std::string(dtype_name(t->dtype)) + dims_string(t->max_dims) +
+                                                 " needs " + std::to_string(want) + " bytes, got " +
+                                                 std::to_string(t->bytes.size()));
+    }
+  }
+  return std::move(graph_);
+}
+
+}  // namespace wgrt

@@ -1,0 +1,51 @@
+// What a loaded graph records at lowering and changes at run time: the
+// dispatches, their parameters (uniforms), the resize hooks, and the live
+// shapes inside the graph's tensors. Owned by ExecutableGraph; ops reach it
+// only through OpContext and ResizeContext.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpu/buffer.h"
+#include "gpu/pipeline_cache.h"
+#include "gpu/workgroups.h"
+#include "graph/graph.h"
+
+namespace wgrt {
+
+class ResizeContext;
+
+using DispatchId = size_t;
+using UniformId = size_t;
+// Recomputes an op's output live shapes, workgroup counts and uniforms from
+// its inputs' live shapes and symbolic ints. Must not allocate.
+using ResizeHook = std::function<void(ResizeContext&)>;
+
+struct RecordedDispatch {
+  const gpu::ComputePipeline* pipeline = nullptr;
+  gpu::BindGroup bind_group;
+  gpu::WorkgroupCount count{0, 1, 1};
+  std::string label;
+  size_t op_index = 0;
+};
+
+struct HookEntry {
+  size_t op_index = 0;
+  std::vector<ValueId> deps;  // fires when any of these changed
+  ResizeHook fn;
+};
+
+struct GraphState {
+  Graph graph;
+  std::vector<RecordedDispatch> dispatches;
+  std::deque<gpu::Buffer> uniforms;        // deque: bindings keep pointers
+  std::vector<HookEntry> hooks;
+  std::deque<gpu::Buffer> graph_scratch;   // whole-graph scratch, never pooled
+  std::vector<uint8_t> changed;            // per value: live shape or value changed this run
+  uint64_t hooks_fired = 0;
+};
+
+}  // namespace wgrt

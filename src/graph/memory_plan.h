@@ -1,0 +1,45 @@
+// GPU buffers for a graph's tensors (seed 000): intermediates with the same
+// mem_obj_id share one buffer sized to the largest of them; inputs, outputs,
+// constants and intermediates without an id get their own. Each buffer has
+// exactly one owner here and is released once.
+#pragma once
+
+#include <vector>
+
+#include "gpu/buffer.h"
+#include "graph/graph.h"
+#include "wgrt/memory_stats.h"
+
+namespace wgrt {
+
+namespace gpu {
+class Device;
+}
+
+class MemoryPlan {
+ public:
+  // Pass 1 sizes each shared object, pass 2 creates the buffers and uploads
+  // constants. Throws Error(OutOfMemory) naming the tensor; what was created
+  // so far is released.
+  static MemoryPlan create(gpu::Device& device, const Graph& graph);
+
+  // The buffer behind a tensor value (shared or its own).
+  const gpu::Buffer& buffer(ValueId id) const;
+  bool has_buffer(ValueId id) const { return id < by_value_.size() && by_value_[id] != nullptr; }
+
+  // Fills the tensor, constant and sharing figures of `stats`.
+  void add_to(MemoryStats& stats) const;
+
+ private:
+  std::vector<gpu::Buffer> shared_;     // index = mem_obj_id
+  std::vector<gpu::Buffer> dedicated_;  // inputs, outputs, unshared intermediates
+  std::vector<gpu::Buffer> constants_;
+  std::vector<const gpu::Buffer*> by_value_;
+  uint64_t unaliased_tensor_bytes_ = 0;
+};
+
+// Converts one tensor's host bytes to its device layout (I64 -> I32) and back.
+std::vector<uint8_t> to_device_layout(DType dtype, std::span<const uint8_t> host, const std::string& what);
+std::vector<uint8_t> to_host_layout(DType dtype, std::span<const uint8_t> device);
+
+}  // namespace wgrt

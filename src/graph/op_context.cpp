@@ -1,0 +1,58 @@
+#include "graph/op_context.h"
+
+#include "gpu/device.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+OpContext::OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& memory, ScratchPool& scratch,
+                     size_t op_index)
+    : ResizeContext(device, state),
+      memory_(memory),
+      scratch_(scratch),
+      op_index_(op_index),
+      args_(state.graph, state.graph.ops[op_index], op_index) {}
+
+const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, std::string_view entry,
+                                                const gpu::OverrideConstants& constants) {
+  return device_.pipelines().get(shader_path, entry, constants);
+}
+
+gpu::BufferBinding OpContext::tensor(ValueId id) const { return {&memory_.buffer(id)}; }
+
+UniformId OpContext::uniform(size_t bytes) {
+  // Uniform buffers are sized in 16-byte units (WGSL struct alignment).
+  state_.uniforms.push_back(gpu::Buffer::create(device_, (bytes + 15) & ~size_t{15}, gpu::BufferKind::Uniform,
+                                                call().name + " params"));
+  return state_.uniforms.size() - 1;
+}
+
+gpu::BufferBinding OpContext::uniform_binding(UniformId u) const { return {&state_.uniforms.at(u)}; }
+
+gpu::BufferBinding OpContext::scratch(uint64_t bytes, std::string_view label) {
+  scratch_guards_.push_back(scratch_.acquire(bytes, label));
+  return {&scratch_guards_.back().buffer()};
+}
+
+gpu::BufferBinding OpContext::graph_scratch(uint64_t bytes, std::string_view label) {
+  state_.graph_scratch.push_back(gpu::Buffer::create(device_, bytes, gpu::BufferKind::Storage, label));
+  return {&state_.graph_scratch.back()};
+}
+
+DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
+                               std::string label) {
+  RecordedDispatch d;
+  d.pipeline = &pipeline;
+  d.bind_group = gpu::BindGroup::create(device_, pipeline, std::span(bindings.begin(), bindings.size()));
+  d.label = label.empty() ? call().name : std::move(label);
+  d.op_index = op_index_;
+  state_.dispatches.push_back(std::move(d));
+  return state_.dispatches.size() - 1;
+}
+
+void OpContext::on_resize(std::vector<ValueId> deps, ResizeHook hook) {
+  hook(*this);
+  state_.hooks.push_back({op_index_, std::move(deps), std::move(hook)});
+}
+
+}  // namespace wgrt

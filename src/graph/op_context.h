@@ -1,0 +1,60 @@
+// What an op's lowering function gets: its arguments, the buffers behind its
+// tensors, and the means to record dispatches, uniforms, scratch and resize
+// hooks. Lowering runs once per loaded graph, at the maximum shapes.
+//
+// The usual shape of a lowering:
+//   auto u = ctx.uniform(sizeof(Params));
+//   auto d = ctx.dispatch(ctx.pipeline("family/x.wgsl", "main"), {ctx.tensor(in), ctx.tensor(out), ctx.uniform_binding(u)});
+//   ctx.on_resize({in}, [=](ResizeContext& r) { r.set_dims(out, ...); r.write_uniform(u, ...); r.set_workgroups(d, ...); });
+// on_resize runs the hook at once, so the same code sets the parameters at
+// build and after every shape change.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "graph/memory_plan.h"
+#include "graph/op_registry.h"
+#include "graph/resize_context.h"
+#include "graph/scratch_pool.h"
+
+namespace wgrt {
+
+class OpContext : public ResizeContext {
+ public:
+  OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& memory, ScratchPool& scratch, size_t op_index);
+
+  const OpCall& call() const { return state_.graph.ops[op_index_]; }
+  const OpArgs& args() const { return args_; }
+  // The value id of argument i.
+  ValueId arg(size_t i) const { return args_.id(i); }
+  const Tensor& tensor_info(ValueId id) const { return state_.graph.tensor(id); }
+  const Graph& graph() const { return state_.graph; }
+  gpu::Device& device() { return device_; }
+
+  const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
+                                       const gpu::OverrideConstants& constants = {});
+  gpu::BufferBinding tensor(ValueId id) const;
+  UniformId uniform(size_t bytes);
+  gpu::BufferBinding uniform_binding(UniformId u) const;
+  // Scratch for this op only: returned to the pool when the lowering ends.
+  gpu::BufferBinding scratch(uint64_t bytes, std::string_view label);
+  // Scratch that lives as long as the graph (state kept between runs).
+  gpu::BufferBinding graph_scratch(uint64_t bytes, std::string_view label);
+
+  // Records a dispatch in op order; its workgroup count is set by a hook.
+  DispatchId dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
+                      std::string label = {});
+  // Registers `hook` to run whenever a value in `deps` changed, and runs it now.
+  void on_resize(std::vector<ValueId> deps, ResizeHook hook);
+
+ private:
+  const MemoryPlan& memory_;
+  ScratchPool& scratch_;
+  size_t op_index_;
+  OpArgs args_;
+  std::vector<ScratchPool::Guard> scratch_guards_;
+};
+
+}  // namespace wgrt

@@ -1,0 +1,150 @@
+#include "graph/op_registry.h"
+
+#include <set>
+
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+OpArgs::OpArgs(const Graph& graph, const OpCall& call, size_t op_index)
+    : graph_(graph), call_(call), op_index_(op_index) {}
+
+void OpArgs::fail(const std::string& what) const {
+  throw Error(ErrorCode::InvalidProgram, "op " + std::to_string(op_index_) + " (" + call_.name + "): " + what);
+}
+
+void OpArgs::fail(size_t arg, const std::string& what) const {
+  fail("argument " + std::to_string(arg) + ": " + what);
+}
+
+ValueId OpArgs::id(size_t i) const {
+  if (i >= call_.args.size()) {
+    fail("expected at least " + std::to_string(i + 1) + " arguments, got " + std::to_string(call_.args.size()));
+  }
+  return call_.args[i];
+}
+
+const Value& OpArgs::value(size_t i) const { return graph_.values.at(id(i)); }
+
+void OpArgs::expect_count(size_t n) const {
+  if (call_.args.size() != n) {
+    fail("expected " + std::to_string(n) + " arguments, got " + std::to_string(call_.args.size()));
+  }
+}
+
+void OpArgs::expect_count_at_least(size_t n) const {
+  if (call_.args.size() < n) {
+    fail("expected at least " + std::to_string(n) + " arguments, got " + std::to_string(call_.args.size()));
+  }
+}
+
+const Tensor& OpArgs::tensor(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* t = std::get_if<Tensor>(&v)) return *t;
+  fail(i, "expected a tensor, got " + std::string(value_kind_name(v)));
+}
+
+const Tensor& OpArgs::tensor(size_t i, std::initializer_list<DType> dtypes) const {
+  const Tensor& t = tensor(i);
+  std::string want;
+  for (DType d : dtypes) {
+    if (t.dtype == d) return t;
+    want += (want.empty() ? "" : " or ") + std::string(dtype_name(d));
+  }
+  fail(i, "expected dtype " + want + ", got " + std::string(dtype_name(t.dtype)));
+}
+
+void OpArgs::expect_rank(size_t i, size_t rank) const {
+  const Tensor& t = tensor(i);
+  if (t.max_dims.size() != rank) {
+    fail(i, "expected rank " + std::to_string(rank) + ", got rank " + std::to_string(t.max_dims.size()) + " " +
+                dims_string(t.max_dims));
+  }
+}
+
+void OpArgs::expect_rank_at_least(size_t i, size_t rank) const {
+  const Tensor& t = tensor(i);
+  if (t.max_dims.size() < rank) {
+    fail(i, "expected rank >= " + std::to_string(rank) + ", got rank " + std::to_string(t.max_dims.size()));
+  }
+}
+
+void OpArgs::expect_same_dtype(size_t i, size_t j) const {
+  if (tensor(i).dtype != tensor(j).dtype) {
+    fail(j, "expected dtype " + std::string(dtype_name(tensor(i).dtype)) + " (as argument " + std::to_string(i) +
+                "), got " + std::string(dtype_name(tensor(j).dtype)));
+  }
+}
+
+int64_t OpArgs::integer(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* x = std::get_if<int64_t>(&v)) return *x;
+  if (const auto* s = std::get_if<SymInt>(&v)) return s->value;
+  fail(i, "expected an int, got " + std::string(value_kind_name(v)));
+}
+
+bool OpArgs::is_null(size_t i) const { return std::holds_alternative<Null>(value(i)); }
+bool OpArgs::is_symint(size_t i) const { return std::holds_alternative<SymInt>(value(i)); }
+
+double OpArgs::number(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* x = std::get_if<double>(&v)) return *x;
+  if (const auto* x = std::get_if<int64_t>(&v)) return double(*x);
+  fail(i, "expected a number, got " + std::string(value_kind_name(v)));
+}
+
+bool OpArgs::boolean(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* x = std::get_if<bool>(&v)) return *x;
+  // Exporters de-duplicate scalars by value: a false may arrive as Int(0).
+  if (const auto* x = std::get_if<int64_t>(&v)) return *x != 0;
+  fail(i, "expected a bool, got " + std::string(value_kind_name(v)));
+}
+
+const IntList& OpArgs::int_list(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* x = std::get_if<IntList>(&v)) return *x;
+  fail(i, "expected an int list, got " + std::string(value_kind_name(v)));
+}
+
+const ValueList& OpArgs::value_list(size_t i) const {
+  const Value& v = value(i);
+  if (const auto* x = std::get_if<ValueList>(&v)) return *x;
+  fail(i, "expected a value list, got " + std::string(value_kind_name(v)));
+}
+
+void OpRegistry::add(std::string name, OpDef def) { ops_[std::move(name)] = std::move(def); }
+
+const OpDef* OpRegistry::find(std::string_view name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, def] : ops_) out.push_back(name);
+  return out;
+}
+
+void OpRegistry::check_graph(const Graph& graph) const {
+  std::set<std::string> unknown;
+  size_t first_unknown = 0;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    if (find(graph.ops[i].name) == nullptr) {
+      if (unknown.empty()) first_unknown = i;
+      unknown.insert(graph.ops[i].name);
+    }
+  }
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& n : unknown) list += (list.empty() ? "" : ", ") + n;
+    throw Error(ErrorCode::NotSupported, "unsupported operator(s): " + list + " (first at op " +
+                                             std::to_string(first_unknown) + ")");
+  }
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const OpDef* def = find(graph.ops[i].name);
+    if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+  }
+}
+
+}  // namespace wgrt

@@ -1,0 +1,78 @@
+// The operator registry: op name -> how to check its arguments and how to
+// lower it to GPU dispatches. Checking runs for the whole graph before any
+// GPU memory is allocated, so an unsupported or malformed op costs nothing.
+// Ops are registered explicitly (ops/register_ops.cpp), never by static
+// initializers.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace wgrt {
+
+class OpContext;
+
+// Argument checks for one op call. Each failure throws Error(InvalidProgram)
+// naming the op (index and name), the argument index, and expected vs got.
+class OpArgs {
+ public:
+  OpArgs(const Graph& graph, const OpCall& call, size_t op_index);
+
+  size_t size() const { return call_.args.size(); }
+  ValueId id(size_t i) const;
+  const Value& value(size_t i) const;
+
+  void expect_count(size_t n) const;
+  void expect_count_at_least(size_t n) const;
+  const Tensor& tensor(size_t i) const;
+  const Tensor& tensor(size_t i, std::initializer_list<DType> dtypes) const;
+  void expect_rank(size_t i, size_t rank) const;
+  void expect_rank_at_least(size_t i, size_t rank) const;
+  void expect_same_dtype(size_t i, size_t j) const;
+  int64_t integer(size_t i) const;  // Int, or a SymInt's current value
+  bool is_null(size_t i) const;
+  bool is_symint(size_t i) const;
+  double number(size_t i) const;     // Double or Int
+  bool boolean(size_t i) const;
+  const IntList& int_list(size_t i) const;
+  const ValueList& value_list(size_t i) const;
+
+  [[noreturn]] void fail(size_t arg, const std::string& what) const;
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  const Graph& graph_;
+  const OpCall& call_;
+  size_t op_index_;
+};
+
+struct OpDef {
+  // Throws via OpArgs; must not touch the GPU.
+  std::function<void(const OpArgs&)> check;
+  // Records dispatches and resize hooks through the context.
+  std::function<void(OpContext&)> lower;
+};
+
+class OpRegistry {
+ public:
+  // Every op wgrt implements.
+  static const OpRegistry& builtin();
+
+  void add(std::string name, OpDef def);
+  const OpDef* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+  // Checks every op of the graph; throws for the first unknown or malformed
+  // one (an unknown op's error lists all unknown ops of the graph).
+  void check_graph(const Graph& graph) const;
+
+ private:
+  std::map<std::string, OpDef, std::less<>> ops_;
+};
+
+}  // namespace wgrt

@@ -1,0 +1,59 @@
+// The values of the graph IR: tensors, scalars, lists, strings and symbolic
+// ints, each addressed by a ValueId (its index in Graph::values).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "graph/dtype.h"
+
+namespace wgrt {
+
+using ValueId = uint32_t;
+using Dims = std::vector<int64_t>;
+
+int64_t numel(const Dims& dims);
+std::string dims_string(const Dims& dims);
+
+enum class StorageKind { Constant, Input, Output, Intermediate };
+std::string_view storage_name(StorageKind k);
+
+struct Tensor {
+  DType dtype = DType::F32;
+  // Fixed at build: buffers are allocated for this shape.
+  Dims max_dims;
+  // The live shape; equal to max_dims until a smaller input shape arrives.
+  Dims cur_dims;
+  StorageKind storage = StorageKind::Intermediate;
+  // Intermediates with the same id >= 0 share one buffer (seed 000).
+  int32_t mem_obj_id = -1;
+  // Constants: their bytes in host layout. `owned` keeps bytes that the
+  // graph owns; otherwise `bytes` points into memory the importer keeps alive.
+  std::span<const uint8_t> bytes;
+  std::vector<uint8_t> owned;
+
+  uint64_t max_device_bytes() const { return uint64_t(numel(max_dims)) * device_size(dtype); }
+};
+
+struct Null {};
+struct SymInt {
+  int64_t value = 0;
+};
+using IntList = std::vector<int64_t>;
+using DoubleList = std::vector<double>;
+using BoolList = std::vector<bool>;
+// A list of other values (multi-output ops, shapes holding SymInts).
+struct ValueList {
+  std::vector<ValueId> items;
+};
+
+using Value = std::variant<Null, Tensor, int64_t, double, bool, IntList, DoubleList, BoolList, ValueList,
+                           std::string, SymInt>;
+
+// "tensor", "int", "double", ... for error messages.
+std::string_view value_kind_name(const Value& v);
+
+}  // namespace wgrt

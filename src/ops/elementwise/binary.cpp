@@ -1,0 +1,83 @@
+#include "ops/elementwise/binary.h"
+
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "ops/common/shapes.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+constexpr size_t kMaxRank = 8;
+
+// Argument layout: add/sub are (a, b, alpha, out); mul/div are (a, b, out).
+bool has_alpha(BinaryOp op) { return op == BinaryOp::Add || op == BinaryOp::Sub; }
+
+void check(BinaryOp op, const OpArgs& args) {
+  args.expect_count(has_alpha(op) ? 4 : 3);
+  const Tensor& a = args.tensor(0, {DType::F32});
+  const Tensor& b = args.tensor(1, {DType::F32});
+  const Tensor& out = args.tensor(args.size() - 1, {DType::F32});
+  if (has_alpha(op) && !args.is_null(2)) args.number(2);
+  const auto shape = broadcast_shapes(a.max_dims, b.max_dims);
+  if (!shape) {
+    args.fail(1, "shape " + dims_string(b.max_dims) + " does not broadcast with argument 0's " + dims_string(a.max_dims));
+  }
+  if (shape->size() > kMaxRank) args.fail(args.size() - 1, "rank above " + std::to_string(kMaxRank));
+  if (*shape != out.max_dims) {
+    args.fail(args.size() - 1, "expected shape " + dims_string(*shape) + ", got " + dims_string(out.max_dims));
+  }
+}
+
+void lower(BinaryOp op, OpContext& ctx) {
+  const OpArgs& args = ctx.args();
+  const ValueId a = ctx.arg(0), b = ctx.arg(1), out = ctx.arg(args.size() - 1);
+  const float alpha = has_alpha(op) && !args.is_null(2) ? static_cast<float>(args.number(2)) : 1.0f;
+  // Same maximum shapes resize together, so the flat paths stay valid; vec4
+  // needs buffers sized to whole vec4s, which the maximum shape decides.
+  const bool same = ctx.max_dims(a) == ctx.max_dims(b);
+  const bool vec4 = same && numel(ctx.max_dims(out)) % 4 == 0;
+  const char* entry = !same ? "main_broadcast" : vec4 ? "main_vec4" : "main_scalar";
+  const auto& pipeline = ctx.pipeline("elementwise/binary.wgsl", entry,
+                                      {{"WG", kWorkgroup}, {"OP", static_cast<double>(op)}});
+  const UniformId u = ctx.uniform(sizeof(BinaryParams));
+  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(a), ctx.tensor(b), ctx.tensor(out), ctx.uniform_binding(u)});
+  ctx.on_resize({a, b}, [=](ResizeContext& r) {
+    const auto shape = broadcast_shapes(r.dims(a), r.dims(b));
+    if (!shape || (same && r.dims(a) != r.dims(b))) {
+      throw Error(ErrorCode::InvalidArgument, "binary op: live shapes " + dims_string(r.dims(a)) + " and " +
+                                                  dims_string(r.dims(b)) + " do not match");
+    }
+    r.set_dims(out, *shape);
+    BinaryParams p;
+    const uint64_t n = numel(*shape);
+    p.count = static_cast<uint32_t>(vec4 ? gpu::div_up(n, 4) : n);
+    p.alpha = alpha;
+    p.rank = static_cast<uint32_t>(shape->size());
+    const auto sa = broadcast_strides(r.dims(a), *shape), sb = broadcast_strides(r.dims(b), *shape);
+    for (size_t i = 0; i < shape->size(); ++i) {
+      p.out_dims[i] = static_cast<uint32_t>((*shape)[i]);
+      p.a_strides[i] = sa[i];
+      p.b_strides[i] = sb[i];
+    }
+    r.write_uniform(u, p);
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+  });
+}
+
+}  // namespace
+
+void register_binary(OpRegistry& registry) {
+  const std::pair<const char*, BinaryOp> ops[] = {
+      {"aten.add.Tensor", BinaryOp::Add},
+      {"aten.sub.Tensor", BinaryOp::Sub},
+      {"aten.mul.Tensor", BinaryOp::Mul},
+      {"aten.div.Tensor", BinaryOp::Div},
+  };
+  for (const auto& [name, op] : ops) {
+    registry.add(name, {[op = op](const OpArgs& a) { check(op, a); }, [op = op](OpContext& c) { lower(op, c); }});
+  }
+}
+
+}  // namespace wgrt::ops

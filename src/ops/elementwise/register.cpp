@@ -1,0 +1,13 @@
+#include "ops/elementwise/binary.h"
+#include "ops/register_ops.h"
+
+namespace wgrt::ops {
+
+void register_unary(OpRegistry& registry);
+
+void register_elementwise(OpRegistry& registry) {
+  register_binary(registry);
+  register_unary(registry);
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,15 @@
+#include "ops/register_ops.h"
+
+namespace wgrt {
+
+const OpRegistry& OpRegistry::builtin() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    ops::register_elementwise(r);
+    ops::register_norm(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace wgrt
