@@ -131,7 +131,18 @@ std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView>
     }
     device_bytes[i] = to_device_layout(t.dtype, inputs[i].data, "input " + std::to_string(i));
   }
+  state_.host_inputs.assign(g.values.size(), {});
+  for (size_t i = 0; i < inputs.size(); ++i) state_.host_inputs[g.inputs[i]] = inputs[i].data;
+  for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
+    const ValueId id = state_.watched_inputs[w];
+    const auto bytes = state_.host_inputs[id];
+    if (!std::equal(bytes.begin(), bytes.end(), state_.watched_bytes[w].begin(), state_.watched_bytes[w].end())) {
+      state_.watched_bytes[w].assign(bytes.begin(), bytes.end());
+      state_.changed[id] = 1;
+    }
+  }
   propagate_resizes();
+  state_.host_inputs.clear();
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (device_bytes[i].empty()) continue;
     memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct GraphState {
   std::vector<HookEntry> hooks;
   std::deque<gpu::Buffer> graph_scratch;   // whole-graph scratch, never pooled
   std::vector<uint8_t> changed;            // per value: live shape or value changed this run
+  // Inputs whose host bytes some hook reads (et_vk.select_as_symint): their
+  // bytes during execute, and a copy of the last ones to notice changes.
+  std::vector<ValueId> watched_inputs;
+  std::vector<std::vector<uint8_t>> watched_bytes;
+  std::vector<std::span<const uint8_t>> host_inputs;  // per value, valid during execute
   uint64_t hooks_fired = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "graph/op_context.h"
 
+#include <algorithm>
+
 #include "gpu/device.h"
 #include "wgrt/error.h"
 
@@ -48,6 +50,18 @@ DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initia
   d.op_index = op_index_;
   state_.dispatches.push_back(std::move(d));
   return state_.dispatches.size() - 1;
+}
+
+void OpContext::watch_input_data(ValueId id) {
+  const auto& inputs = state_.graph.inputs;
+  if (std::find(inputs.begin(), inputs.end(), id) == inputs.end()) {
+    throw Error(ErrorCode::InvalidProgram, call().name + ": value " + std::to_string(id) +
+                                               " is read on the host but is not a graph input");
+  }
+  if (std::find(state_.watched_inputs.begin(), state_.watched_inputs.end(), id) == state_.watched_inputs.end()) {
+    state_.watched_inputs.push_back(id);
+    state_.watched_bytes.emplace_back();
+  }
 }
 
 void OpContext::on_resize(std::vector<ValueId> deps, ResizeHook hook) {

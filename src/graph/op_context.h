@@ -46,6 +46,10 @@ class OpContext : public ResizeContext {
   // Records a dispatch in op order; its workgroup count is set by a hook.
   DispatchId dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
                       std::string label = {});
+  // Makes hooks that depend on graph input `id` also fire when its bytes
+  // change (not only its shape), for ops that read an input's values on the
+  // host, such as a position held in a tensor.
+  void watch_input_data(ValueId id);
   // Registers `hook` to run whenever a value in `deps` changed, and runs it now.
   void on_resize(std::vector<ValueId> deps, ResizeHook hook);
 

@@ -13,6 +13,11 @@ int64_t ResizeContext::integer(ValueId id) const {
                                        ", not an int");
 }
 
+std::span<const uint8_t> ResizeContext::host_input(ValueId id) const {
+  if (id >= state_.host_inputs.size()) return {};
+  return state_.host_inputs[id];
+}
+
 void ResizeContext::set_dims(ValueId id, const Dims& dims) {
   Tensor& t = state_.graph.tensor(id);
   if (dims.size() != t.max_dims.size()) {

@@ -23,6 +23,11 @@ class ResizeContext {
   // An Int or SymInt value (a SymInt's current value).
   int64_t integer(ValueId id) const;
 
+  // The host bytes (host layout) of a graph input during execute; empty when
+  // the input came from a device buffer. Only for inputs passed to
+  // OpContext::watch_input_data.
+  std::span<const uint8_t> host_input(ValueId id) const;
+
   // Sets a tensor's live shape (rank fixed, each dim <= its maximum) and
   // marks it changed when it differs, so hooks depending on it fire.
   void set_dims(ValueId id, const Dims& dims);
