@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpu/device.h"
+#include "gpu/shader_source.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -18,6 +19,16 @@ OpContext::OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& m
 const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, std::string_view entry,
                                                 const gpu::OverrideConstants& constants) {
   return device_.pipelines().get(shader_path, entry, constants);
+}
+
+const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::string_view> shader_paths,
+                                                std::string_view entry, const gpu::OverrideConstants& constants) {
+  std::string source, label;
+  for (std::string_view path : shader_paths) {
+    source.append(gpu::shader_source(path)).push_back('\n');
+    label += (label.empty() ? "" : "+") + std::string(path);
+  }
+  return device_.pipelines().get_from_source(source, entry, constants, label);
 }
 
 gpu::BufferBinding OpContext::tensor(ValueId id) const { return {&memory_.buffer(id)}; }

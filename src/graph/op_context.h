@@ -35,6 +35,10 @@ class OpContext : public ResizeContext {
 
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});
+  // A pipeline from several embedded shaders concatenated in order (shared
+  // WGSL functions first), e.g. {"quant/dequant.wgsl", "quant/linear.wgsl"}.
+  const gpu::ComputePipeline& pipeline(std::initializer_list<std::string_view> shader_paths, std::string_view entry,
+                                       const gpu::OverrideConstants& constants = {});
   gpu::BufferBinding tensor(ValueId id) const;
   UniformId uniform(size_t bytes);
   gpu::BufferBinding uniform_binding(UniformId u) const;

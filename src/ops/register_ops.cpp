@@ -7,6 +7,7 @@ const OpRegistry& OpRegistry::builtin() {
     OpRegistry r;
     ops::register_elementwise(r);
     ops::register_norm(r);
+    ops::register_quant(r);
     return r;
   }();
   return registry;

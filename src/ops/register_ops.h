@@ -7,5 +7,6 @@ namespace wgrt::ops {
 
 void register_elementwise(OpRegistry& registry);
 void register_norm(OpRegistry& registry);
+void register_quant(OpRegistry& registry);
 
 }  // namespace wgrt::ops

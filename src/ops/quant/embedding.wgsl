@@ -1,0 +1,30 @@
+// out[t, :] = row ids[t] of a ggml-format table (dequant.wgsl, prepended).
+// One workgroup per token (2D-folded); each thread decodes whole units.
+
+override WG: u32 = 64;
+
+struct Params {
+  tokens: u32,
+  dim: u32,        // elements per row, a multiple of 32
+  row_words: u32,
+  vocab: u32,
+}
+
+@group(0) @binding(0) var<storage, read> ids: array<i32>;
+@group(0) @binding(1) var<storage, read> w: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let t = wid.y * nwg.x + wid.x;
+  if (t >= params.tokens) { return; }
+  // Out-of-range ids read row 0 rather than out of bounds; the host checks ids.
+  let id = select(0u, u32(ids[t]), ids[t] >= 0 && u32(ids[t]) < params.vocab);
+  var v: array<f32, 32>;
+  for (var u = lid.x; u < params.dim / 32u; u += WG) {
+    load_unit(id * params.row_words, u, &v);
+    for (var i = 0u; i < 32u; i++) { out[t * params.dim + u * 32u + i] = v[i]; }
+  }
+}

@@ -1,0 +1,63 @@
+// wgrt.embedding_ggml (weight u8 [vocab, row bytes] in a ggml block format,
+// ggml type id, ids [...] i32/i64, out [..., dim]): token embeddings of GGUF
+// models looked up in the stored format.
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "ops/quant/quant_layout.h"
+#include "ops/register_ops.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kWorkgroup = 64;
+
+struct EmbeddingParams {
+  uint32_t tokens = 0, dim = 0, row_words = 0, vocab = 0;
+};
+static_assert(sizeof(EmbeddingParams) == 16, "must match Params in embedding.wgsl");
+
+void check(const OpArgs& args) {
+  args.expect_count(4);
+  const Tensor& w = args.tensor(0, {DType::U8});
+  args.expect_rank(0, 2);
+  const int64_t type = args.integer(1);
+  const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
+  if (layout == nullptr) args.fail(1, "ggml type " + std::to_string(type) + " has no GPU kernel");
+  const Tensor& ids = args.tensor(2, {DType::I32, DType::I64});
+  const Tensor& out = args.tensor(3, {DType::F32});
+  args.expect_rank(3, ids.max_dims.size() + 1);
+  const int64_t dim = out.max_dims.back();
+  if (uint64_t(w.max_dims[1]) != gpu_row_bytes(*layout, dim) || dim % 32 != 0) {
+    args.fail(0, "rows of " + std::to_string(w.max_dims[1]) + " bytes do not hold " + std::to_string(dim) +
+                     " elements of ggml type " + std::to_string(type));
+  }
+  Dims want = ids.max_dims;
+  want.push_back(dim);
+  if (out.max_dims != want) args.fail(3, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+}
+
+void lower(OpContext& ctx) {
+  const ValueId w = ctx.arg(0), ids = ctx.arg(2), out = ctx.arg(3);
+  const uint32_t type = static_cast<uint32_t>(ctx.args().integer(1));
+  const uint32_t vocab = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
+  const uint32_t dim = static_cast<uint32_t>(ctx.max_dims(out).back());
+  const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main",
+                               {{"QTYPE", type}, {"WG", kWorkgroup}});
+  const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
+  const DispatchId d = ctx.dispatch(p, {ctx.tensor(ids), ctx.tensor(w), ctx.tensor(out), ctx.uniform_binding(u)});
+  ctx.on_resize({ids}, [=](ResizeContext& r) {
+    Dims dims = r.dims(ids);
+    const uint32_t tokens = static_cast<uint32_t>(numel(dims));
+    dims.push_back(dim);
+    r.set_dims(out, dims);
+    r.write_uniform(u, EmbeddingParams{tokens, dim, row_words, vocab});
+    r.set_workgroups(d, r.fold(tokens));
+  });
+}
+
+}  // namespace
+
+void register_embedding_ggml(OpRegistry& registry) { registry.add("wgrt.embedding_ggml", {check, lower}); }
+
+}  // namespace wgrt::ops

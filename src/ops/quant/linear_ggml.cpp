@@ -1,0 +1,88 @@
+// wgrt.linear_ggml (x [..., K] f32, weight u8 [N, row bytes] in a ggml block
+// format laid out by quant_layout.h, ggml type id, bias [N] or Null, out
+// [..., N]): the linear layers of GGUF models with weights as stored.
+//
+// Two dispatches are recorded: one row of x per workgroup (decode, M = 1)
+// and eight (prefill, each decoded weight unit reused for 8 rows of x); the
+// hook gives the one that fits the live M its workgroups and the other none.
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "ops/quant/quant_layout.h"
+#include "ops/register_ops.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kLanes = 32, kRows = 8, kPrefillTm = 8;
+
+struct LinearParams {
+  uint32_t m = 0, n = 0, k = 0, row_words = 0;
+};
+static_assert(sizeof(LinearParams) == 16, "must match Params in linear.wgsl");
+
+void check(const OpArgs& args) {
+  args.expect_count(5);
+  const Tensor& x = args.tensor(0, {DType::F32});
+  args.expect_rank_at_least(0, 1);
+  const Tensor& w = args.tensor(1, {DType::U8});
+  args.expect_rank(1, 2);
+  const int64_t type = args.integer(2);
+  const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
+  if (layout == nullptr) args.fail(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
+  const int64_t k = x.max_dims.back();
+  if (k % layout->block_elems != 0 || k % 32 != 0) {
+    args.fail(0, "last dim " + std::to_string(k) + " is not a whole number of " + std::to_string(layout->block_elems) +
+                     "-element blocks");
+  }
+  if (uint64_t(w.max_dims[1]) != gpu_row_bytes(*layout, k)) {
+    args.fail(1, "expected rows of " + std::to_string(gpu_row_bytes(*layout, k)) + " bytes for K = " +
+                     std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
+  }
+  const int64_t n = w.max_dims[0];
+  if (!args.is_null(3)) {
+    const Tensor& b = args.tensor(3, {DType::F32});
+    if (b.max_dims != Dims{n}) args.fail(3, "expected bias shape [" + std::to_string(n) + "], got " + dims_string(b.max_dims));
+  }
+  const Tensor& out = args.tensor(4, {DType::F32});
+  Dims want = x.max_dims;
+  want.back() = n;
+  if (out.max_dims != want) args.fail(4, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+}
+
+void lower(OpContext& ctx) {
+  const OpArgs& args = ctx.args();
+  const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(4);
+  const bool has_bias = !args.is_null(3);
+  const ValueId bias = has_bias ? ctx.arg(3) : x;  // any buffer fills an unused binding
+  const uint32_t type = static_cast<uint32_t>(args.integer(2));
+  const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
+
+  auto make = [&](uint32_t tm) -> const gpu::ComputePipeline& {
+    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, "main",
+                                 {{"QTYPE", type}, {"LANES", kLanes}, {"ROWS", kRows}, {"TM", tm},
+                                  {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
+  };
+  const UniformId u = ctx.uniform(sizeof(LinearParams));
+  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};
+  const DispatchId gemv = ctx.dispatch(make(1), bindings, "linear_ggml gemv");
+  const DispatchId gemm = ctx.dispatch(make(kPrefillTm), bindings, "linear_ggml gemm");
+  ctx.on_resize({x}, [=](ResizeContext& r) {
+    Dims dims = r.dims(x);
+    const uint32_t k = static_cast<uint32_t>(dims.back());
+    const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
+    dims.back() = n;
+    r.set_dims(out, dims);
+    r.write_uniform(u, LinearParams{m, n, k, row_words});
+    const uint64_t row_groups = gpu::div_up(n, kRows);
+    const bool decode = m <= 1;
+    r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
+    r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1} : r.fold(row_groups * gpu::div_up(m, kPrefillTm)));
+  });
+}
+
+}  // namespace
+
+void register_linear_ggml(OpRegistry& registry) { registry.add("wgrt.linear_ggml", {check, lower}); }
+
+}  // namespace wgrt::ops

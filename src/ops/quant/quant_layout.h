@@ -1,0 +1,33 @@
+// How ggml block formats sit in GPU buffers. Blocks keep their bytes; each is
+// padded to whole 32-bit words so WGSL can read it as u32s, with the padding
+// placed where it keeps the quants word-aligned (dequant.wgsl reads them so).
+// Lossless: no value is re-quantized.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace wgrt::ops {
+
+struct QuantLayout {
+  uint32_t ggml_type = 0;
+  uint32_t block_elems = 0;   // elements per block
+  uint32_t file_bytes = 0;    // bytes per block as stored in GGUF
+  uint32_t front_pad = 0;     // zero bytes put before each block
+  uint32_t gpu_bytes = 0;     // bytes per block on the GPU (a multiple of 4)
+};
+
+// The layout for a ggml type id, or nullptr when the GPU kernels lack it.
+// Supported: F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K.
+const QuantLayout* find_quant_layout(uint32_t ggml_type);
+
+// Bytes per row of `cols` elements on the GPU; cols must be a whole number
+// of blocks (and of 32-element units).
+uint64_t gpu_row_bytes(const QuantLayout& layout, int64_t cols);
+
+// Rewrites `rows` rows of file-layout blocks into the GPU layout.
+std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
+                                    int64_t cols);
+
+}  // namespace wgrt::ops
