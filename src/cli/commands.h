@@ -5,5 +5,6 @@
 namespace wgrt::cli {
 
 int run_info(int argc, char** argv);
+int run_generate(int argc, char** argv);
 
 }  // namespace wgrt::cli

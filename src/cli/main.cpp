@@ -13,6 +13,7 @@ void print_usage() {
                "usage: wgrt <command> [options]\n"
                "\n"
                "commands:\n"
+               "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
                "  info        the WebGPU adapter, its limits and features\n"
                "\n"
                "`wgrt <command> --help` describes each command.\n");
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "info") return wgrt::cli::run_info(argc - 1, argv + 1);
+    if (command == "generate") return wgrt::cli::run_generate(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());

@@ -22,7 +22,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
   GraphState& st = eg->state_;
   st.changed.assign(st.graph.values.size(), 0);
-  eg->memory_ = MemoryPlan::create(device, st.graph);
+  eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.scratch_pool);
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);

@@ -3,6 +3,7 @@
 // any live shapes up to those maximums (seed 004).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -23,6 +24,8 @@ class Device;
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
   bool scratch_pool = ScratchPool::pooling_from_env();
+  // Called as constants are uploaded: (bytes done, bytes total).
+  std::function<void(uint64_t, uint64_t)> on_upload;
 };
 
 // Host data of one tensor, in host layout (numpy's), row-major.

@@ -22,6 +22,7 @@ std::string_view storage_name(StorageKind k) {
     case StorageKind::Input: return "input";
     case StorageKind::Output: return "output";
     case StorageKind::Intermediate: return "intermediate";
+    case StorageKind::State: return "state";
   }
   return "?";
 }
@@ -62,11 +63,25 @@ ValueId GraphBuilder::add_constant(DType dtype, Dims dims, std::span<const uint8
   return id;
 }
 
+ValueId GraphBuilder::add_constant(DType dtype, Dims dims, std::vector<uint8_t>&& bytes) {
+  const ValueId id = add_constant_view(dtype, std::move(dims), {});
+  Tensor& t = graph_.tensor(id);
+  t.owned = std::move(bytes);
+  t.bytes = t.owned;
+  return id;
+}
+
 ValueId GraphBuilder::add_constant_view(DType dtype, Dims dims, std::span<const uint8_t> bytes) {
   const ValueId id = add_tensor(dtype, std::move(dims));
   Tensor& t = graph_.tensor(id);
   t.storage = StorageKind::Constant;
   t.bytes = bytes;
+  return id;
+}
+
+ValueId GraphBuilder::add_state(DType dtype, Dims dims) {
+  const ValueId id = add_tensor(dtype, std::move(dims));
+  graph_.tensor(id).storage = StorageKind::State;
   return id;
 }
 

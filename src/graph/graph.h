@@ -38,9 +38,12 @@ class GraphBuilder {
   ValueId add_tensor(DType dtype, Dims max_dims, int32_t mem_obj_id = -1);
   // The builder copies the bytes (host layout, numel * host_size(dtype)).
   ValueId add_constant(DType dtype, Dims dims, std::span<const uint8_t> bytes);
+  ValueId add_constant(DType dtype, Dims dims, std::vector<uint8_t>&& bytes);
   // The bytes stay owned by the caller, who keeps them alive as long as the
   // graph (importers pointing into a mapped file).
   ValueId add_constant_view(DType dtype, Dims dims, std::span<const uint8_t> bytes);
+  // A mutable tensor that keeps its contents between runs, starting at zero.
+  ValueId add_state(DType dtype, Dims dims);
   ValueId add_null();
   ValueId add_int(int64_t v);
   ValueId add_double(double v);
@@ -59,6 +62,7 @@ class GraphBuilder {
   void mark_output(ValueId id);
 
   size_t value_count() const { return graph_.values.size(); }
+  const Tensor& tensor(ValueId id) const { return graph_.tensor(id); }
   // Throws Error(InvalidProgram) if an op refers to a missing value, an
   // input or output is not a tensor, or a constant's byte size is wrong.
   Graph build() &&;

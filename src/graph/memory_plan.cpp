@@ -38,8 +38,14 @@ std::vector<uint8_t> to_host_layout(DType dtype, std::span<const uint8_t> device
   return out;
 }
 
-MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph) {
+MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
+                              const std::function<void(uint64_t, uint64_t)>& on_upload) {
   MemoryPlan plan;
+  uint64_t upload_total = 0, upload_done = 0;
+  for (const Value& v : graph.values) {
+    const auto* t = std::get_if<Tensor>(&v);
+    if (t != nullptr && t->storage == StorageKind::Constant) upload_total += t->bytes.size();
+  }
   plan.by_value_.assign(graph.values.size(), nullptr);
 
   // Pass 1: the size of each shared object is its largest tensor.
@@ -72,6 +78,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph) {
         [[fallthrough]];
       case StorageKind::Input:
       case StorageKind::Output:
+      case StorageKind::State:  // WebGPU zero-fills new buffers
         if (t->storage != StorageKind::Intermediate) {
           plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
         }
@@ -82,6 +89,8 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph) {
         const std::vector<uint8_t> bytes = to_device_layout(t->dtype, t->bytes, label);
         buf.write(0, bytes.data(), bytes.size());
         plan.constants_.push_back(std::move(buf));
+        upload_done += t->bytes.size();
+        if (on_upload) on_upload(upload_done, upload_total);
         break;
       }
     }

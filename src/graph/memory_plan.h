@@ -4,6 +4,7 @@
 // exactly one owner here and is released once.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "gpu/buffer.h"
@@ -21,7 +22,8 @@ class MemoryPlan {
   // Pass 1 sizes each shared object, pass 2 creates the buffers and uploads
   // constants. Throws Error(OutOfMemory) naming the tensor; what was created
   // so far is released.
-  static MemoryPlan create(gpu::Device& device, const Graph& graph);
+  static MemoryPlan create(gpu::Device& device, const Graph& graph,
+                           const std::function<void(uint64_t, uint64_t)>& on_upload = {});
 
   // The buffer behind a tensor value (shared or its own).
   const gpu::Buffer& buffer(ValueId id) const;

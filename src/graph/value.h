@@ -18,7 +18,9 @@ using Dims = std::vector<int64_t>;
 int64_t numel(const Dims& dims);
 std::string dims_string(const Dims& dims);
 
-enum class StorageKind { Constant, Input, Output, Intermediate };
+// State: a mutable tensor kept across runs (a KV cache): its own buffer,
+// zero-filled at load, never shared.
+enum class StorageKind { Constant, Input, Output, Intermediate, State };
 std::string_view storage_name(StorageKind k);
 
 struct Tensor {

@@ -8,6 +8,12 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_elementwise(r);
     ops::register_norm(r);
     ops::register_quant(r);
+    ops::register_attention(r);
+    ops::register_rope(r);
+    ops::register_linear(r);
+    ops::register_embedding(r);
+    ops::register_shape(r);
+    ops::register_symint(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,146 @@
+// `wgrt generate`: text generation with a Llama-family GGUF model (the
+// built-in SmolLM2-135M-Instruct unless --model says otherwise).
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "gpu/device.h"
+#include "llm/generate.h"
+#include "llm/llm_model.h"
+#include "wgrt/error.h"
+
+namespace wgrt::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: wgrt generate [PROMPT] [options]\n"
+    "\n"
+    "Generates text with a Llama-family model. With no --model, uses SmolLM2-135M-Instruct\n"
+    "(Q4_1), installed by scripts/setup.sh. The prompt may also come from --file or stdin (-).\n"
+    "\n"
+    "options:\n"
+    "  --model PATH         GGUF file (llama, mistral, qwen2 architectures)\n"
+    "  -n N                 tokens to generate (default 128)\n"
+    "  --temp T             temperature; 0 is greedy (default 0.8)\n"
+    "  --top-k K            keep the K most likely tokens; 0 is off (default 40)\n"
+    "  --top-p P            nucleus sampling mass (default 0.95)\n"
+    "  --min-p P            drop tokens below P x the best one's probability (default 0.05)\n"
+    "  --repeat-penalty R   penalize the last 64 tokens (default 1.0: off)\n"
+    "  --seed S             random seed (default 0); the same seed repeats the output\n"
+    "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
+    "  --chunk N            most prompt tokens per forward pass (default 256)\n"
+    "  --chat               wrap the prompt in the model's chat template\n"
+    "  --system TEXT        system message for --chat\n"
+    "  --file PATH          read the prompt from a file\n"
+    "  --quiet              print only the generated text\n";
+
+std::atomic<bool> g_cancel{false};
+
+void on_sigint(int) {
+  if (g_cancel.exchange(true)) std::_Exit(130);  // a second Ctrl-C ends at once
+}
+
+std::string read_all(std::FILE* f) {
+  std::string s;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+  return s;
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
+  const Args args(argc, argv,
+                  {"--model", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
+                   "--chunk", "--system", "--file"},
+                  {"--chat", "--quiet"});
+  std::string prompt;
+  if (auto file = args.get("--file")) {
+    std::FILE* f = std::fopen(file->c_str(), "rb");
+    if (!f) throw Error(ErrorCode::NotFound, "cannot open prompt file " + *file + ": " + std::strerror(errno));
+    prompt = read_all(f);
+    std::fclose(f);
+  } else if (!args.positionals().empty() && args.positionals()[0] == "-") {
+    prompt = read_all(stdin);
+  } else {
+    for (const auto& p : args.positionals()) prompt += (prompt.empty() ? "" : " ") + p;
+  }
+  if (prompt.empty()) throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
+  const bool quiet = args.flag("--quiet");
+
+  llm::GenerateOptions gen;
+  gen.max_tokens = int32_t(args.get_int("-n", 128));
+  gen.sampler.temperature = float(args.get_double("--temp", 0.8));
+  gen.sampler.top_k = int32_t(args.get_int("--top-k", 40));
+  gen.sampler.top_p = float(args.get_double("--top-p", 0.95));
+  gen.sampler.min_p = float(args.get_double("--min-p", 0.05));
+  gen.sampler.repeat_penalty = float(args.get_double("--repeat-penalty", 1.0));
+  gen.sampler.seed = uint64_t(args.get_int("--seed", 0));
+  gen.cancel = &g_cancel;
+  if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
+
+  auto device = gpu::Device::create();
+  llm::LlmLoadOptions load;
+  load.path = args.get_or("--model", "");
+  load.context = args.get_int("--ctx", 2048);
+  load.chunk = args.get_int("--chunk", 256);
+  std::unique_ptr<llm::LlmModel> model;
+  {
+    ProgressBar bar("loading");
+    if (!quiet) load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
+    model = llm::LlmModel::load(*device, load);
+  }
+  if (!quiet) {
+    std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
+                 model->config().summary().c_str(), device->adapter_info().name.c_str(),
+                 device->adapter_info().backend.c_str(), static_cast<long long>(model->context()));
+  }
+
+  if (args.flag("--chat")) {
+    std::vector<llm::ChatMessage> messages;
+    if (auto sys = args.get("--system")) messages.push_back({"system", *sys});
+    messages.push_back({"user", prompt});
+    prompt = model->chat_template().apply(messages, /*add_generation_prompt=*/true);
+  }
+  const auto tokens = model->tokenizer().encode(prompt, /*add_special=*/true, /*parse_special=*/true);
+
+  std::signal(SIGINT, on_sigint);
+  if (!quiet) {
+    std::fputs(prompt.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  const llm::GenerateStats stats = llm::generate(*model, tokens, gen, [](llm::TokenId, std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  });
+  std::signal(SIGINT, SIG_DFL);
+  std::fputs("\n", stdout);
+
+  if (!quiet) {
+    const MemoryStats mem = model->memory_stats();
+    std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");
+    std::fprintf(stderr, "prompt:     %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.prompt_tokens,
+                 stats.prompt_seconds, stats.prompt_tokens_per_second());
+    std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.generated_tokens,
+                 stats.generate_seconds, stats.generate_tokens_per_second());
+    std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
+                 "peak on the device %.1f MiB\n",
+                 mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0,
+                 (mem.tensor_bytes + mem.scratch_bytes) / 1048576.0, device->peak_buffer_bytes() / 1048576.0);
+  }
+  return stats.cancelled ? 130 : 0;
+}
+
+}  // namespace wgrt::cli

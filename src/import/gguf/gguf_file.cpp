@@ -1,0 +1,231 @@
+#include "import/gguf/gguf_file.h"
+
+#include <bit>
+#include <cstdio>
+#include <limits>
+
+#include "import/gguf/byte_reader.h"
+#include "import/gguf/mapped_file.h"
+#include "import/gguf/value_reader.h"
+
+namespace wgrt::gguf {
+namespace {
+
+constexpr uint32_t kVersion = 3;
+constexpr uint32_t kMaxDims = 4;  // ggml's limit
+// Smallest possible encodings, to refuse counts the file cannot hold.
+constexpr uint64_t kMinKvBytes = 8 + 4 + 1;            // key length, type, 1-byte value
+constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 4 + 8;  // name length, n_dims, type, offset
+
+std::string hex_bytes(std::span<const uint8_t> b) {
+  std::string s;
+  for (uint8_t c : b) {
+    char buf[4];
+    std::snprintf(buf, sizeof buf, "%02x", c);
+    if (!s.empty()) s += ' ';
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace
+
+GgufFile GgufFile::open(const std::string& path) {
+  GgufFile file;
+  file.name_ = path;
+  file.mapping_ = std::make_unique<MappedFile>(MappedFile::open(path));
+  file.bytes_ = file.mapping_->bytes();
+  file.parse_all();
+  return file;
+}
+
+GgufFile GgufFile::parse(std::vector<uint8_t> bytes, std::string name) {
+  GgufFile file;
+  file.name_ = std::move(name);
+  file.owned_ = std::move(bytes);
+  file.bytes_ = file.owned_;
+  file.parse_all();
+  return file;
+}
+
+GgufFile::GgufFile(GgufFile&&) noexcept = default;
+GgufFile& GgufFile::operator=(GgufFile&&) noexcept = default;
+GgufFile::~GgufFile() = default;
+
+void GgufFile::parse_all() {
+  ByteReader r(bytes_, "gguf '" + name_ + "'");
+
+  // --- header ---
+  r.require(4, "magic");
+  const auto magic = bytes_.subspan(0, 4);
+  if (std::memcmp(magic.data(), "GGUF", 4) != 0) {
+    r.fail(0, "bad magic: expected 'GGUF' (47 47 55 46), got " + hex_bytes(magic));
+  }
+  r.read<uint32_t>("magic");
+  const uint64_t version_at = r.offset();
+  version_ = r.read<uint32_t>("version");
+  if (version_ != kVersion) {
+    std::string hint;
+    if (__builtin_bswap32(version_) <= kVersion) hint = " (a big-endian file?)";
+    r.fail(version_at, "unsupported GGUF version: expected " + std::to_string(kVersion) + ", got " +
+                           std::to_string(version_) + hint);
+  }
+  const uint64_t tensor_count_at = r.offset();
+  const uint64_t tensor_count = r.read<uint64_t>("tensor count");
+  const uint64_t kv_count_at = r.offset();
+  const uint64_t kv_count = r.read<uint64_t>("metadata count");
+  if (kv_count > r.remaining() / kMinKvBytes) {
+    r.fail(kv_count_at, "absurd metadata count: expected at most " +
+                            std::to_string(r.remaining() / kMinKvBytes) +
+                            " (what the file could hold), got " + std::to_string(kv_count));
+  }
+  if (tensor_count > r.remaining() / kMinTensorInfoBytes) {
+    r.fail(tensor_count_at, "absurd tensor count: expected at most " +
+                                std::to_string(r.remaining() / kMinTensorInfoBytes) +
+                                " (what the file could hold), got " + std::to_string(tensor_count));
+  }
+
+  // --- metadata ---
+  metadata_.reserve(kv_count);
+  uint64_t alignment_at = 0;
+  for (uint64_t i = 0; i < kv_count; ++i) {
+    const uint64_t key_at = r.offset();
+    std::string key = r.read_string("metadata key " + std::to_string(i));
+    const uint64_t type_at = r.offset();
+    const uint32_t type_id = r.read<uint32_t>("value type of '" + key + "'");
+    Value value = read_value(r, type_id, type_at, key);
+    if (metadata_index_.count(key) != 0) r.fail(key_at, "duplicate metadata key '" + key + "'");
+    if (key == "general.alignment") alignment_at = key_at;
+    metadata_index_.emplace(key, metadata_.size());
+    metadata_.emplace_back(std::move(key), std::move(value));
+  }
+
+  if (const Value* a = find("general.alignment")) {
+    const auto v = a->as_uint64();
+    if (!v || *v == 0 || !std::has_single_bit(*v) || *v > (1u << 30)) {
+      r.fail(alignment_at, "general.alignment: expected a power of two (u32), got " +
+                    (v ? std::to_string(*v) : a->type_name()));
+    }
+    alignment_ = static_cast<uint32_t>(*v);
+  }
+
+  // --- tensor infos ---
+  tensors_.reserve(tensor_count);
+  for (uint64_t i = 0; i < tensor_count; ++i) {
+    TensorInfo t;
+    const uint64_t info_at = r.offset();
+    t.name = r.read_string("name of tensor " + std::to_string(i));
+    const std::string what = "tensor '" + t.name + "'";
+    const uint64_t ndims_at = r.offset();
+    const uint32_t n_dims = r.read<uint32_t>("dimension count of " + what);
+    if (n_dims > kMaxDims) {
+      r.fail(ndims_at, what + ": expected at most " + std::to_string(kMaxDims) + " dimensions, got " +
+                           std::to_string(n_dims));
+    }
+    t.n_elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+      const uint64_t dim_at = r.offset();
+      const uint64_t dim = r.read<uint64_t>("dimension " + std::to_string(d) + " of " + what);
+      if (dim == 0 || (t.n_elements > std::numeric_limits<int64_t>::max() / dim)) {
+        r.fail(dim_at, what + " dimension " + std::to_string(d) +
+                           ": expected a size >= 1 whose element count fits in int64, got " +
+                           std::to_string(dim));
+      }
+      t.dims.push_back(dim);
+      t.n_elements *= dim;
+    }
+    const uint64_t type_at = r.offset();
+    const uint32_t type_id = r.read<uint32_t>("type of " + what);
+    const GgmlTypeInfo* type = find_ggml_type(type_id);
+    if (type == nullptr) {
+      r.fail(type_at, what + ": expected a ggml type id, got unknown type " + std::to_string(type_id));
+    }
+    t.type = type->type;
+    const uint64_t row = t.dims.empty() ? 1 : t.dims[0];
+    if (row % type->block_size != 0) {
+      r.fail(type_at, what + " of type " + describe(t.type) + ": expected dimension 0 to be a multiple of " +
+                          std::to_string(type->block_size) + ", got " + std::to_string(row));
+    }
+    t.n_bytes = t.n_elements / type->block_size * type->block_bytes;
+    const uint64_t offset_at = r.offset();
+    t.offset = r.read<uint64_t>("data offset of " + what);
+    if (t.offset % alignment_ != 0) {
+      r.fail(offset_at, what + ": misaligned data offset: expected a multiple of " +
+                            std::to_string(alignment_) + ", got " + std::to_string(t.offset));
+    }
+    if (tensor_index_.count(t.name) != 0) r.fail(info_at, "duplicate tensor name '" + t.name + "'");
+    tensor_index_.emplace(t.name, tensors_.size());
+    tensors_.push_back(std::move(t));
+  }
+
+  // --- data section: starts at the next multiple of the alignment ---
+  const uint64_t end_of_infos = r.offset();
+  data_offset_ = (end_of_infos + alignment_ - 1) / alignment_ * alignment_;
+  for (TensorInfo& t : tensors_) {
+    const uint64_t size = bytes_.size();
+    if (data_offset_ > size || t.offset > size - data_offset_ ||
+        t.n_bytes > size - data_offset_ - t.offset) {
+      r.fail(data_offset_ + t.offset,
+             "data of tensor '" + t.name + "' runs past the end of the file: expected " +
+                 std::to_string(t.n_bytes) + " bytes (" + describe(t.type) + ", " +
+                 std::to_string(t.n_elements) + " elements) from byte " +
+                 std::to_string(data_offset_ + t.offset) + ", got a file of " +
+                 std::to_string(size) + " bytes");
+    }
+    t.file_offset = data_offset_ + t.offset;
+  }
+}
+
+const Value* GgufFile::find(std::string_view key) const {
+  auto it = metadata_index_.find(std::string(key));
+  return it == metadata_index_.end() ? nullptr : &metadata_[it->second].second;
+}
+
+const Value& GgufFile::at(std::string_view key) const {
+  if (const Value* v = find(key)) return *v;
+  throw Error(ErrorCode::NotFound, "gguf '" + name_ + "': no metadata key '" + std::string(key) + "'");
+}
+
+void GgufFile::throw_type_mismatch(std::string_view key, const std::string& expected,
+                                   const Value& got) const {
+  throw Error(ErrorCode::InvalidProgram, "gguf '" + name_ + "': metadata '" + std::string(key) +
+                                             "': expected " + expected + ", got " + got.type_name());
+}
+
+int64_t GgufFile::get_int(std::string_view key) const {
+  const Value& v = at(key);
+  if (auto i = v.as_int64()) return *i;
+  throw_type_mismatch(key, "an integer that fits in i64", v);
+}
+
+uint64_t GgufFile::get_count(std::string_view key) const {
+  const Value& v = at(key);
+  if (auto i = v.as_uint64()) return *i;
+  if (v.as_int64()) {
+    throw Error(ErrorCode::InvalidProgram, "gguf '" + name_ + "': metadata '" + std::string(key) +
+                                               "': expected a count >= 0, got " +
+                                               std::to_string(*v.as_int64()));
+  }
+  throw_type_mismatch(key, "an integer", v);
+}
+
+std::optional<int64_t> GgufFile::get_int_optional(std::string_view key) const {
+  if (!has(key)) return std::nullopt;
+  return get_int(key);
+}
+
+const TensorInfo* GgufFile::find_tensor(std::string_view name) const {
+  auto it = tensor_index_.find(std::string(name));
+  return it == tensor_index_.end() ? nullptr : &tensors_[it->second];
+}
+
+const TensorInfo& GgufFile::tensor(std::string_view name) const {
+  if (const TensorInfo* t = find_tensor(name)) return *t;
+  throw Error(ErrorCode::NotFound, "gguf '" + name_ + "': no tensor '" + std::string(name) + "'");
+}
+
+std::span<const uint8_t> GgufFile::tensor_data(const TensorInfo& info) const {
+  return bytes_.subspan(info.file_offset, info.n_bytes);
+}
+
+}  // namespace wgrt::gguf

@@ -1,0 +1,67 @@
+#include "import/gguf/llama_config.h"
+
+#include "import/gguf/gguf_file.h"
+#include "wgrt/error.h"
+
+namespace wgrt::gguf {
+
+LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
+  LlamaConfig c;
+  c.arch = f.get_string("general.architecture");
+  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "mistral") {
+    throw Error(ErrorCode::NotSupported, f.name() + ": architecture '" + c.arch +
+                                             "' is not supported (llama, mistral and qwen2 are)");
+  }
+  const std::string a = c.arch + ".";
+  if (const auto* v = f.find("general.name"); v && v->get_if<std::string>()) c.name = *v->get_if<std::string>();
+  c.n_layers = f.get_int(a + "block_count");
+  c.dim = f.get_int(a + "embedding_length");
+  c.ffn_dim = f.get_int(a + "feed_forward_length");
+  c.n_heads = f.get_int(a + "attention.head_count");
+  c.n_kv_heads = f.get_int_optional(a + "attention.head_count_kv").value_or(c.n_heads);
+  c.context_length = f.get_int_optional(a + "context_length").value_or(2048);
+  c.head_dim = f.get_int_optional(a + "attention.key_length").value_or(c.n_heads ? c.dim / c.n_heads : 0);
+  c.rope_dims = f.get_int_optional(a + "rope.dimension_count").value_or(c.head_dim);
+  if (f.has(a + "attention.layer_norm_rms_epsilon")) c.rms_eps = f.get_f32(a + "attention.layer_norm_rms_epsilon");
+  if (f.has(a + "rope.freq_base")) c.rope_theta = f.get_f32(a + "rope.freq_base");
+  if (f.has(a + "rope.scaling.type") && f.get_string(a + "rope.scaling.type") == "linear" &&
+      f.has(a + "rope.scaling.factor")) {
+    c.rope_linear_scale = f.get_f32(a + "rope.scaling.factor");
+  }
+  const TensorInfo& embd = f.tensor("token_embd.weight");
+  c.vocab = f.get_int_optional(a + "vocab_size").value_or(int64_t(embd.dims.size() == 2 ? embd.dims[1] : 0));
+  c.tied_output = f.find_tensor("output.weight") == nullptr;
+  c.attention_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
+  c.has_rope_freqs = f.find_tensor("rope_freqs.weight") != nullptr;
+
+  auto bad = [&](const std::string& what) { return Error(ErrorCode::InvalidProgram, f.name() + ": " + what); };
+  if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {
+    throw bad("block_count, embedding_length, feed_forward_length and head counts must be positive");
+  }
+  if (c.n_heads % c.n_kv_heads != 0) {
+    throw bad(std::to_string(c.n_heads) + " attention heads are not a multiple of " + std::to_string(c.n_kv_heads) +
+              " KV heads");
+  }
+  if (c.head_dim * c.n_heads != c.dim || c.head_dim % 2 != 0) {
+    throw Error(ErrorCode::NotSupported, f.name() + ": head_dim " + std::to_string(c.head_dim) + " x " +
+                                             std::to_string(c.n_heads) + " heads != embedding_length " +
+                                             std::to_string(c.dim));
+  }
+  if (c.rope_dims != c.head_dim) {
+    throw Error(ErrorCode::NotSupported, f.name() + ": partial rotary embeddings (" + std::to_string(c.rope_dims) +
+                                             " of " + std::to_string(c.head_dim) + " dims) are not supported");
+  }
+  if (embd.dims.size() != 2 || int64_t(embd.dims[0]) != c.dim || int64_t(embd.dims[1]) != c.vocab) {
+    throw bad("token_embd.weight should be [" + std::to_string(c.vocab) + ", " + std::to_string(c.dim) + "]");
+  }
+  return c;
+}
+
+std::string LlamaConfig::summary() const {
+  return arch + (name.empty() ? "" : " (" + name + ")") + ": " + std::to_string(n_layers) + " layers, dim " +
+         std::to_string(dim) + ", ffn " + std::to_string(ffn_dim) + ", " + std::to_string(n_heads) + " heads (" +
+         std::to_string(n_kv_heads) + " KV) of " + std::to_string(head_dim) + ", vocab " + std::to_string(vocab) +
+         ", trained context " + std::to_string(context_length);
+}
+
+}  // namespace wgrt::gguf

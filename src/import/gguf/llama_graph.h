@@ -1,0 +1,40 @@
+// Builds the graph of a Llama-family GGUF model for wgrt's engine: one graph
+// at the maximum prefill chunk that serves prefill (S tokens) and decode
+// (S = 1) through resize hooks, with the KV cache kept on the GPU as state.
+//
+// Inputs:  tokens [1, S <= max_chunk] i64, input_pos (a symbolic int: the
+//          position of the first token, i.e. how many are cached already).
+// Output:  logits [1, vocab] of the last token.
+// Weights stay as stored (ggml block formats, lossless word alignment), and
+// the graph points into the mapped file wherever no re-layout is needed, so
+// the GgufFile must outlive the graph.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "graph/graph.h"
+#include "import/gguf/llama_config.h"
+
+namespace wgrt::gguf {
+
+class GgufFile;
+
+struct LlamaGraphOptions {
+  int64_t max_context = 2048;  // KV cache length: prompt + generated tokens
+  int64_t max_chunk = 256;     // most tokens per forward pass (prefill chunks)
+  // Called once per weight tensor as it is prepared (done, total).
+  std::function<void(size_t, size_t)> on_weight;
+};
+
+struct LlamaGraph {
+  Graph graph;
+  LlamaConfig config;
+  int64_t max_context = 0;
+  int64_t max_chunk = 0;
+  uint64_t weight_bytes = 0;  // GPU bytes of all weights
+};
+
+LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options);
+
+}  // namespace wgrt::gguf

@@ -1,0 +1,193 @@
+#include "import/pte/vk_blob.h"
+
+#include <limits>
+
+#include "import/pte/file_bytes.h"
+#include "vk_graph_generated.h"
+#include "wgrt/error.h"
+
+namespace wgrt::pte {
+namespace {
+
+// VH00 header layout (little-endian): 4 bytes padding, magic, u16 header
+// size, u32 flatbuffer offset, u32 flatbuffer size, u32 bytes offset, u64
+// bytes size. The padding puts the magic where a flatbuffer's identifier goes.
+constexpr size_t kHeaderMin = 30;
+constexpr uint64_t kNamedOffset = std::numeric_limits<uint64_t>::max();
+
+DType vk_dtype(int8_t t) {
+  switch (t) {
+    case 0: return DType::Bool;
+    case 1: return DType::UInt8;
+    case 2: return DType::Int8;
+    case 3: return DType::Int32;
+    case 4: return DType::Float16;
+    case 5: return DType::Float32;
+    case 6: return DType::Float64;
+    case 7: return DType::Int64;
+    default: return DType::Unknown;
+  }
+}
+
+template <typename T, typename V>
+std::vector<T> to_vector(const flatbuffers::Vector<V>* v) {
+  std::vector<T> out;
+  if (v == nullptr) return out;
+  out.reserve(v->size());
+  for (auto x : *v) out.push_back(static_cast<T>(x));
+  return out;
+}
+
+Value read_value(const vkfb::VkValue* v) {
+  using vkfb::GraphTypes;
+  if (v == nullptr) return Null{};
+  switch (v->value_type()) {
+    case GraphTypes::Int: return Int{v->value_as_Int()->int_val()};
+    case GraphTypes::Double: return Double{v->value_as_Double()->double_val()};
+    case GraphTypes::Bool: return Bool{v->value_as_Bool()->bool_val()};
+    case GraphTypes::VkTensor: {
+      auto* t = v->value_as_VkTensor();
+      return VkTensor{vk_dtype(t->datatype()), to_vector<uint32_t>(t->dims()),
+                      t->constant_id(), t->mem_obj_id()};
+    }
+    case GraphTypes::IntList: return IntList{to_vector<int64_t>(v->value_as_IntList()->items())};
+    case GraphTypes::DoubleList:
+      return DoubleList{to_vector<double>(v->value_as_DoubleList()->items())};
+    case GraphTypes::BoolList: return BoolList{to_vector<bool>(v->value_as_BoolList()->items())};
+    case GraphTypes::ValueList:
+      return ValueList{to_vector<int32_t>(v->value_as_ValueList()->items())};
+    case GraphTypes::String: {
+      auto* s = v->value_as_String()->string_val();
+      return String{s ? s->str() : std::string()};
+    }
+    case GraphTypes::SymInt: return SymInt{v->value_as_SymInt()->value()};
+    default: return Null{};  // NONE, Null, or a member newer than this schema
+  }
+}
+
+}  // namespace
+
+VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
+                      std::span<const uint8_t> blob, const NamedDataMap& named_data) {
+  const std::string where = "Vulkan delegate blob";
+  if (blob.size() < kHeaderMin) {
+    file.fail(where, blob_offset,
+              "blob is " + std::to_string(blob.size()) + " bytes, a VH00 header needs " +
+                  std::to_string(kHeaderMin));
+  }
+  if (std::string_view(reinterpret_cast<const char*>(blob.data()) + 4, 4) != "VH00") {
+    file.fail(where, blob_offset + 4, "magic " + quote_magic(blob, 4) + ", expected 'VH00'");
+  }
+  const uint16_t header_size = read_u16(blob, 8);
+  const uint64_t fb_offset = read_u32(blob, 10);
+  const uint64_t fb_size = read_u32(blob, 14);
+  const uint64_t bytes_offset = read_u32(blob, 18);
+  const uint64_t bytes_size = read_u64(blob, 22);
+  if (header_size < kHeaderMin) {
+    file.fail(where, blob_offset + 8,
+              "header size " + std::to_string(header_size) + ", expected at least 30");
+  }
+  if (fb_offset < header_size || !fits(fb_offset, fb_size, blob.size()) || fb_size < 8) {
+    file.fail(where, blob_offset + 10,
+              "graph flatbuffer [" + std::to_string(fb_offset) + ", +" + std::to_string(fb_size) +
+                  ") is outside the " + std::to_string(blob.size()) + "-byte blob");
+  }
+  if (bytes_offset < fb_offset + fb_size || !fits(bytes_offset, bytes_size, blob.size())) {
+    file.fail(where, blob_offset + 18,
+              "constant bytes [" + std::to_string(bytes_offset) + ", +" +
+                  std::to_string(bytes_size) + ") overlap the graph or leave the " +
+                  std::to_string(blob.size()) + "-byte blob");
+  }
+
+  const uint8_t* fb = blob.data() + fb_offset;
+  const uint64_t fb_at = blob_offset + fb_offset;
+  if (!flatbuffers::BufferHasIdentifier(fb, vkfb::VkGraphIdentifier())) {
+    file.fail("Vulkan graph flatbuffer", fb_at + 4,
+              "identifier " + quote_magic(blob, fb_offset + 4) + ", expected 'VK00'");
+  }
+  flatbuffers::Verifier verifier(fb, fb_size, 64, 1u << 24);
+  if (!vkfb::VerifyVkGraphBuffer(verifier)) {
+    file.fail("Vulkan graph flatbuffer", fb_at,
+              std::to_string(fb_size) + " bytes fail flatbuffer verification");
+  }
+  const vkfb::VkGraph* g = vkfb::GetVkGraph(fb);
+
+  VkGraph graph;
+  if (g->version()) graph.version = g->version()->str();
+  if (g->values()) {
+    graph.values.reserve(g->values()->size());
+    for (auto* v : *g->values()) graph.values.push_back(read_value(v));
+  }
+  const int64_t n_values = static_cast<int64_t>(graph.values.size());
+  auto check_id = [&](int64_t id, const std::string& who) {
+    if (id < 0 || id >= n_values) {
+      file.fail("Vulkan graph flatbuffer", fb_at,
+                who + " refers to value " + std::to_string(id) + ", expected 0.." +
+                    std::to_string(n_values - 1));
+    }
+  };
+
+  if (g->chain()) {
+    for (auto* c : *g->chain()) {
+      OpCall op{c->node_id(), c->name() ? c->name()->str() : std::string(),
+                to_vector<int32_t>(c->args())};
+      const std::string who = "op " + std::to_string(graph.ops.size()) + " '" + op.name + "'";
+      if (op.name.empty()) file.fail("Vulkan graph flatbuffer", fb_at, who + " has no name");
+      for (int32_t a : op.args) check_id(a, who);
+      graph.ops.push_back(std::move(op));
+    }
+  }
+  graph.input_ids = to_vector<uint32_t>(g->input_ids());
+  graph.output_ids = to_vector<uint32_t>(g->output_ids());
+  for (uint32_t id : graph.input_ids) check_id(id, "graph input");
+  for (uint32_t id : graph.output_ids) check_id(id, "graph output");
+
+  if (g->constants()) {
+    for (auto* c : *g->constants()) {
+      const std::string who = "constant " + std::to_string(graph.constants.size());
+      Constant constant;
+      if (c->offset() == kNamedOffset) {
+        constant.named_key = c->named_key() ? c->named_key()->str() : std::string();
+        auto it = named_data.find(constant.named_key);
+        if (it == named_data.end()) {
+          file.fail("Vulkan graph flatbuffer", fb_at,
+                    who + " is named data '" + constant.named_key +
+                        "', which is in neither the program nor the .ptd files given");
+        }
+        if (c->length() > it->second.size()) {
+          file.fail("Vulkan graph flatbuffer", fb_at,
+                    who + " '" + constant.named_key + "' needs " + std::to_string(c->length()) +
+                        " bytes, named data has " + std::to_string(it->second.size()));
+        }
+        constant.bytes = it->second.first(static_cast<size_t>(c->length()));
+      } else {
+        if (!fits(c->offset(), c->length(), bytes_size)) {
+          file.fail(who, blob_offset + bytes_offset + c->offset(),
+                    "needs " + std::to_string(c->length()) + " bytes, the blob's " +
+                        std::to_string(bytes_size) + " constant bytes end before");
+        }
+        constant.bytes = blob.subspan(static_cast<size_t>(bytes_offset + c->offset()),
+                                      static_cast<size_t>(c->length()));
+      }
+      graph.constants.push_back(std::move(constant));
+    }
+  }
+
+  // Every reference inside values, checked once here.
+  for (int64_t id = 0; id < n_values; ++id) {
+    const Value& v = graph.values[static_cast<size_t>(id)];
+    const std::string who = "value " + std::to_string(id);
+    if (auto* t = std::get_if<VkTensor>(&v)) {
+      if (t->constant_id >= 0 && static_cast<size_t>(t->constant_id) >= graph.constants.size()) {
+        file.fail("Vulkan graph flatbuffer", fb_at,
+                  who + " has constant_id " + std::to_string(t->constant_id) + ", expected < " +
+                      std::to_string(graph.constants.size()));
+      }
+    } else if (auto* l = std::get_if<ValueList>(&v)) {
+      for (int32_t item : l->items) check_id(item, who + " (ValueList)");
+    }
+  }
+  return graph;
+}
+
+}  // namespace wgrt::pte

@@ -1,0 +1,47 @@
+// The generation loop: prefill the prompt, then sample and feed back one
+// token at a time, streaming text as it completes, until EOS, the token
+// budget, a full context, or the caller says stop.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+
+#include "llm/llm_model.h"
+#include "llm/sampler.h"
+
+namespace wgrt::llm {
+
+struct GenerateOptions {
+  int32_t max_tokens = 128;
+  SamplerOptions sampler;
+  // Checked between tokens; set from a signal handler to stop cleanly.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct GenerateStats {
+  size_t prompt_tokens = 0;
+  size_t generated_tokens = 0;
+  double prompt_seconds = 0;    // prefill, including the first token's logits
+  double generate_seconds = 0;  // every decode step after that
+  bool stopped_at_eos = false;
+  bool cancelled = false;
+  bool context_full = false;
+
+  double prompt_tokens_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
+  double generate_tokens_per_second() const {
+    return generate_seconds > 0 ? generated_tokens / generate_seconds : 0;
+  }
+};
+
+// Called with each generated token and the text it completes ("" while a
+// UTF-8 sequence is unfinished). Return false to stop.
+using TokenCallback = std::function<bool(TokenId, std::string_view)>;
+
+// Continues from the model's current cache with `prompt` appended.
+GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,
+                       const TokenCallback& on_token);
+
+}  // namespace wgrt::llm

@@ -1,0 +1,74 @@
+#include "llm/llm_model.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "import/gguf/llama_graph.h"
+#include "llm/default_model.h"
+#include "wgrt/error.h"
+
+namespace wgrt::llm {
+
+LlmModel::LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat)
+    : file_(std::move(file)), tokenizer_(std::move(tokenizer)), chat_(std::move(chat)) {}
+
+std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptions& options) {
+  const std::string path = options.path.empty() ? default_model_path() : options.path;
+  gguf::GgufFile file = gguf::GgufFile::open(path);
+  Tokenizer tokenizer = Tokenizer::from_gguf(file);
+  ChatTemplate chat = ChatTemplate::from_gguf(file);
+  std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
+  m->path_ = path;
+
+  gguf::LlamaGraphOptions gopt;
+  const gguf::LlamaConfig probe = gguf::LlamaConfig::from_gguf(m->file_);
+  gopt.max_context = std::min(options.context, probe.context_length);
+  gopt.max_chunk = std::min(options.chunk, gopt.max_context);
+  if (options.on_progress) {
+    gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
+  }
+  gguf::LlamaGraph lg = gguf::build_llama_graph(m->file_, gopt);
+  m->config_ = lg.config;
+  m->context_ = lg.max_context;
+  m->chunk_ = lg.max_chunk;
+  m->weight_bytes_ = lg.weight_bytes;
+  LoadOptions lopt;
+  if (options.on_progress) {
+    lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
+  }
+  m->graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
+  return m;
+}
+
+std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const ExecuteOptions& options) {
+  if (tokens.empty()) throw Error(ErrorCode::InvalidArgument, "forward: no tokens");
+  if (cached_ + int64_t(tokens.size()) > context_) {
+    throw Error(ErrorCode::InvalidArgument, "context full: " + std::to_string(cached_) + " cached + " +
+                                                std::to_string(tokens.size()) + " new tokens > context " +
+                                                std::to_string(context_) + " (raise --ctx)");
+  }
+  const int64_t vocab = int64_t(tokenizer_.vocab_size());
+  for (TokenId t : tokens) {
+    if (t < 0 || t >= vocab) {
+      throw Error(ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary of " +
+                                                  std::to_string(vocab));
+    }
+  }
+  std::vector<int64_t> ids;
+  for (size_t start = 0; start < tokens.size(); start += size_t(chunk_)) {
+    const size_t n = std::min(tokens.size() - start, size_t(chunk_));
+    ids.assign(tokens.begin() + start, tokens.begin() + start + n);
+    const int64_t pos = cached_;
+    const HostTensorView inputs[] = {
+        {DType::I64, {1, int64_t(n)}, std::span(reinterpret_cast<const uint8_t*>(ids.data()), n * 8)},
+        {DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
+    };
+    HostTensor out = std::move(graph_->execute(inputs, options)[0]);
+    logits_.resize(out.data.size() / 4);
+    std::memcpy(logits_.data(), out.data.data(), out.data.size());
+    cached_ += int64_t(n);
+  }
+  return logits_;
+}
+
+}  // namespace wgrt::llm

@@ -1,0 +1,66 @@
+// A Llama-family LLM loaded from GGUF and ready to run: the mapped file, its
+// tokenizer and chat template, and the graph on the GPU with its KV cache.
+// forward() appends tokens to the cache and returns the last token's logits.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/executable_graph.h"
+#include "import/gguf/gguf_file.h"
+#include "import/gguf/llama_config.h"
+#include "llm/tokenizer/chat_template.h"
+#include "llm/tokenizer/tokenizer.h"
+
+namespace wgrt::llm {
+
+struct LlmLoadOptions {
+  std::string path;             // "" -> the default model (default_model.h)
+  int64_t context = 2048;       // KV cache length; capped at the model's trained context
+  int64_t chunk = 256;          // most tokens per forward pass
+  // Progress while weights are prepared and uploaded: (done, total, what).
+  std::function<void(size_t, size_t, const char*)> on_progress;
+};
+
+class LlmModel {
+ public:
+  static std::unique_ptr<LlmModel> load(gpu::Device& device, const LlmLoadOptions& options);
+
+  const std::string& path() const { return path_; }
+  const gguf::LlamaConfig& config() const { return config_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  const ChatTemplate& chat_template() const { return chat_; }
+  int64_t context() const { return context_; }
+  int64_t chunk() const { return chunk_; }
+  uint64_t weight_bytes() const { return weight_bytes_; }
+  // Tokens in the KV cache: the position the next token gets.
+  int64_t cached() const { return cached_; }
+  void reset() { cached_ = 0; }
+
+  // Runs `tokens` at positions [cached, cached + n), in chunks; returns the
+  // logits after the last one. Error(InvalidArgument) when the context would
+  // overflow (nothing is run then).
+  std::span<const float> forward(std::span<const TokenId> tokens, const ExecuteOptions& options = {});
+
+  ExecutableGraph& graph() { return *graph_; }
+  MemoryStats memory_stats() const { return graph_->memory_stats(); }
+
+ private:
+  LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat);
+
+  std::string path_;
+  gguf::GgufFile file_;  // the graph points into its mapping: destroyed last
+  Tokenizer tokenizer_;
+  ChatTemplate chat_;
+  gguf::LlamaConfig config_;
+  std::unique_ptr<ExecutableGraph> graph_;
+  int64_t context_ = 0, chunk_ = 0, cached_ = 0;
+  uint64_t weight_bytes_ = 0;
+  std::vector<float> logits_;
+};
+
+}  // namespace wgrt::llm

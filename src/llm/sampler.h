@@ -1,0 +1,39 @@
+// Picks the next token from logits: greedy at temperature 0, otherwise
+// repetition penalty, temperature, then top-k, top-p and min-p filtering and
+// a draw from a seeded generator (the same seed gives the same tokens).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace wgrt::llm {
+
+struct SamplerOptions {
+  float temperature = 0.8f;      // 0: greedy
+  int32_t top_k = 40;            // 0: off
+  float top_p = 0.95f;           // 1: off
+  float min_p = 0.05f;           // 0: off; relative to the most likely token
+  float repeat_penalty = 1.0f;   // 1: off; applied to the last repeat_window tokens
+  int32_t repeat_window = 64;
+  uint64_t seed = 0;
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const SamplerOptions& options);
+
+  // `history` holds earlier tokens (prompt and generated) for the penalty.
+  int32_t sample(std::span<const float> logits, std::span<const int32_t> history);
+
+  const SamplerOptions& options() const { return options_; }
+
+ private:
+  SamplerOptions options_;
+  std::mt19937_64 rng_;
+  std::vector<float> scratch_;
+  std::vector<int32_t> order_;
+};
+
+}  // namespace wgrt::llm

@@ -1,0 +1,80 @@
+// update_cache.default (value, cache, start_pos, out) and the cache write it
+// shares with SDPA. `out` is a placeholder (torch's op returns a dummy
+// one-element tensor); the cache is written in place and keeps its shape.
+#include "ops/attention/kv_cache.h"
+
+#include "gpu/workgroups.h"
+#include "ops/register_ops.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+
+struct CacheParams {
+  uint32_t count = 0;
+  uint32_t dst_offset = 0;
+  uint32_t pad[2] = {};
+};
+static_assert(sizeof(CacheParams) == 16, "must match Params in update_cache.wgsl");
+
+void check_update_cache(const OpArgs& args) {
+  args.expect_count(4);
+  const Tensor& value = args.tensor(0, {DType::F32});
+  const Tensor& cache = args.tensor(1, {DType::F32});
+  args.expect_rank(0, 4);
+  args.expect_rank(1, 4);
+  const Dims& v = value.max_dims;
+  const Dims& c = cache.max_dims;
+  if (v[0] != 1 || c[0] != 1 || v[2] != c[2] || v[3] != c[3] || v[1] > c[1]) {
+    args.fail(1, "expected a cache [1, >= " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ", " +
+                     std::to_string(v[3]) + "] for value " + dims_string(v) + ", got " + dims_string(c));
+  }
+  args.integer(2);
+  args.tensor(3);
+}
+
+void lower_update_cache(OpContext& ctx) {
+  const ValueId value = ctx.arg(0), cache = ctx.arg(1), start = ctx.arg(2);
+  const CacheWrite w = record_cache_write(ctx, {{value, cache}});
+  const int64_t cache_max = ctx.max_dims(cache)[1];
+  ctx.on_resize({value, start}, [=](ResizeContext& r) {
+    plan_cache_write(r, w, r.dims(value), r.integer(start), cache_max, "update_cache");
+  });
+}
+
+}  // namespace
+
+CacheWrite record_cache_write(OpContext& ctx, std::initializer_list<std::pair<ValueId, ValueId>> pairs) {
+  CacheWrite w;
+  w.uniform = ctx.uniform(sizeof(CacheParams));
+  const auto& pipeline = ctx.pipeline("attention/update_cache.wgsl", "main", {{"WG", kWorkgroup}});
+  for (const auto& [value, cache] : pairs) {
+    w.dispatches.push_back(ctx.dispatch(pipeline, {ctx.tensor(value), ctx.tensor(cache), ctx.uniform_binding(w.uniform)},
+                                        ctx.call().name + " cache write"));
+  }
+  return w;
+}
+
+void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_dims, int64_t start_pos,
+                      int64_t cache_max, const char* op) {
+  const int64_t s = value_dims[1];
+  if (start_pos < 0 || start_pos + s > cache_max) {
+    throw Error(ErrorCode::InvalidArgument, std::string(op) + ": positions [" + std::to_string(start_pos) + ", " +
+                                                std::to_string(start_pos + s) + ") do not fit a cache of " +
+                                                std::to_string(cache_max));
+  }
+  const int64_t row = value_dims[2] * value_dims[3];
+  CacheParams p;
+  p.count = static_cast<uint32_t>(s * row);
+  p.dst_offset = static_cast<uint32_t>(start_pos * row);
+  r.write_uniform(w.uniform, p);
+  for (DispatchId d : w.dispatches) r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+}
+
+void register_update_cache(OpRegistry& registry) {
+  registry.add("update_cache.default", {check_update_cache, lower_update_cache});
+}
+
+}  // namespace wgrt::ops

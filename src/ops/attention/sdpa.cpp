@@ -1,0 +1,161 @@
+// sdpa_with_kv_cache.default (q, k, v, k_cache, v_cache, start_pos, seq_len,
+// attn_mask, dropout_p, is_causal, scale, out): writes k and v into the caches
+// at start_pos, then causal grouped-query attention of q [1, S, H, D] over
+// cache positions [0, start_pos + S). One graph serves prefill (S > 1) and
+// decode (S = 1): the hook reads the live S from q and start_pos (an Int or a
+// SymInt) and rewrites every pass's uniforms and workgroup counts. Attention
+// is always causal with the query block at start_pos (Llama's use; attn_mask
+// must be Null).
+#include "ops/attention/sdpa.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu/device.h"
+#include "gpu/workgroups.h"
+#include "ops/attention/kv_cache.h"
+#include "ops/register_ops.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+// Mirrors `Params` in sdpa.wgsl.
+struct SdpaParams {
+  uint32_t seq = 0;
+  uint32_t start = 0;
+  uint32_t heads = 0;
+  uint32_t head_begin = 0;
+  uint32_t q_heads = 0;
+  uint32_t group = 0;
+  uint32_t kv_heads = 0;
+  uint32_t dim4 = 0;
+  uint32_t row_stride = 0;
+  float scale = 0;
+  uint32_t pad[2] = {};
+};
+static_assert(sizeof(SdpaParams) == 48, "must match Params in sdpa.wgsl");
+
+enum Arg { kQ, kK, kV, kKCache, kVCache, kStartPos, kSeqLen, kMask, kDropout, kCausal, kScale, kOut, kArgCount };
+
+void expect_dims(const OpArgs& args, size_t i, const Dims& want) {
+  if (args.tensor(i).max_dims != want) {
+    args.fail(i, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(i).max_dims));
+  }
+}
+
+void check(const OpArgs& args) {
+  args.expect_count(kArgCount);
+  for (size_t i : {kQ, kK, kV, kKCache, kVCache, kOut}) {
+    args.tensor(i, {DType::F32});
+    args.expect_rank(i, 4);
+  }
+  const Dims& q = args.tensor(kQ).max_dims;
+  const Dims& k = args.tensor(kK).max_dims;
+  const Dims& kc = args.tensor(kKCache).max_dims;
+  if (q[0] != 1) args.fail(kQ, "only batch 1 is supported, got " + dims_string(q));
+  if (q[3] % 4 != 0) args.fail(kQ, "head dim " + std::to_string(q[3]) + " is not a multiple of 4");
+  expect_dims(args, kK, {1, q[1], k[2], q[3]});
+  if (k[2] == 0 || q[2] % k[2] != 0) {
+    args.fail(kK, std::to_string(q[2]) + " query heads are not a multiple of " + std::to_string(k[2]) + " kv heads");
+  }
+  expect_dims(args, kV, k);
+  if (kc[1] < q[1]) args.fail(kKCache, "cache " + dims_string(kc) + " holds fewer positions than S");
+  expect_dims(args, kKCache, {1, kc[1], k[2], q[3]});
+  expect_dims(args, kVCache, kc);
+  expect_dims(args, kOut, q);
+  args.integer(kStartPos);
+  if (!args.is_null(kSeqLen)) args.integer(kSeqLen);
+  if (!args.is_null(kMask)) args.fail(kMask, "attention masks are not supported (causal attention only)");
+  if (!args.is_null(kDropout) && args.number(kDropout) != 0.0) args.fail(kDropout, "dropout must be 0");
+  if (!args.is_null(kCausal)) args.boolean(kCausal);
+  if (!args.is_null(kScale)) args.number(kScale);
+}
+
+void lower(OpContext& ctx) {
+  const OpArgs& args = ctx.args();
+  const ValueId q = ctx.arg(kQ), k = ctx.arg(kK), v = ctx.arg(kV), start_pos = ctx.arg(kStartPos), out = ctx.arg(kOut);
+  const Dims qmax = ctx.max_dims(q);
+  const uint32_t heads = static_cast<uint32_t>(qmax[2]), kv_heads = static_cast<uint32_t>(ctx.max_dims(k)[2]);
+  const int64_t head_dim = qmax[3], max_seq = qmax[1], cache_max = ctx.max_dims(ctx.arg(kKCache))[1];
+  const float scale = args.is_null(kScale) ? static_cast<float>(1.0 / std::sqrt(double(head_dim)))
+                                           : static_cast<float>(args.number(kScale));
+
+  const CacheWrite cache_write = record_cache_write(ctx, {{k, ctx.arg(kKCache)}, {v, ctx.arg(kVCache)}});
+
+  const uint32_t chunk = sdpa_heads_per_chunk(heads, max_seq, cache_max,
+                                              ctx.device().limits().max_storage_buffer_binding_size);
+  const auto scores = ctx.scratch(uint64_t(chunk) * max_seq * cache_max * sizeof(float), "sdpa scores");
+  const gpu::OverrideConstants wg = {{"WG", kSdpaWorkgroup}};
+  const auto& qk = ctx.pipeline("attention/sdpa.wgsl", "scores", wg);
+  const auto& softmax = ctx.pipeline("attention/sdpa.wgsl", "softmax", wg);
+  const auto& av = ctx.pipeline("attention/sdpa.wgsl", "weighted_sum", wg);
+  struct Chunk {
+    UniformId uniform;
+    DispatchId qk, softmax, av;
+    uint32_t head_begin, heads;
+  };
+  std::vector<Chunk> chunks;
+  for (uint32_t begin = 0; begin < heads; begin += chunk) {
+    Chunk c;
+    c.head_begin = begin;
+    c.heads = std::min(chunk, heads - begin);
+    c.uniform = ctx.uniform(sizeof(SdpaParams));
+    const auto params = ctx.uniform_binding(c.uniform);
+    c.qk = ctx.dispatch(qk, {params, ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)), scores}, "sdpa scores");
+    c.softmax = ctx.dispatch(softmax, {params, scores}, "sdpa softmax");
+    c.av = ctx.dispatch(av, {params, scores, ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)}, "sdpa weighted sum");
+    chunks.push_back(c);
+  }
+
+  ctx.on_resize({q, k, v, start_pos}, [=](ResizeContext& r) {
+    const Dims& live = r.dims(q);
+    const int64_t s = live[1];
+    if (r.dims(k)[1] != s || r.dims(v)[1] != s) {
+      throw Error(ErrorCode::InvalidArgument, "sdpa_with_kv_cache: live q " + dims_string(live) + ", k " +
+                                                  dims_string(r.dims(k)) + " and v " + dims_string(r.dims(v)) +
+                                                  " disagree on S");
+    }
+    const int64_t start = r.integer(start_pos);
+    plan_cache_write(r, cache_write, r.dims(k), start, cache_max, "sdpa_with_kv_cache");
+    r.set_dims(out, live);
+    const uint64_t context = uint64_t(start + s);
+    for (const Chunk& c : chunks) {
+      SdpaParams p;
+      p.seq = static_cast<uint32_t>(s);
+      p.start = static_cast<uint32_t>(start);
+      p.heads = c.heads;
+      p.head_begin = c.head_begin;
+      p.q_heads = heads;
+      p.group = heads / kv_heads;
+      p.kv_heads = kv_heads;
+      p.dim4 = static_cast<uint32_t>(head_dim / 4);
+      p.row_stride = static_cast<uint32_t>(cache_max);
+      p.scale = scale;
+      r.write_uniform(c.uniform, p);
+      const uint64_t rows = uint64_t(c.heads) * s;
+      r.set_workgroups(c.qk, r.fold(gpu::div_up(rows * context, kSdpaWorkgroup)));
+      r.set_workgroups(c.softmax, r.fold(rows));
+      r.set_workgroups(c.av, r.fold(gpu::div_up(rows * p.dim4, kSdpaWorkgroup)));
+    }
+  });
+}
+
+}  // namespace
+
+uint32_t sdpa_heads_per_chunk(uint32_t heads, int64_t max_seq, int64_t max_context, uint64_t max_binding_bytes) {
+  const uint64_t per_head = uint64_t(max_seq) * max_context * sizeof(float);
+  const uint64_t fit = per_head == 0 ? heads : max_binding_bytes / per_head;
+  if (fit == 0) {
+    throw Error(ErrorCode::NotSupported, "sdpa_with_kv_cache: one head's scores (" + std::to_string(per_head) +
+                                             " bytes) exceed the largest storage binding (" +
+                                             std::to_string(max_binding_bytes) + ")");
+  }
+  // Even chunks: as few as fit, then spread the heads evenly over them.
+  const uint64_t n = gpu::div_up(heads, std::min<uint64_t>(fit, heads));
+  return static_cast<uint32_t>(gpu::div_up(heads, n));
+}
+
+void register_sdpa(OpRegistry& registry) { registry.add("sdpa_with_kv_cache.default", {check, lower}); }
+
+}  // namespace wgrt::ops

@@ -1,0 +1,122 @@
+// Causal grouped-query attention over a KV cache, f32, batch 1, in three
+// passes over a chunk of query heads (sdpa.cpp splits the heads so that the
+// score matrix fits one storage binding):
+//   scores          scores[hl, s, c] = scale * q[s, h] . k_cache[c, h / group]
+//                   for c <= start + s (later positions are never read)
+//   softmax         each score row normalised over its causal prefix [0, start + s]
+//   weighted_sum    out[s, h] = sum_c p[hl, s, c] * v_cache[c, h / group]
+// q, out: [S, H, D]; caches: [MAX, Hkv, D]; D % 4 == 0 (vec4 rows).
+// Score rows are `row_stride` (the cache's MAX) apart; row = hl * S + s.
+// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+
+override WG: u32 = 64;
+
+struct Params {
+  seq: u32,          // live S
+  start: u32,        // start_pos: cache positions before this query block
+  heads: u32,        // query heads in this chunk
+  head_begin: u32,   // the chunk's first query head
+  q_heads: u32,      // H
+  group: u32,        // H / Hkv
+  kv_heads: u32,     // Hkv
+  dim4: u32,         // D / 4
+  row_stride: u32,
+  scale: f32,
+  pad0: u32,
+  pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+
+// scores
+@group(0) @binding(1) var<storage, read> q4: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> k4: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> scores_out: array<f32>;
+// softmax
+@group(0) @binding(1) var<storage, read_write> probs_rw: array<f32>;
+// weighted_sum
+@group(0) @binding(1) var<storage, read> probs: array<f32>;
+@group(0) @binding(2) var<storage, read> v4: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> out4: array<vec4<f32>>;
+
+fn linear_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.y * nwg.x + wid.x;
+}
+
+@compute @workgroup_size(WG)
+fn scores(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>) {
+  let t = linear_workgroup(wid, nwg) * WG + lid.x;
+  let context = params.start + params.seq;
+  let row = t / context;
+  let c = t % context;
+  if (row >= params.heads * params.seq) { return; }
+  let s = row % params.seq;
+  if (c > params.start + s) { return; }  // causal: masked, softmax never reads it
+  let h = params.head_begin + row / params.seq;
+  let qb = (s * params.q_heads + h) * params.dim4;
+  let kb = (c * params.kv_heads + h / params.group) * params.dim4;
+  var acc = 0.0;
+  for (var j = 0u; j < params.dim4; j++) {
+    acc += dot(q4[qb + j], k4[kb + j]);
+  }
+  scores_out[row * params.row_stride + c] = acc * params.scale;
+}
+
+const SOFTMAX_WG: u32 = 128u;  // a power of two: the tree reductions halve it
+var<workgroup> partial: array<f32, SOFTMAX_WG>;
+
+// Tree reduction of `partial` (max when take_max, else sum); every
+// invocation must call it (barriers).
+fn reduce(take_max: bool, lid: u32) -> f32 {
+  workgroupBarrier();
+  for (var stride = SOFTMAX_WG / 2u; stride > 0u; stride /= 2u) {
+    if (lid < stride) {
+      let other = partial[lid + stride];
+      partial[lid] = select(partial[lid] + other, max(partial[lid], other), take_max);
+    }
+    workgroupBarrier();
+  }
+  let result = partial[0];
+  workgroupBarrier();
+  return result;
+}
+
+@compute @workgroup_size(SOFTMAX_WG)
+fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+           @builtin(num_workgroups) nwg: vec3<u32>) {
+  let row = linear_workgroup(wid, nwg);
+  // No early return: every invocation must reach the barriers.
+  let valid = row < params.heads * params.seq;
+  let len = select(0u, params.start + row % params.seq + 1u, valid);
+  let base = row * params.row_stride;
+  var m = -3.402823e38;
+  for (var c = lid.x; c < len; c += SOFTMAX_WG) { m = max(m, probs_rw[base + c]); }
+  partial[lid.x] = m;
+  m = reduce(true, lid.x);
+  var sum = 0.0;
+  for (var c = lid.x; c < len; c += SOFTMAX_WG) { sum += exp(probs_rw[base + c] - m); }
+  partial[lid.x] = sum;
+  sum = reduce(false, lid.x);
+  let inv = 1.0 / sum;
+  for (var c = lid.x; c < len; c += SOFTMAX_WG) { probs_rw[base + c] = exp(probs_rw[base + c] - m) * inv; }
+}
+
+@compute @workgroup_size(WG)
+fn weighted_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>) {
+  let t = linear_workgroup(wid, nwg) * WG + lid.x;
+  if (t >= params.seq * params.heads * params.dim4) { return; }
+  let d4 = t % params.dim4;
+  let hl = (t / params.dim4) % params.heads;
+  let s = t / (params.dim4 * params.heads);
+  let h = params.head_begin + hl;
+  let kvh = h / params.group;
+  let base = (hl * params.seq + s) * params.row_stride;
+  let len = params.start + s + 1u;
+  var acc = vec4<f32>(0.0);
+  for (var c = 0u; c < len; c++) {
+    acc += probs[base + c] * v4[(c * params.kv_heads + kvh) * params.dim4 + d4];
+  }
+  out4[(s * params.q_heads + h) * params.dim4 + d4] = acc;
+}

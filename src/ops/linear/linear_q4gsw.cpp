@@ -1,0 +1,104 @@
+// et_vk.linear_q4gsw.default (x, weight, scales, group_size, bias or Null, out):
+// x [..., K] f32, weight u8 [N, K/2] (two int4 per byte, +8 offset, even k in
+// the low nibble), scales f32 [K / group_size, padded_N], out [..., N].
+// Both kernels are recorded once; the hook gives workgroups to GEMV when the
+// live M (rows of x) is 1 and to the tiled GEMM otherwise, so bind groups
+// never change.
+#include "ops/linear/linear_q4gsw.h"
+
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "ops/register_ops.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kGemvWorkgroup = 64;
+constexpr uint32_t kGemvRows = 4;  // ROWS in linear_q4gsw.wgsl
+constexpr uint32_t kTile = 16;     // TILE in linear_q4gsw.wgsl
+
+struct LinearParams {
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  uint32_t group_size = 0;
+  uint32_t scales_stride = 0;
+  uint32_t tiles_n = 0;
+  uint32_t pad[2] = {};
+};
+static_assert(sizeof(LinearParams) == 32, "must match Params in linear_q4gsw.wgsl");
+
+void check(const OpArgs& args) {
+  args.expect_count(6);
+  const Tensor& x = args.tensor(0, {DType::F32});
+  args.expect_rank_at_least(0, 1);
+  const Tensor& w = args.tensor(1, {DType::U8});
+  args.expect_rank(1, 2);
+  const Tensor& s = args.tensor(2, {DType::F32});
+  args.expect_rank(2, 2);
+  const int64_t k = x.max_dims.back(), n = w.max_dims[0];
+  if (k % 8 != 0) args.fail(0, "K = " + std::to_string(k) + " is not a multiple of 8");
+  if (w.max_dims[1] * 2 != k) {
+    args.fail(1, "expected [N, " + std::to_string(k / 2) + "] (K/2 bytes per row), got " + dims_string(w.max_dims));
+  }
+  const int64_t gs = args.integer(3);
+  if (gs <= 0 || gs % 8 != 0 || k % gs != 0) {
+    args.fail(3, "group size " + std::to_string(gs) + " must be a positive multiple of 8 dividing K = " +
+                     std::to_string(k));
+  }
+  if (s.max_dims[0] != k / gs || s.max_dims[1] < n) {
+    args.fail(2, "expected [" + std::to_string(k / gs) + ", >= " + std::to_string(n) + "], got " +
+                     dims_string(s.max_dims));
+  }
+  if (!args.is_null(4)) {
+    args.tensor(4, {DType::F32});
+    if (args.tensor(4).max_dims != Dims{n}) args.fail(4, "expected bias [" + std::to_string(n) + "]");
+  }
+  Dims want = x.max_dims;
+  want.back() = n;
+  args.tensor(5, {DType::F32});
+  if (args.tensor(5).max_dims != want) {
+    args.fail(5, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(5).max_dims));
+  }
+}
+
+void lower(OpContext& ctx) {
+  const OpArgs& args = ctx.args();
+  const ValueId x = ctx.arg(0), w = ctx.arg(1), scales = ctx.arg(2), out = ctx.arg(5);
+  const bool has_bias = !args.is_null(4);
+  const gpu::BufferBinding bias = ctx.tensor(has_bias ? ctx.arg(4) : scales);  // placeholder when absent
+  const double bias_flag = has_bias ? 1 : 0;
+  const auto& gemv =
+      ctx.pipeline("linear/linear_q4gsw.wgsl", "gemv", {{"WG", kGemvWorkgroup}, {"HAS_BIAS", bias_flag}});
+  const auto& gemm = ctx.pipeline("linear/linear_q4gsw.wgsl", "gemm", {{"HAS_BIAS", bias_flag}});
+  const UniformId u = ctx.uniform(sizeof(LinearParams));
+  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(scales), bias, ctx.tensor(out),
+                         ctx.uniform_binding(u)};
+  const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
+  const DispatchId d_gemm = ctx.dispatch(gemm, bindings, kLinearGemmLabel);
+
+  LinearParams base;
+  base.n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
+  base.group_size = static_cast<uint32_t>(args.integer(3));
+  base.scales_stride = static_cast<uint32_t>(ctx.max_dims(scales)[1]);
+  base.tiles_n = static_cast<uint32_t>(gpu::div_up(base.n, kTile));
+  ctx.on_resize({x}, [=](ResizeContext& r) {
+    Dims dims = r.dims(x);
+    LinearParams p = base;
+    p.m = static_cast<uint32_t>(numel(dims) / p.k);
+    dims.back() = p.n;
+    r.set_dims(out, dims);
+    r.write_uniform(u, p);
+    const bool one_row = p.m == 1;
+    r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(p.n, kGemvRows) : 0));
+    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gpu::div_up(p.m, kTile) * p.tiles_n));
+  });
+}
+
+}  // namespace
+
+void register_linear(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower}); }
+
+}  // namespace wgrt::ops

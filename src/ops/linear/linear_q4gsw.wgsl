@@ -1,0 +1,134 @@
+// out[m, n] = sum_k x[m, k] * w[n, k] (+ bias[n]) with 4-bit group-symmetric
+// weights (et_vk.linear_q4gsw): w[n, k] = (nibble(n, k) - 8) * scales[k / gs, n].
+// Weights are u8 [N, K/2] read as u32 words: word j of row n holds k = 8j..8j+7,
+// value 8j+i in bits 4i..4i+3 (even k in each byte's low nibble). K % 8 == 0 and
+// gs % 8 == 0, so a word never straddles a group.
+// Entry points, chosen from the live M by the host (the other gets 0 workgroups):
+//   gemv  M == 1: a workgroup of WG invocations per ROWS output rows, reduced in
+//         workgroup memory
+//   gemm  M > 1: 16 x 16 output tiles, K in steps of 32 through workgroup memory
+// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+
+override WG: u32 = 64;       // gemv; a power of two
+override HAS_BIAS: bool = false;
+
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+  group_size: u32,
+  scales_stride: u32,  // padded N: row stride of scales
+  tiles_n: u32,        // gemm: ceil(N / 16)
+  pad0: u32,
+  pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> weight: array<u32>;
+@group(0) @binding(2) var<storage, read> scales: array<f32>;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;   // unused (a placeholder) without HAS_BIAS
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+@group(0) @binding(5) var<uniform> params: Params;
+
+fn low_nibbles(w: u32) -> vec4<f32> {   // k = 8j + 0..3
+  return vec4<f32>(f32(w & 15u), f32((w >> 4u) & 15u), f32((w >> 8u) & 15u), f32((w >> 12u) & 15u)) - 8.0;
+}
+
+fn high_nibbles(w: u32) -> vec4<f32> {  // k = 8j + 4..7
+  return vec4<f32>(f32((w >> 16u) & 15u), f32((w >> 20u) & 15u), f32((w >> 24u) & 15u), f32(w >> 28u)) - 8.0;
+}
+
+fn scale_of(word: u32, n: u32) -> f32 {
+  return scales[(word * 8u / params.group_size) * params.scales_stride + n];
+}
+
+fn finish(n: u32, acc: f32) -> f32 {
+  if (HAS_BIAS) { return acc + bias[n]; }
+  return acc;
+}
+
+const ROWS: u32 = 4u;
+var<workgroup> row_partial: array<vec4<f32>, WG>;
+
+@compute @workgroup_size(WG)
+fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let first = (wid.y * nwg.x + wid.x) * ROWS;
+  let words = params.k / 8u;
+  var acc = vec4<f32>(0.0);
+  for (var j = lid.x; j < words; j += WG) {
+    let xa = vec4<f32>(x[8u * j], x[8u * j + 1u], x[8u * j + 2u], x[8u * j + 3u]);
+    let xb = vec4<f32>(x[8u * j + 4u], x[8u * j + 5u], x[8u * j + 6u], x[8u * j + 7u]);
+    for (var r = 0u; r < ROWS; r++) {
+      let n = first + r;
+      if (n < params.n) {
+        let w = weight[n * words + j];
+        acc[r] += (dot(low_nibbles(w), xa) + dot(high_nibbles(w), xb)) * scale_of(j, n);
+      }
+    }
+  }
+  row_partial[lid.x] = acc;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
+    if (lid.x < stride) { row_partial[lid.x] += row_partial[lid.x + stride]; }
+    workgroupBarrier();
+  }
+  if (lid.x < ROWS && first + lid.x < params.n) {
+    out[first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+  }
+}
+
+const TILE: u32 = 16u;
+const TILE_K: u32 = 32u;
+var<workgroup> x_tile: array<array<f32, TILE_K>, TILE>;   // [m][k]
+var<workgroup> w_tile: array<array<f32, TILE_K>, TILE>;   // [n][k], dequantized
+
+@compute @workgroup_size(16, 16)
+fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = wid.y * nwg.x + wid.x;
+  let m0 = (tile / params.tiles_n) * TILE;
+  let n0 = (tile % params.tiles_n) * TILE;
+  if (m0 >= params.m) { return; }  // uniform per workgroup: barriers stay uniform
+  let words = params.k / 8u;
+  var acc = 0.0;
+  for (var k0 = 0u; k0 < params.k; k0 += TILE_K) {
+    // x tile: 16 x 32 values, two per invocation.
+    for (var e = li; e < TILE * TILE_K; e += 256u) {
+      let m = m0 + e / TILE_K;
+      let k = k0 + e % TILE_K;
+      var v = 0.0;
+      if (m < params.m && k < params.k) { v = x[m * params.k + k]; }
+      x_tile[e / TILE_K][e % TILE_K] = v;
+    }
+    // w tile: 16 rows x 4 words, one word (8 values) per invocation of the first 64.
+    if (li < TILE * 4u) {
+      let r = li / 4u;
+      let j = k0 / 8u + li % 4u;
+      let n = n0 + r;
+      var lo = vec4<f32>(0.0);
+      var hi = vec4<f32>(0.0);
+      if (n < params.n && j < words) {
+        let w = weight[n * words + j];
+        let s = scale_of(j, n);
+        lo = low_nibbles(w) * s;
+        hi = high_nibbles(w) * s;
+      }
+      let c = (li % 4u) * 8u;
+      for (var i = 0u; i < 4u; i++) {
+        w_tile[r][c + i] = lo[i];
+        w_tile[r][c + 4u + i] = hi[i];
+      }
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TILE_K; kk++) {
+      acc += x_tile[lid.y][kk] * w_tile[lid.x][kk];
+    }
+    workgroupBarrier();
+  }
+  let m = m0 + lid.y;
+  let n = n0 + lid.x;
+  if (m < params.m && n < params.n) {
+    out[m * params.n + n] = finish(n, acc);
+  }
+}

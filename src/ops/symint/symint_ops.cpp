@@ -1,0 +1,116 @@
+// Symbolic-int ops: no dispatches, only hooks that recompute a SymInt from
+// live shapes, other ints, or a graph input's host bytes.
+//   sym_size.int [tensor, dim, out]
+//   add / sub / mul / floordiv [a, b, out] on Ints and SymInts
+//   et_vk.select_as_symint.default [x, dim, index, out]: x[index] along dim,
+//     read on the host from the graph input x (the Llama input_pos)
+#include <cstring>
+
+#include "ops/common/shapes.h"
+#include "ops/register_ops.h"
+#include "graph/op_context.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+void expect_symint_out(const OpArgs& args, size_t i) {
+  if (!args.is_symint(i)) {
+    args.fail(i, "expected a symint output, got " + std::string(value_kind_name(args.value(i))));
+  }
+}
+
+void check_sym_size(const OpArgs& args) {
+  args.expect_count(3);
+  const Dims& dims = args.tensor(0).max_dims;
+  if (!normalize_dim(args.integer(1), dims.size())) args.fail(1, "dim out of range for " + dims_string(dims));
+  expect_symint_out(args, 2);
+}
+
+void lower_sym_size(OpContext& ctx) {
+  const ValueId t = ctx.arg(0), out = ctx.arg(2);
+  const size_t d = *normalize_dim(ctx.args().integer(1), ctx.max_dims(t).size());
+  ctx.on_resize({t}, [=](ResizeContext& r) { r.set_symint(out, r.dims(t)[d]); });
+}
+
+enum class Arith { Add, Sub, Mul, FloorDiv };
+
+int64_t apply(Arith op, int64_t a, int64_t b) {
+  switch (op) {
+    case Arith::Add: return a + b;
+    case Arith::Sub: return a - b;
+    case Arith::Mul: return a * b;
+    case Arith::FloorDiv: {
+      if (b == 0) throw Error(ErrorCode::InvalidArgument, "floordiv: division by zero");
+      const int64_t q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;  // Python's floor, not C's truncation
+    }
+  }
+  return 0;
+}
+
+void check_arith(const OpArgs& args) {
+  args.expect_count(3);
+  args.integer(0);
+  args.integer(1);
+  expect_symint_out(args, 2);
+}
+
+void lower_arith(Arith op, OpContext& ctx) {
+  const ValueId a = ctx.arg(0), b = ctx.arg(1), out = ctx.arg(2);
+  ctx.on_resize({a, b}, [=](ResizeContext& r) { r.set_symint(out, apply(op, r.integer(a), r.integer(b))); });
+}
+
+void check_select_as_symint(const OpArgs& args) {
+  args.expect_count(4);
+  const Tensor& x = args.tensor(0, {DType::I64, DType::I32});
+  if (!normalize_dim(args.integer(1), x.max_dims.size())) args.fail(1, "dim out of range for " + dims_string(x.max_dims));
+  args.integer(2);
+  expect_symint_out(args, 3);
+}
+
+void lower_select_as_symint(OpContext& ctx) {
+  const ValueId x = ctx.arg(0), out = ctx.arg(3);
+  const size_t d = *normalize_dim(ctx.args().integer(1), ctx.max_dims(x).size());
+  const int64_t index = ctx.args().integer(2);
+  const size_t elem = host_size(ctx.tensor_info(x).dtype);
+  ctx.watch_input_data(x);
+  ctx.on_resize({x}, [=](ResizeContext& r) {
+    const auto bytes = r.host_input(x);
+    if (bytes.empty()) {  // at load time, or fed from a device buffer: no host value to read
+      r.set_symint(out, 0);
+      return;
+    }
+    const Dims& live = r.dims(x);
+    const int64_t i = index < 0 ? index + live[d] : index;
+    if (i < 0 || i >= live[d]) {
+      throw Error(ErrorCode::InvalidArgument, "select_as_symint: index " + std::to_string(index) +
+                                                  " out of range for " + dims_string(live));
+    }
+    // The first element of the selected slice (the others are along dims of size 1).
+    const size_t offset = static_cast<size_t>(i * contiguous_strides(live)[d]) * elem;
+    int64_t v = 0;
+    if (elem == 8) {
+      std::memcpy(&v, bytes.data() + offset, 8);
+    } else {
+      int32_t v32 = 0;
+      std::memcpy(&v32, bytes.data() + offset, 4);
+      v = v32;
+    }
+    r.set_symint(out, v);
+  });
+}
+
+}  // namespace
+
+void register_symint(OpRegistry& registry) {
+  registry.add("sym_size.int", {check_sym_size, lower_sym_size});
+  const std::pair<const char*, Arith> ops[] = {
+      {"add", Arith::Add}, {"sub", Arith::Sub}, {"mul", Arith::Mul}, {"floordiv", Arith::FloorDiv}};
+  for (const auto& [name, op] : ops) {
+    registry.add(name, {check_arith, [op = op](OpContext& c) { lower_arith(op, c); }});
+  }
+  registry.add("et_vk.select_as_symint.default", {check_select_as_symint, lower_select_as_symint});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,148 @@
+// Quantized linear and embedding in ggml block formats, against the CPU
+// dequantizer (itself checked against the gguf Python package) and a double
+// precision matmul.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "gpu_test_env.h"
+#include "graph/executable_graph.h"
+#include "host_tensors.h"
+#include "import/gguf/dequantize.h"
+#include "ops/quant/quant_layout.h"
+
+namespace wgrt {
+namespace {
+
+uint16_t f32_to_f16(float f) {
+  // Round-to-nearest for normal values in f16 range (the test picks such values).
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffffu;
+  if (exp <= 0) return uint16_t(sign);
+  uint32_t h = sign | (uint32_t(exp) << 10) | (mant >> 13);
+  if ((mant >> 12) & 1u) ++h;
+  return uint16_t(h);
+}
+
+// Random but well-formed blocks of a type: quants uniform, scales moderate.
+std::vector<uint8_t> random_blocks(const ops::QuantLayout& l, int64_t rows, int64_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(0.002f, 0.05f), value(-1.0f, 1.0f);
+  const int64_t blocks = rows * cols / l.block_elems;
+  std::vector<uint8_t> out(blocks * l.file_bytes);
+  auto put16 = [](uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); };
+  for (int64_t b = 0; b < blocks; ++b) {
+    uint8_t* p = out.data() + b * l.file_bytes;
+    for (uint32_t i = 0; i < l.file_bytes; ++i) p[i] = uint8_t(byte(rng));
+    switch (l.ggml_type) {
+      case 0:
+        for (int i = 0; i < 32; ++i) { const float v = value(rng); std::memcpy(p + 4 * i, &v, 4); }
+        break;
+      case 1:
+        for (int i = 0; i < 32; ++i) put16(p + 2 * i, f32_to_f16(value(rng)));
+        break;
+      case 2: case 8: put16(p, f32_to_f16(scale(rng))); break;
+      case 3: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-8 * scale(rng))); break;
+      case 12: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
+      case 14: put16(p + 208, f32_to_f16(scale(rng) / 16)); break;
+    }
+  }
+  return out;
+}
+
+struct Case {
+  uint32_t type;
+  const char* name;
+};
+
+class QuantLinearTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  ASSERT_NE(l, nullptr);
+  constexpr int64_t kMaxM = 19, K = 512, N = 72;
+  const auto file = random_blocks(*l, N, K, c.type + 1);
+  std::vector<float> wf(N * K);
+  gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
+  const auto gpu_bytes = ops::repack_for_gpu(*l, file, N, K);
+  const auto bias = test::random_floats(N, 77);
+
+  GraphBuilder b;
+  const ValueId x = b.add_tensor(DType::F32, {kMaxM, K});
+  b.mark_input(x);
+  const ValueId w = b.add_constant(DType::U8, {N, int64_t(ops::gpu_row_bytes(*l, K))}, gpu_bytes);
+  const ValueId bi = b.add_constant(DType::F32, {N}, test::bytes_of(bias));
+  const ValueId out = b.add_tensor(DType::F32, {kMaxM, N});
+  b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, out});
+  b.mark_output(out);
+  auto g = ExecutableGraph::load(device(), std::move(b).build());
+
+  for (int64_t m : {int64_t{1}, kMaxM, int64_t{8}, int64_t{1}}) {
+    SCOPED_TRACE(std::string(c.name) + " M=" + std::to_string(m));
+    const auto xs = test::random_floats(m * K, uint32_t(m));
+    const HostTensorView in[] = {test::f32_view(xs, {m, K})};
+    const HostTensor res = g->execute(in)[0];
+    ASSERT_EQ(res.dims, (Dims{m, N}));
+    const auto got = test::floats(res);
+    double worst = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t n = 0; n < N; ++n) {
+        double want = bias[n], mag = std::abs(bias[n]);
+        for (int64_t k = 0; k < K; ++k) {
+          want += double(xs[i * K + k]) * wf[n * K + k];
+          mag += std::abs(double(xs[i * K + k]) * wf[n * K + k]);
+        }
+        worst = std::max(worst, std::abs(got[i * N + n] - want) / (mag + 1e-6));
+      }
+    }
+    // f32 accumulation over K = 512 in a different order: 1e-5 of the sum of |terms|.
+    EXPECT_LT(worst, 1e-5);
+  }
+}
+
+TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  constexpr int64_t kVocab = 40, kDim = 256, kMaxT = 6;
+  const auto file = random_blocks(*l, kVocab, kDim, c.type + 7);
+  std::vector<float> table(kVocab * kDim);
+  gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, table);
+
+  GraphBuilder b;
+  const ValueId w = b.add_constant(DType::U8, {kVocab, int64_t(ops::gpu_row_bytes(*l, kDim))},
+                                   ops::repack_for_gpu(*l, file, kVocab, kDim));
+  const ValueId ids = b.add_tensor(DType::I64, {1, kMaxT});
+  b.mark_input(ids);
+  const ValueId out = b.add_tensor(DType::F32, {1, kMaxT, kDim});
+  b.add_op("wgrt.embedding_ggml", {w, b.add_int(c.type), ids, out});
+  b.mark_output(out);
+  auto g = ExecutableGraph::load(device(), std::move(b).build());
+
+  const std::vector<int64_t> tokens = {39, 0, 7};
+  const HostTensorView in[] = {{DType::I64, {1, 3}, std::span(reinterpret_cast<const uint8_t*>(tokens.data()), 24)}};
+  const HostTensor res = g->execute(in)[0];
+  ASSERT_EQ(res.dims, (Dims{1, 3, kDim}));
+  const auto got = test::floats(res);
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    for (int64_t i = 0; i < kDim; ++i) {
+      // Decoding one element is a few f32 operations: allow 1 ulp-scale slack for FMA contraction.
+      const float want = table[tokens[t] * kDim + i];
+      ASSERT_NEAR(got[t * kDim + i], want, 1e-6f + 1e-6f * std::abs(want)) << "token " << t << " elem " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
+                         ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},
+                                           Case{8, "Q8_0"}, Case{12, "Q4_K"}, Case{14, "Q6_K"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace wgrt

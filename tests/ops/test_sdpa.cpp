@@ -1,0 +1,191 @@
+// sdpa_with_kv_cache.default and update_cache.default against torch
+// (tests/fixtures/ops/sdpa_*; tools/export/make_op_goldens.py). The goldens
+// are causal attention over one whole sequence, so any chunking of it into
+// prefill and decode steps must reproduce the golden rows it covers.
+#include <gtest/gtest.h>
+
+#include "gpu/device.h"
+#include "gpu_test_env.h"
+#include "host_tensors.h"
+#include "op_goldens.h"
+#include "ops/attention/sdpa.h"
+
+namespace wgrt {
+namespace {
+
+using test::load_npy;
+
+// Stated tolerances (absolute; outputs are O(1)).
+constexpr double kSmallTolerance = 1e-5;
+constexpr double kLongTolerance = 2e-5;
+
+struct Dimensions {
+  int64_t max_s, cache, heads, kv_heads, dim;
+};
+
+enum class StartPos { Int0, SymIntInput, FromTensorInput };
+
+// q, k, v inputs [1, S, H(kv), D]; start_pos per `pos`; zero caches; out.
+Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt) {
+  GraphBuilder b;
+  const ValueId q = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
+  const ValueId k = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
+  const ValueId v = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
+  for (ValueId id : {q, k, v}) b.mark_input(id);
+  ValueId start;
+  std::vector<ValueId> pre_ops;
+  if (pos == StartPos::Int0) {
+    start = b.add_int(0);
+  } else if (pos == StartPos::SymIntInput) {
+    start = b.add_symint(0);
+    b.mark_input(start);
+  } else {
+    const ValueId input_pos = b.add_tensor(DType::I64, {1});
+    b.mark_input(input_pos);
+    start = b.add_symint(0);
+    b.add_op("et_vk.select_as_symint.default", {input_pos, b.add_int(0), b.add_int(0), start});
+  }
+  const std::vector<uint8_t> zeros(size_t(d.cache * d.kv_heads * d.dim * 4), 0);
+  const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
+  const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
+  const ValueId out = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
+  b.add_op("sdpa_with_kv_cache.default",
+           {q, k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0), b.add_bool(true),
+            scale ? b.add_double(*scale) : b.add_null(), out});
+  b.mark_output(out);
+  return std::move(b).build();
+}
+
+// Rows [pos, pos + s) of a [T, H, D] array.
+std::vector<float> rows(const std::vector<float>& v, int64_t row_size, int64_t pos, int64_t s) {
+  return {v.begin() + pos * row_size, v.begin() + (pos + s) * row_size};
+}
+
+class SdpaTest : public test::GpuTest {};
+
+TEST_F(SdpaTest, StaticPrefillMatchesTorch) {
+  const auto q = load_npy("sdpa_small.q"), k = load_npy("sdpa_small.k"), v = load_npy("sdpa_small.v");
+  const Dimensions d{32, 32, 4, 2, 16};
+  for (auto [scale, golden] : {std::pair{std::optional<double>{}, "sdpa_small.out"},
+                               std::pair{std::optional<double>{0.3}, "sdpa_small.out_scale0.3"}}) {
+    SCOPED_TRACE(golden);
+    auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, scale));
+    const HostTensorView in[] = {
+        test::f32_view(q.as<float>(), {1, 32, 4, 16}), test::f32_view(k.as<float>(), {1, 32, 2, 16}),
+        test::f32_view(v.as<float>(), {1, 32, 2, 16})};
+    const auto out = g->execute(in)[0];
+    EXPECT_EQ(out.dims, (Dims{1, 32, 4, 16}));
+    const double err = test::max_abs_error(test::floats(out), load_npy(golden).as<float>());
+    EXPECT_LE(err, kSmallTolerance);
+    std::printf("[ sdpa static %s ] max abs error %.3g\n", golden, err);
+  }
+}
+
+TEST_F(SdpaTest, OneGraphServesPrefillAndDecodeSteps) {
+  const auto q = load_npy("sdpa_small.q").as<float>(), k = load_npy("sdpa_small.k").as<float>(),
+             v = load_npy("sdpa_small.v").as<float>(), want = load_npy("sdpa_small.out").as<float>();
+  const Dimensions d{16, 32, 4, 2, 16};
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput));
+  const auto handles = test::buffer_handles(*g);
+  double worst = 0;
+  // (start_pos, S): a prefill, decode steps, a chunk, the maximum S, the
+  // cache's end; then new sequences that shrink and grow S again.
+  const std::pair<int64_t, int64_t> steps[] = {{0, 7}, {7, 1}, {8, 1}, {9, 5}, {14, 16}, {30, 2},
+                                               {0, 3}, {3, 1}, {4, 1}, {0, 16}, {16, 1}, {17, 12}};
+  for (auto [pos, s] : steps) {
+    SCOPED_TRACE("start_pos=" + std::to_string(pos) + " S=" + std::to_string(s));
+    const auto qs = rows(q, 4 * 16, pos, s), ks = rows(k, 2 * 16, pos, s), vs = rows(v, 2 * 16, pos, s);
+    const std::vector<int64_t> start{pos};
+    const HostTensorView in[] = {test::f32_view(qs, {1, s, 4, 16}), test::f32_view(ks, {1, s, 2, 16}),
+                                 test::f32_view(vs, {1, s, 2, 16}), test::i64_view(start, {1})};
+    const auto out = g->execute(in)[0];
+    ASSERT_EQ(out.dims, (Dims{1, s, 4, 16}));
+    const double err = test::max_abs_error(test::floats(out), rows(want, 4 * 16, pos, s));
+    EXPECT_LE(err, kSmallTolerance);
+    worst = std::max(worst, err);
+  }
+  EXPECT_EQ(test::buffer_handles(*g), handles) << "a resize moved a buffer";
+  std::printf("[ sdpa dynamic steps ] max abs error %.3g\n", worst);
+}
+
+TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
+  const Dimensions d{2048, 2048, 12, 4, 16};
+  const int64_t t = 2048;
+  const auto q = test::hashed_uniform(size_t(t * d.heads * d.dim), 1);
+  const auto k = test::hashed_uniform(size_t(t * d.kv_heads * d.dim), 2);
+  const auto v = test::hashed_uniform(size_t(t * d.kv_heads * d.dim), 3);
+  const auto sample = load_npy("sdpa_long.rows").as<int64_t>();
+  const auto want = load_npy("sdpa_long.out_rows").as<float>();
+  const int64_t row = d.heads * d.dim;
+
+  // The premise: at S = 2048 the scores pass needs more workgroups than one
+  // dimension holds, so it must fold into 2D.
+  const auto& limits = device().limits();
+  const uint32_t chunk = ops::sdpa_heads_per_chunk(uint32_t(d.heads), d.max_s, d.cache,
+                                                   limits.max_storage_buffer_binding_size);
+  ASSERT_GT(uint64_t(chunk) * t * t / ops::kSdpaWorkgroup, limits.max_compute_workgroups_per_dimension);
+  const uint64_t chunks = (d.heads + chunk - 1) / chunk;
+
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput));
+  EXPECT_EQ(g->dispatch_count(), 2 + 3 * chunks) << "two cache writes, then three passes per head chunk";
+  const auto handles = test::buffer_handles(*g);
+  double worst = 0;
+  for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 512}, {512, 1}, {513, 1}, {0, 2048}}) {
+    SCOPED_TRACE("start_pos=" + std::to_string(pos) + " S=" + std::to_string(s));
+    const auto qs = rows(q, row, pos, s), ks = rows(k, d.kv_heads * d.dim, pos, s),
+               vs = rows(v, d.kv_heads * d.dim, pos, s);
+    const std::vector<int64_t> start{pos};
+    const HostTensorView in[] = {test::f32_view(qs, {1, s, d.heads, d.dim}),
+                                 test::f32_view(ks, {1, s, d.kv_heads, d.dim}),
+                                 test::f32_view(vs, {1, s, d.kv_heads, d.dim}), test::i64_view(start, {1})};
+    const auto out = g->execute(in)[0];
+    ASSERT_EQ(out.dims, (Dims{1, s, d.heads, d.dim}));
+    const auto got = test::floats(out);
+    size_t compared = 0;
+    for (size_t i = 0; i < sample.size(); ++i) {
+      if (sample[i] < pos || sample[i] >= pos + s) continue;
+      const std::vector<float> got_row(got.begin() + (sample[i] - pos) * row, got.begin() + (sample[i] - pos + 1) * row);
+      const std::vector<float> want_row(want.begin() + int64_t(i) * row, want.begin() + int64_t(i + 1) * row);
+      const double err = test::max_abs_error(got_row, want_row);
+      EXPECT_LE(err, kLongTolerance) << "row " << sample[i];
+      worst = std::max(worst, err);
+      ++compared;
+    }
+    EXPECT_GT(compared, 0u);
+  }
+  EXPECT_EQ(test::buffer_handles(*g), handles);
+  std::printf("[ sdpa S=2048, %u heads per chunk ] max abs error %.3g\n", chunk, worst);
+}
+
+// update_cache.default with the cache as a graph output, to read it back.
+TEST_F(SdpaTest, UpdateCacheWritesAtStartPos) {
+  const auto k = load_npy("sdpa_small.k").as<float>();  // [32, 2, 16]: 32 rows of values
+  GraphBuilder b;
+  const ValueId value = b.add_tensor(DType::F32, {1, 8, 2, 16});
+  b.mark_input(value);
+  const ValueId start = b.add_symint(0);
+  b.mark_input(start);
+  const ValueId cache = b.add_tensor(DType::F32, {1, 32, 2, 16});
+  const ValueId dummy = b.add_tensor(DType::F32, {1});
+  b.add_op("update_cache.default", {value, cache, start, dummy});
+  b.mark_output(cache);
+  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  std::vector<float> cache_now;
+  for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 8}, {8, 3}, {11, 1}, {12, 8}, {20, 1}}) {
+    const auto vs = rows(k, 32, pos, s);
+    const std::vector<int64_t> p{pos};
+    const HostTensorView in[] = {test::f32_view(vs, {1, s, 2, 16}), test::i64_view(p, {1})};
+    cache_now = test::floats(g->execute(in)[0]);
+  }
+  // Positions [0, 21) hold the values written, the rest is still zero.
+  std::vector<float> want(32 * 32, 0.0f);
+  std::copy(k.begin(), k.begin() + 21 * 32, want.begin());
+  EXPECT_EQ(cache_now, want);
+  const std::vector<float> vs(4 * 32, 1.0f);
+  const std::vector<int64_t> p{30};
+  const HostTensorView past_end[] = {test::f32_view(vs, {1, 4, 2, 16}), test::i64_view(p, {1})};
+  EXPECT_THROW(g->execute(past_end), Error) << "positions [30, 34) do not fit 32";
+}
+
+}  // namespace
+}  // namespace wgrt

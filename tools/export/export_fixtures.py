@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Exports the small ExecuTorch programs in tests/fixtures/pte/.
+
+Each model is exported with torch.export, lowered with VulkanPartitioner
+(fp32) and serialized to NAME.pte (+ NAME.ptd for external constants). Inputs
+and torch's eager outputs are saved as .npy, and NAME.json lists them with the
+program's input/output shapes, the ops in each Vulkan graph and the kernels
+left on the CPU, as read back from the serialized program by executorch's own
+deserializers. Seeds are fixed, so a rerun reproduces the same files.
+
+Usage: python3 tools/export/export_fixtures.py [--out DIR] [--only NAME ...]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
+from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture_models import MODELS  # noqa: E402
+from inspect_pte import describe_pte  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_OUT = os.path.join(ROOT, "tests", "fixtures", "pte")
+
+
+def save_npy(out_dir, name, array):
+    np.save(os.path.join(out_dir, name), array, allow_pickle=False)
+    return {"file": name, "shape": list(array.shape), "dtype": str(array.dtype)}
+
+
+def lower(spec):
+    """Returns (ExecutorchProgramManager, {method: ExportedProgram inputs})."""
+    methods = spec.methods()
+    exported = {}
+    for method_name, (module, example, dynamic_shapes) in methods.items():
+        module.eval()
+        exported[method_name] = torch.export.export(
+            module, example, dynamic_shapes=dynamic_shapes, strict=True)
+    partitioner = VulkanPartitioner(compile_options=spec.compile_options)
+    edge = to_edge_transform_and_lower(
+        exported if len(exported) > 1 else next(iter(exported.values())),
+        partitioner=[partitioner])
+    config = ExecutorchBackendConfig(**(spec.backend_config or {}))
+    return edge.to_executorch(config), methods
+
+
+def export_one(spec, out_dir):
+    torch.manual_seed(spec.seed)
+    np.random.seed(spec.seed)
+    program, methods = lower(spec)
+    pte_name = f"{spec.name}.pte"
+    with open(os.path.join(out_dir, pte_name), "wb") as f:
+        f.write(program.buffer)
+
+    ptd_names = []
+    if program._tensor_data:  # executorch 1.5 has no public getter here
+        # One .ptd per shard tag; named NAME.ptd (NAME.1.ptd, ...) so the
+        # fixture folder says which program each belongs to.
+        with tempfile.TemporaryDirectory() as tmp:
+            program.write_tensor_data_to_file(tmp)
+            for i, fname in enumerate(sorted(os.listdir(tmp))):
+                target = f"{spec.name}.ptd" if i == 0 else f"{spec.name}.{i}.ptd"
+                shutil.copy(os.path.join(tmp, fname), os.path.join(out_dir, target))
+                ptd_names.append(target)
+
+    manifest_methods = {}
+    for method_name, (module, example, _) in methods.items():
+        cases = []
+        for case_index, inputs in enumerate(spec.cases(method_name)):
+            with torch.no_grad():
+                outputs = module(*inputs)
+            if not isinstance(outputs, (tuple, list)):
+                outputs = (outputs,)
+            prefix = spec.name if len(methods) == 1 else f"{spec.name}.{method_name}"
+            if len(spec.cases(method_name)) > 1:
+                prefix += f".case{case_index}"
+            cases.append({
+                "inputs": [save_npy(out_dir, f"{prefix}.in{i}.npy", t.numpy())
+                           for i, t in enumerate(inputs)],
+                "outputs": [save_npy(out_dir, f"{prefix}.out{i}.npy", t.numpy())
+                            for i, t in enumerate(outputs)],
+            })
+        manifest_methods[method_name] = {"cases": cases}
+
+    described = describe_pte(os.path.join(out_dir, pte_name),
+                             [os.path.join(out_dir, p) for p in ptd_names])
+    for method_name, info in described.items():
+        manifest_methods[method_name].update(info)
+
+    manifest = {
+        "name": spec.name,
+        "description": spec.description,
+        "pte": pte_name,
+        "ptd": ptd_names,
+        "tolerance": {"atol": spec.atol, "rtol": spec.rtol},
+        "methods": manifest_methods,
+        "exported_with": {"torch": torch.__version__.split("+")[0],
+                          "executorch": executorch_version()},
+    }
+    with open(os.path.join(out_dir, f"{spec.name}.json"), "w") as f:
+        f.write(compact_json(manifest) + "\n")
+    return manifest
+
+
+def compact_json(obj):
+    """Indented JSON with lists of numbers or strings kept on one line."""
+    text = json.dumps(obj, indent=1)
+    return re.sub(r"\[\s*([^\[\]{}]*?)\s*\]",
+                  lambda m: "[" + re.sub(r",\s+", ", ", m.group(1)) + "]", text)
+
+
+def executorch_version():
+    from executorch.version import __version__
+    return __version__.split("+")[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--only", nargs="*", help="export only these models")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    chosen = [m for m in MODELS if not args.only or m.name in args.only]
+    if not args.only:
+        for f in os.listdir(args.out):  # a full run leaves no stale files
+            os.remove(os.path.join(args.out, f))
+    for spec in chosen:
+        manifest = export_one(spec, args.out)
+        for method_name, info in manifest["methods"].items():
+            ops = sorted({op for d in info["delegates"] for op in d["ops"]})
+            print(f"{spec.name}.{method_name}: {len(info['delegates'])} delegate(s), "
+                  f"ops {ops}, cpu {info['cpu_kernels']}")
+    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
+    print(f"{len(os.listdir(args.out))} files, {total} bytes in {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Writes the torch goldens of the Llama-family op tests (tests/ops/) into
+tests/fixtures/ops/: inputs and torch-computed outputs as .npy, fixed seeds.
+
+    python3 tools/export/make_op_goldens.py
+
+The long-prefill SDPA case (S = 2048) keeps its inputs out of the repository:
+they come from `hashed_uniform`, a counter hash that tests/ops/op_goldens.h
+reproduces bit for bit, and only sampled output rows are stored.
+"""
+import pathlib
+
+import numpy as np
+import torch
+
+OUT = pathlib.Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "ops"
+
+
+def save(name, array):
+    array = np.ascontiguousarray(array)
+    np.save(OUT / f"{name}.npy", array)
+
+
+def t2n(t):
+    return t.detach().cpu().numpy()
+
+
+def hashed_uniform(count, salt):
+    """count floats in [-1, 1): a counter hash, exact in f32 (24-bit mantissas)."""
+    i = np.arange(count, dtype=np.uint64)
+    h = (i * np.uint64(2654435761) + np.uint64(salt) * np.uint64(40503)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(15)
+    h = (h * np.uint64(2246822519)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(13)
+    return ((h >> np.uint64(8)).astype(np.float64) / float(1 << 23) - 1.0).astype(np.float32)
+
+
+def causal_gqa(q, k, v, scale=None):
+    """q [T, H, D], k/v [T, Hkv, D]: causal attention of every position over
+    the ones before it, as one sequence written through any chunking."""
+    h, hkv = q.shape[1], k.shape[1]
+    qt = q.permute(1, 0, 2).unsqueeze(0)
+    kt = k.repeat_interleave(h // hkv, dim=1).permute(1, 0, 2).unsqueeze(0)
+    vt = v.repeat_interleave(h // hkv, dim=1).permute(1, 0, 2).unsqueeze(0)
+    out = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=True, scale=scale)
+    return out.squeeze(0).permute(1, 0, 2).contiguous()
+
+
+def sdpa_goldens():
+    g = torch.Generator().manual_seed(1)
+    t, h, hkv, d = 32, 4, 2, 16
+    q, k, v = (torch.randn(t, n, d, generator=g) for n in (h, hkv, hkv))
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        save(f"sdpa_small.{name}", t2n(x))
+    save("sdpa_small.out", t2n(causal_gqa(q, k, v)))
+    save("sdpa_small.out_scale0.3", t2n(causal_gqa(q, k, v, scale=0.3)))
+
+    # Long prefill: inputs from hashed_uniform (salts 1, 2, 3), sampled rows stored.
+    t, h, hkv, d = 2048, 12, 4, 16
+    q = torch.from_numpy(hashed_uniform(t * h * d, 1)).reshape(t, h, d)
+    k = torch.from_numpy(hashed_uniform(t * hkv * d, 2)).reshape(t, hkv, d)
+    v = torch.from_numpy(hashed_uniform(t * hkv * d, 3)).reshape(t, hkv, d)
+    rows = np.array([0, 1, 2, 63, 64, 255, 510, 511, 512, 513, 1024, 1500, 2046, 2047], dtype=np.int64)
+    save("sdpa_long.rows", rows)
+    save("sdpa_long.out_rows", t2n(causal_gqa(q, k, v))[rows])
+
+
+def rope_goldens():
+    g = torch.Generator().manual_seed(2)
+    s, h, hkv, d = 12, 4, 2, 16
+    xq = torch.randn(1, s, h, d, generator=g)
+    xk = torch.randn(1, s, hkv, d, generator=g)
+    # Llama's frequencies: theta_i = 10000^(-2i/d), angle = s * theta_i.
+    theta = 1.0 / (10000.0 ** (torch.arange(0, d, 2).float() / d))
+    angles = torch.outer(torch.arange(s).float(), theta)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+
+    def rotate(x):  # Meta's reference: adjacent pairs as complex numbers
+        xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+        f = torch.polar(torch.ones_like(cos), angles).reshape(1, s, 1, d // 2)
+        return torch.view_as_real(xc * f).flatten(3)
+
+    for name, x in (("xq", xq), ("xk", xk), ("cos", cos), ("sin", sin), ("xq_out", rotate(xq)), ("xk_out", rotate(xk))):
+        save(f"rope.{name}", t2n(x))
+
+
+def pack_q4_pairs(values, even_low):
+    """int4 values in [-8, 7], shape [rows, 2j] -> u8 [rows, j] (+8 offset)."""
+    u = (values + 8).to(torch.uint8)
+    even, odd = u[:, 0::2], u[:, 1::2]
+    return (odd << 4) | even if even_low else (even << 4) | odd
+
+
+def linear_goldens():
+    g = torch.Generator().manual_seed(3)
+    m, k, n, padded_n, gs = 8, 96, 36, 40, 32
+    w_int = torch.randint(-8, 8, (n, k), generator=g)
+    scales = torch.rand(k // gs, padded_n, generator=g) * 0.1 + 0.01
+    x = torch.randn(1, m, k, generator=g)
+    bias = torch.randn(n, generator=g)
+    w = w_int.float() * scales[:, :n].t().repeat_interleave(gs, dim=1)  # [n, k]
+    save("linear.x", t2n(x))
+    save("linear.weight", t2n(pack_q4_pairs(w_int, even_low=True)))
+    save("linear.scales", t2n(scales))
+    save("linear.bias", t2n(bias))
+    save("linear.out", t2n(torch.nn.functional.linear(x, w)))
+    save("linear.out_bias", t2n(torch.nn.functional.linear(x, w, bias)))
+
+
+def embedding_goldens():
+    g = torch.Generator().manual_seed(4)
+    vocab, d, gs, tokens = 20, 32, 16, 10
+    w_int = torch.randint(-8, 8, (vocab, d), generator=g)
+    scales = torch.rand(vocab, d // gs, generator=g) * 0.1 + 0.01
+    ids = torch.randint(0, vocab, (1, tokens), generator=g)
+    table = w_int.float() * scales.repeat_interleave(gs, dim=1)
+    save("embedding.ids", t2n(ids))
+    save("embedding.scales", t2n(scales))
+    save("embedding.weight_linear", t2n(pack_q4_pairs(w_int, even_low=True)))
+    save("embedding.weight_legacy", t2n(pack_q4_pairs(w_int, even_low=False)))
+    save("embedding.out", t2n(torch.nn.functional.embedding(ids, table)))
+
+
+def shape_goldens():
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(1, 6, 8, generator=g)
+    y = torch.randn(1, 6, 8, generator=g)
+    freqs = torch.randn(16, 4, generator=g)
+    save("shape.x", t2n(x))
+    save("shape.y", t2n(y))
+    save("shape.freqs", t2n(freqs))
+    for s in (6, 3, 1, 5):
+        xs, ys = x[:, :s], y[:, :s]
+        v = xs.reshape(1, s, 2, 4)
+        save(f"shape.s{s}.view", t2n(v))
+        save(f"shape.s{s}.select_last", t2n(xs[:, -1]))
+        save(f"shape.s{s}.permute", t2n(v.permute(0, 2, 1, 3)))
+        save(f"shape.s{s}.cat", t2n(torch.cat([xs, ys], dim=1)))
+        save(f"shape.s{s}.slice_step2", t2n(xs[:, 1:100:2]))
+        save(f"shape.s{s}.squeeze", t2n(xs.squeeze(0)))
+        save(f"shape.s{s}.unsqueeze", t2n(xs.unsqueeze(2)))
+        save(f"shape.s{s}.expand", t2n(xs[:, -1:].expand(1, 4, 8)))
+    # RoPE-style slice freqs[pos : pos + S], end clamped past the table.
+    for pos, s in ((0, 6), (3, 2), (12, 6), (15, 1)):
+        save(f"shape.freqs_pos{pos}_s{s}", t2n(freqs[pos:pos + s]))
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(0)
+    sdpa_goldens()
+    rope_goldens()
+    linear_goldens()
+    embedding_goldens()
+    shape_goldens()
+    total = sum(p.stat().st_size for p in OUT.glob("*.npy"))
+    print(f"wrote {len(list(OUT.glob('*.npy')))} files, {total / 1024:.0f} KiB, to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
