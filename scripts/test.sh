@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole test suite (CTest, then pytest once Python tests exist) and
+# Runs the whole test suite (CTest, then pytest) and
 # exits non-zero on any failure. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,12 @@ fi
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-if [ -d tests/python ] && compgen -G "tests/python/test_*.py" >/dev/null; then
-  python3 -m pytest -q tests/python
+# Python suites: end-to-end checks against independent references, and the
+# Python package's tests once it is installed.
+suites=()
+for d in tests/e2e tests/python; do
+  if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
+done
+if [ ${#suites[@]} -gt 0 ]; then
+  python3 -m pytest -q -rs "${suites[@]}"
 fi

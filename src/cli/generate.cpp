@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/npy.h"
 #include "cli/progress.h"
 #include "gpu/device.h"
 #include "llm/generate.h"
@@ -37,12 +38,34 @@ constexpr const char* kUsage =
     "  --chat               wrap the prompt in the model's chat template\n"
     "  --system TEXT        system message for --chat\n"
     "  --file PATH          read the prompt from a file\n"
-    "  --quiet              print only the generated text\n";
+    "  --quiet              print only the generated text\n"
+    "\n"
+    "for testing against a reference:\n"
+    "  --prompt-tokens IDS  comma-separated token ids instead of a text prompt\n"
+    "  --dump-logits PATH   write the prompt's last-position logits as .npy\n"
+    "  --print-token-ids    print the generated token ids on stderr at the end\n"
+    "  --ignore-eos         keep generating past end-of-sequence tokens\n";
 
 std::atomic<bool> g_cancel{false};
 
 void on_sigint(int) {
   if (g_cancel.exchange(true)) std::_Exit(130);  // a second Ctrl-C ends at once
+}
+
+std::vector<llm::TokenId> parse_token_ids(const std::string& list) {
+  std::vector<llm::TokenId> ids;
+  size_t i = 0;
+  while (i < list.size()) {
+    const size_t j = std::min(list.find(',', i), list.size());
+    try {
+      ids.push_back(llm::TokenId(std::stol(list.substr(i, j - i))));
+    } catch (...) {
+      throw Error(ErrorCode::InvalidArgument, "--prompt-tokens: '" + list.substr(i, j - i) + "' is not a token id");
+    }
+    i = j + 1;
+  }
+  if (ids.empty()) throw Error(ErrorCode::InvalidArgument, "--prompt-tokens is empty");
+  return ids;
 }
 
 std::string read_all(std::FILE* f) {
@@ -63,8 +86,8 @@ int run_generate(int argc, char** argv) {
   }
   const Args args(argc, argv,
                   {"--model", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
-                   "--chunk", "--system", "--file"},
-                  {"--chat", "--quiet"});
+                   "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits"},
+                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos"});
   std::string prompt;
   if (auto file = args.get("--file")) {
     std::FILE* f = std::fopen(file->c_str(), "rb");
@@ -76,7 +99,8 @@ int run_generate(int argc, char** argv) {
   } else {
     for (const auto& p : args.positionals()) prompt += (prompt.empty() ? "" : " ") + p;
   }
-  if (prompt.empty()) throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
+  const auto prompt_ids = args.get("--prompt-tokens");
+  if (prompt.empty() && !prompt_ids) throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
   const bool quiet = args.flag("--quiet");
 
   llm::GenerateOptions gen;
@@ -88,6 +112,7 @@ int run_generate(int argc, char** argv) {
   gen.sampler.repeat_penalty = float(args.get_double("--repeat-penalty", 1.0));
   gen.sampler.seed = uint64_t(args.get_int("--seed", 0));
   gen.cancel = &g_cancel;
+  gen.ignore_eos = args.flag("--ignore-eos");
   if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
 
   auto device = gpu::Device::create();
@@ -107,20 +132,30 @@ int run_generate(int argc, char** argv) {
                  device->adapter_info().backend.c_str(), static_cast<long long>(model->context()));
   }
 
-  if (args.flag("--chat")) {
+  if (args.flag("--chat") && !prompt_ids) {
     std::vector<llm::ChatMessage> messages;
     if (auto sys = args.get("--system")) messages.push_back({"system", *sys});
     messages.push_back({"user", prompt});
     prompt = model->chat_template().apply(messages, /*add_generation_prompt=*/true);
   }
-  const auto tokens = model->tokenizer().encode(prompt, /*add_special=*/true, /*parse_special=*/true);
+  const std::vector<llm::TokenId> tokens =
+      prompt_ids ? parse_token_ids(*prompt_ids) : model->tokenizer().encode(prompt, /*add_special=*/true, /*parse_special=*/true);
+  if (prompt_ids) prompt = model->tokenizer().decode(tokens);
 
   std::signal(SIGINT, on_sigint);
   if (!quiet) {
     std::fputs(prompt.c_str(), stdout);
     std::fflush(stdout);
   }
-  const llm::GenerateStats stats = llm::generate(*model, tokens, gen, [](llm::TokenId, std::string_view text) {
+  std::vector<llm::TokenId> generated;
+  gen.on_prompt_logits = [&](std::span<const float> logits) {
+    if (auto path = args.get("--dump-logits")) {
+      write_npy(*path, DType::F32, {int64_t(logits.size())},
+                std::span(reinterpret_cast<const uint8_t*>(logits.data()), logits.size() * 4));
+    }
+  };
+  const llm::GenerateStats stats = llm::generate(*model, tokens, gen, [&](llm::TokenId id, std::string_view text) {
+    if (id >= 0) generated.push_back(id);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return true;
@@ -128,6 +163,11 @@ int run_generate(int argc, char** argv) {
   std::signal(SIGINT, SIG_DFL);
   std::fputs("\n", stdout);
 
+  if (args.flag("--print-token-ids")) {
+    std::string ids;
+    for (llm::TokenId id : generated) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    std::fprintf(stderr, "token ids: %s\n", ids.c_str());
+  }
   if (!quiet) {
     const MemoryStats mem = model->memory_stats();
     std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");

@@ -19,6 +19,7 @@ GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const G
   auto t0 = Clock::now();
   std::span<const float> logits = model.forward(prompt);
   stats.prompt_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (options.on_prompt_logits) options.on_prompt_logits(logits);
 
   t0 = Clock::now();
   for (int32_t i = 0; i < options.max_tokens; ++i) {
@@ -27,7 +28,7 @@ GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const G
       break;
     }
     const TokenId next = sampler.sample(logits, history);
-    if (model.tokenizer().is_end_of_generation(next)) {
+    if (!options.ignore_eos && model.tokenizer().is_end_of_generation(next)) {
       stats.stopped_at_eos = true;
       break;
     }

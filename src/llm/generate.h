@@ -19,6 +19,9 @@ struct GenerateOptions {
   SamplerOptions sampler;
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
+  bool ignore_eos = false;
+  // Sees the logits after the prompt, before the first token is sampled.
+  std::function<void(std::span<const float>)> on_prompt_logits;
 };
 
 struct GenerateStats {

@@ -64,16 +64,17 @@ std::vector<float> rows(const std::vector<float>& v, int64_t row_size, int64_t p
 class SdpaTest : public test::GpuTest {};
 
 TEST_F(SdpaTest, StaticPrefillMatchesTorch) {
-  const auto q = load_npy("sdpa_small.q"), k = load_npy("sdpa_small.k"), v = load_npy("sdpa_small.v");
+  const auto q = load_npy("sdpa_small.q").as<float>(), k = load_npy("sdpa_small.k").as<float>(),
+             v = load_npy("sdpa_small.v").as<float>();
   const Dimensions d{32, 32, 4, 2, 16};
   for (auto [scale, golden] : {std::pair{std::optional<double>{}, "sdpa_small.out"},
                                std::pair{std::optional<double>{0.3}, "sdpa_small.out_scale0.3"}}) {
     SCOPED_TRACE(golden);
     auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, scale));
-    const HostTensorView in[] = {
-        test::f32_view(q.as<float>(), {1, 32, 4, 16}), test::f32_view(k.as<float>(), {1, 32, 2, 16}),
-        test::f32_view(v.as<float>(), {1, 32, 2, 16})};
+    const HostTensorView in[] = {test::f32_view(q, {1, 32, 4, 16}), test::f32_view(k, {1, 32, 2, 16}),
+                                 test::f32_view(v, {1, 32, 2, 16})};
     const auto out = g->execute(in)[0];
+    EXPECT_EQ(g->hooks_fired_last_execute(), 0u) << "inert on a static graph";
     EXPECT_EQ(out.dims, (Dims{1, 32, 4, 16}));
     const double err = test::max_abs_error(test::floats(out), load_npy(golden).as<float>());
     EXPECT_LE(err, kSmallTolerance);
@@ -155,6 +156,22 @@ TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
   }
   EXPECT_EQ(test::buffer_handles(*g), handles);
   std::printf("[ sdpa S=2048, %u heads per chunk ] max abs error %.3g\n", chunk, worst);
+}
+
+TEST_F(SdpaTest, RejectsAMaskNamingTheArgument) {
+  GraphBuilder b;
+  const ValueId q = b.add_tensor(DType::F32, {1, 4, 2, 8}), k = b.add_tensor(DType::F32, {1, 4, 2, 8});
+  const ValueId c = b.add_tensor(DType::F32, {1, 8, 2, 8}), mask = b.add_tensor(DType::F32, {4, 8});
+  b.mark_input(q);
+  b.add_op("sdpa_with_kv_cache.default", {q, k, k, c, c, b.add_int(0), b.add_int(4), mask, b.add_double(0.0),
+                                          b.add_bool(true), b.add_null(), b.add_tensor(DType::F32, {1, 4, 2, 8})});
+  try {
+    ExecutableGraph::load(device(), std::move(b).build());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
+    EXPECT_NE(std::string(e.what()).find("argument 7"), std::string::npos) << e.what();
+  }
 }
 
 // update_cache.default with the cache as a graph output, to read it back.

@@ -141,7 +141,7 @@ def shape_goldens():
         save(f"shape.s{s}.unsqueeze", t2n(xs.unsqueeze(2)))
         save(f"shape.s{s}.expand", t2n(xs[:, -1:].expand(1, 4, 8)))
     # RoPE-style slice freqs[pos : pos + S], end clamped past the table.
-    for pos, s in ((0, 6), (3, 2), (12, 6), (15, 1)):
+    for pos, s in ((0, 6), (2, 3), (15, 1), (12, 5)):
         save(f"shape.freqs_pos{pos}_s{s}", t2n(freqs[pos:pos + s]))
 
 

@@ -53,6 +53,10 @@ uint64_t read_u64(std::span<const uint8_t> bytes, size_t offset);
 // anything unprintable.
 std::string quote_magic(std::span<const uint8_t> bytes, size_t offset);
 
+// flatbuffers' Verifier asserts on anything larger (FLATBUFFERS_MAX_BUFFER_SIZE),
+// so a header claiming more must be refused before verification.
+constexpr uint64_t kMaxFlatbufferSize = (uint64_t{1} << 31) - 1;
+
 // a + b <= limit without overflow.
 inline bool fits(uint64_t a, uint64_t b, uint64_t limit) { return a <= limit && b <= limit - a; }
 

@@ -38,6 +38,10 @@ void read_ptd(const FileBytes& file, NamedDataMap& named_data) {
                   ", file has " + std::to_string(file.bytes().size()) + " bytes");
   }
   const uint64_t fb_end = fb_offset + fb_size;
+  if (fb_end >= kMaxFlatbufferSize) {
+    file.fail(".ptd header", 16,
+              "flatbuffer ends at " + std::to_string(fb_end) + ", past the 2 GiB flatbuffer limit");
+  }
   flatbuffers::Verifier verifier(file.bytes().data(), fb_end, 64, 1u << 24);
   if (!ftfb::VerifyFlatTensorBuffer(verifier)) {
     file.fail("FlatTensor flatbuffer", 0,

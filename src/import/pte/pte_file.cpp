@@ -78,6 +78,10 @@ Container open_container(const FileBytes& file) {
                     std::to_string(bytes.size()) + "-byte file");
     }
   }
+  if (program_size >= kMaxFlatbufferSize) {
+    file.fail("extended header", 16,
+              "program_size " + std::to_string(program_size) + " exceeds the 2 GiB flatbuffer limit");
+  }
   flatbuffers::Verifier verifier(bytes.data(), program_size, 64, 1u << 24);
   if (!fb::VerifyProgramBuffer(verifier)) {
     file.fail("Program flatbuffer", 0,

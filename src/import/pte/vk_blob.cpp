@@ -87,7 +87,8 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
     file.fail(where, blob_offset + 8,
               "header size " + std::to_string(header_size) + ", expected at least 30");
   }
-  if (fb_offset < header_size || !fits(fb_offset, fb_size, blob.size()) || fb_size < 8) {
+  if (fb_offset < header_size || !fits(fb_offset, fb_size, blob.size()) || fb_size < 8 ||
+      fb_size >= kMaxFlatbufferSize) {
     file.fail(where, blob_offset + 10,
               "graph flatbuffer [" + std::to_string(fb_offset) + ", +" + std::to_string(fb_size) +
                   ") is outside the " + std::to_string(blob.size()) + "-byte blob");

