@@ -19,6 +19,8 @@ struct MemoryStats {
   uint64_t total_bytes = 0;       // all of the above
   uint64_t unaliased_bytes = 0;   // the total if every tensor had its own buffer
 
+  // Adds another program's (or method's) figures.
+  MemoryStats& operator+=(const MemoryStats& other);
   // A multi-line, human-readable table.
   std::string to_string() const;
 };

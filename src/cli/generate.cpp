@@ -8,7 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/npy.h"
+#include "core/npy.h"
 #include "cli/progress.h"
 #include "gpu/device.h"
 #include "llm/generate.h"

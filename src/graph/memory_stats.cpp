@@ -12,6 +12,20 @@ std::string line(const char* name, uint64_t bytes) {
 }
 }  // namespace
 
+MemoryStats& MemoryStats::operator+=(const MemoryStats& o) {
+  tensor_bytes += o.tensor_bytes;
+  shared_bytes += o.shared_bytes;
+  unshared_bytes += o.unshared_bytes;
+  constant_bytes += o.constant_bytes;
+  staging_bytes += o.staging_bytes;
+  uniform_bytes += o.uniform_bytes;
+  scratch_bytes += o.scratch_bytes;
+  num_shared_objects += o.num_shared_objects;
+  total_bytes += o.total_bytes;
+  unaliased_bytes += o.unaliased_bytes;
+  return *this;
+}
+
 std::string MemoryStats::to_string() const {
   std::string s;
   s += line("tensors", tensor_bytes);

@@ -199,8 +199,8 @@ TEST(PteMalformed, BlobConstantOutOfRange) {
   // A VkBytes table: offset UINT64_MAX next to a constant's length (int32 -1
   // pairs elsewhere, such as constant_id and mem_obj_id, look the same alone).
   std::set<uint64_t> lengths;
-  for (const auto& c : testing::read_json(fixture("mlp.json"))["methods"]["forward"]
-                           ["delegates"][0]["constants"].array) {
+  const testing::Json manifest = testing::read_json(fixture("mlp.json"));
+  for (const auto& c : manifest["methods"]["forward"]["delegates"][0]["constants"].array) {
     lengths.insert(static_cast<uint64_t>(c["length"].integer()));
   }
   size_t at = 0;

@@ -34,12 +34,15 @@ struct Json {
   std::vector<Json> array;
   std::map<std::string, Json> object;
 
-  const Json& operator[](const std::string& key) const {
+  const Json& operator[](const std::string& key) const& {
     auto it = object.find(key);
     if (it == object.end()) throw std::runtime_error("manifest has no key '" + key + "'");
     return it->second;
   }
-  const Json& operator[](size_t i) const { return array.at(i); }
+  const Json& operator[](size_t i) const& { return array.at(i); }
+  // On a temporary, copies: a reference into it would dangle at once.
+  Json operator[](const std::string& key) && { return static_cast<const Json&>(*this)[key]; }
+  Json operator[](size_t i) && { return static_cast<const Json&>(*this)[i]; }
   size_t size() const { return kind == Kind::Array ? array.size() : object.size(); }
   int64_t integer() const { return static_cast<int64_t>(number); }
   std::vector<int64_t> integers() const {

@@ -34,7 +34,7 @@ DEFAULT_OUT = os.path.join(ROOT, "tests", "fixtures", "pte")
 
 
 def save_npy(out_dir, name, array):
-    np.save(os.path.join(out_dir, name), array, allow_pickle=False)
+    np.save(os.path.join(out_dir, name), np.ascontiguousarray(array), allow_pickle=False)  # wgrt reads C order only
     return {"file": name, "shape": list(array.shape), "dtype": str(array.dtype)}
 
 

@@ -145,6 +145,78 @@ def shape_goldens():
         save(f"shape.freqs_pos{pos}_s{s}", t2n(freqs[pos:pos + s]))
 
 
+def matmul_goldens():
+    """aten.linear / mm / bmm: sizes off the 32-wide tiles, K over several tiles."""
+    g = torch.Generator().manual_seed(6)
+    m, k, n = 40, 70, 50
+    x = torch.randn(1, m, k, generator=g)
+    w = torch.randn(n, k, generator=g)
+    bias = torch.randn(n, generator=g)
+    for name, t in (("x", x), ("w", w), ("bias", bias)):
+        save(f"matmul.linear_{name}", t2n(t))
+    save("matmul.linear_out", t2n(torch.nn.functional.linear(x, w)))
+    save("matmul.linear_out_bias", t2n(torch.nn.functional.linear(x, w, bias)))
+    a = torch.randn(37, 45, generator=g)
+    b = torch.randn(45, 29, generator=g)
+    save("matmul.mm_a", t2n(a))
+    save("matmul.mm_b", t2n(b))
+    save("matmul.mm_out", t2n(a @ b))
+    a = torch.randn(3, 19, 40, generator=g)
+    b = torch.randn(3, 40, 35, generator=g)
+    save("matmul.bmm_a", t2n(a))
+    save("matmul.bmm_b", t2n(b))
+    save("matmul.bmm_out", t2n(torch.bmm(a, b)))
+
+
+def softmax_layer_norm_goldens():
+    """_softmax / _log_softmax along each dim of x [3, S, 20] at live S = 6, 3, 1
+    (a softmax over the dynamic dim changes with S), a long row with large
+    values, and native_layer_norm over one and two trailing dims."""
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(3, 6, 20, generator=g) * 4
+    save("softmax.x", t2n(x))
+    for s in (6, 3, 1):
+        xs = x[:, :s]
+        for dim in (-1, 1, 0):
+            save(f"softmax.s{s}.dim{dim}", t2n(torch.softmax(xs, dim)))
+            save(f"log_softmax.s{s}.dim{dim}", t2n(torch.log_softmax(xs, dim)))
+    long_row = torch.randn(2, 1000, generator=g) * 30
+    save("softmax.long_x", t2n(long_row))
+    save("softmax.long_out", t2n(torch.softmax(long_row, -1)))
+
+    x = torch.randn(2, 6, 48, generator=g) * 3 + 1
+    w = torch.randn(48, generator=g)
+    b = torch.randn(48, generator=g)
+    save("layer_norm.x", t2n(x))
+    save("layer_norm.w", t2n(w))
+    save("layer_norm.b", t2n(b))
+    for s in (6, 3, 1):
+        out, mean, rstd = torch.ops.aten.native_layer_norm(x[:, :s], [48], w, b, 1e-5)
+        save(f"layer_norm.s{s}.out", t2n(out))
+        save(f"layer_norm.s{s}.mean", t2n(mean))
+        save(f"layer_norm.s{s}.rstd", t2n(rstd))
+    x2 = torch.randn(4, 3, 16, generator=g)
+    out, mean, rstd = torch.ops.aten.native_layer_norm(x2, [3, 16], None, None, 1e-5)
+    save("layer_norm.x2", t2n(x2))
+    save("layer_norm.x2_out", t2n(out))
+    save("layer_norm.x2_mean", t2n(mean))
+    save("layer_norm.x2_rstd", t2n(rstd))
+
+
+def embedding_split_goldens():
+    """aten.embedding with an f32 table, aten.split_with_sizes_copy."""
+    g = torch.Generator().manual_seed(8)
+    table = torch.randn(20, 8, generator=g)
+    ids = torch.randint(0, 20, (1, 10), generator=g)
+    save("embedding_f32.table", t2n(table))
+    save("embedding_f32.ids", t2n(ids))
+    save("embedding_f32.out", t2n(torch.nn.functional.embedding(ids, table)))
+    x = torch.randn(1, 6, 48, generator=g)
+    save("split.x", t2n(x))
+    for i, part in enumerate(torch.split(x, [16, 24, 8], dim=-1)):
+        save(f"split.out{i}", t2n(part))
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
@@ -153,6 +225,9 @@ def main():
     linear_goldens()
     embedding_goldens()
     shape_goldens()
+    matmul_goldens()
+    softmax_layer_norm_goldens()
+    embedding_split_goldens()
     total = sum(p.stat().st_size for p in OUT.glob("*.npy"))
     print(f"wrote {len(list(OUT.glob('*.npy')))} files, {total / 1024:.0f} KiB, to {OUT}")
 

@@ -74,6 +74,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding(OpRegistry& registry) { registry.add("et_vk.embedding_q4gsw.default", {check, lower}); }
+void register_embedding_q4gsw(OpRegistry& registry) { registry.add("et_vk.embedding_q4gsw.default", {check, lower}); }
 
 }  // namespace wgrt::ops

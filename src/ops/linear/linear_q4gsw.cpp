@@ -99,6 +99,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_linear(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower}); }
+void register_linear_q4gsw(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower}); }
 
 }  // namespace wgrt::ops

@@ -53,7 +53,7 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_norm(OpRegistry& registry) {
+void register_rms_norm(OpRegistry& registry) {
   registry.add("et_vk.rms_norm.default", {check, lower});
 }
 

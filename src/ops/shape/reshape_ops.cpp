@@ -1,7 +1,9 @@
 // Ops that keep the element order and only rename the shape, lowered to one
 // flat copy of the live numel: aten.view_copy.default (self, size, out),
 // aten.clone.default (self, memory_format, out), aten.unsqueeze_copy.default
-// (self, dim, out), aten.squeeze_copy.{dims,dim,default}.
+// (self, dim, out), aten.squeeze_copy.{dims,dim,default}, and
+// et_vk.prepack.default (const, out), which copies a constant into the
+// tensor that later ops read.
 #include <algorithm>
 
 #include "ops/common/shapes.h"
@@ -106,17 +108,19 @@ void lower_view(OpContext& ctx) {
   });
 }
 
-void check_clone(const OpArgs& args) {
-  args.expect_count(3);
-  check_copy_pair(args, 0, 2);
-  if (args.tensor(0).max_dims != args.tensor(2).max_dims) {
-    args.fail(2, "expected shape " + dims_string(args.tensor(0).max_dims) + ", got " +
-                     dims_string(args.tensor(2).max_dims));
+// clone: (self, memory_format, out); prepack: (const, out).
+void check_clone(const OpArgs& args, size_t count) {
+  args.expect_count(count);
+  const size_t out = count - 1;
+  check_copy_pair(args, 0, out);
+  if (args.tensor(0).max_dims != args.tensor(out).max_dims) {
+    args.fail(out, "expected shape " + dims_string(args.tensor(0).max_dims) + ", got " +
+                       dims_string(args.tensor(out).max_dims));
   }
 }
 
 void lower_clone(OpContext& ctx) {
-  const ValueId in = ctx.arg(0), out = ctx.arg(2);
+  const ValueId in = ctx.arg(0), out = ctx.arg(ctx.args().size() - 1);
   lower_flat(ctx, in, out, {}, [=](const ResizeContext& r) { return r.dims(in); });
 }
 
@@ -200,7 +204,8 @@ void lower_squeeze(OpContext& ctx) {
 
 void register_reshape_ops(OpRegistry& registry) {
   registry.add("aten.view_copy.default", {check_view, lower_view});
-  registry.add("aten.clone.default", {check_clone, lower_clone});
+  registry.add("aten.clone.default", {[](const OpArgs& a) { check_clone(a, 3); }, lower_clone});
+  registry.add("et_vk.prepack.default", {[](const OpArgs& a) { check_clone(a, 2); }, lower_clone});
   registry.add("aten.unsqueeze_copy.default", {check_unsqueeze, lower_unsqueeze});
   for (const char* name : {"aten.squeeze_copy.dims", "aten.squeeze_copy.dim", "aten.squeeze_copy.default"}) {
     registry.add(name, {check_squeeze, lower_squeeze});

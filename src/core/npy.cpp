@@ -1,4 +1,4 @@
-#include "cli/npy.h"
+#include "core/npy.h"
 
 #include <cstdio>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include "wgrt/error.h"
 
-namespace wgrt::cli {
+namespace wgrt {
 namespace {
 
 struct NpyType {
@@ -102,4 +102,4 @@ void write_npy(const std::string& path, DType dtype, const Dims& dims, std::span
   if (std::fclose(f) != 0 || !ok) throw Error(ErrorCode::Internal, "writing " + path + " failed");
 }
 
-}  // namespace wgrt::cli
+}  // namespace wgrt

@@ -1,0 +1,145 @@
+#include "import/pte/to_graph.h"
+
+#include <map>
+
+#include "wgrt/error.h"
+
+namespace wgrt::pte {
+
+wgrt::DType to_wgrt_dtype(DType dtype, const std::string& where) {
+  switch (dtype) {
+    case DType::Float32: return wgrt::DType::F32;
+    case DType::Float16: return wgrt::DType::F16;
+    case DType::Int32: return wgrt::DType::I32;
+    case DType::Int64: return wgrt::DType::I64;
+    case DType::UInt8: return wgrt::DType::U8;
+    case DType::Int8: return wgrt::DType::I8;
+    case DType::Bool: return wgrt::DType::Bool;
+    default:
+      throw Error(ErrorCode::NotSupported, where + ": dtype " + std::string(to_string(dtype)) + " is not supported");
+  }
+}
+
+Graph to_graph(const Program& program, const Method& method, const std::string& file_name) {
+  if (!method.cpu_kernels.empty()) {
+    std::string list;
+    for (const auto& k : method.cpu_kernels) list += (list.empty() ? "" : ", ") + k;
+    throw Error(ErrorCode::NotSupported, file_name + ": method '" + method.name +
+                                             "' is not fully delegated to the Vulkan backend; it also calls CPU "
+                                             "kernels wgrt does not run: " + list);
+  }
+  const VkGraph& vk = method.graph();
+  const Delegate& delegate = method.delegates.at(0);
+  const std::string where = file_name + " method '" + method.name + "'";
+
+  // The delegate call passes Program values (inputs, then outputs) in its own
+  // order, which need not be the method's: map each method input and output
+  // to the graph value that receives it, so the graph takes them in method order.
+  const size_t n_in = vk.input_ids.size(), n_out = vk.output_ids.size();
+  if (delegate.call_args.size() != n_in + n_out) {
+    throw Error(ErrorCode::InvalidProgram, where + ": the delegate call passes " +
+                                               std::to_string(delegate.call_args.size()) + " values, its graph has " +
+                                               std::to_string(n_in) + " inputs and " + std::to_string(n_out) + " outputs");
+  }
+  auto graph_value_for = [&](const IoValue& io, size_t begin, size_t end, const std::vector<uint32_t>& ids,
+                             const char* what) {
+    for (size_t k = begin; k < end; ++k) {
+      if (delegate.call_args[k] == io.value_id) return ids[k - begin];
+    }
+    throw Error(ErrorCode::NotSupported, where + ": method " + what + " (program value " +
+                                             std::to_string(io.value_id) + ") does not go through the delegate");
+  };
+  std::vector<uint32_t> inputs, outputs;
+  // The Program's own dtype of each graph input/output: ExecuTorch's Vulkan
+  // export stores 64-bit integer tensors as 32-bit in the graph, while the
+  // method still takes and returns int64; wgrt's I64 tensors do exactly that.
+  std::map<uint32_t, DType> io_dtype;
+  for (const IoValue& io : method.inputs) {
+    inputs.push_back(graph_value_for(io, 0, n_in, vk.input_ids, "input"));
+    io_dtype[inputs.back()] = io.dtype;
+  }
+  for (const IoValue& io : method.outputs) {
+    outputs.push_back(graph_value_for(io, n_in, n_in + n_out, vk.output_ids, "output"));
+    io_dtype[outputs.back()] = io.dtype;
+  }
+
+  GraphBuilder b;
+  for (size_t id = 0; id < vk.values.size(); ++id) {
+    const Value& v = vk.values[id];
+    const std::string vwhere = where + " value " + std::to_string(id);
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, Null>) {
+            b.add_null();
+          } else if constexpr (std::is_same_v<T, Int>) {
+            b.add_int(x.value);
+          } else if constexpr (std::is_same_v<T, Double>) {
+            b.add_double(x.value);
+          } else if constexpr (std::is_same_v<T, Bool>) {
+            b.add_bool(x.value);
+          } else if constexpr (std::is_same_v<T, VkTensor>) {
+            wgrt::DType dtype = to_wgrt_dtype(x.dtype, vwhere);
+            if (auto it = io_dtype.find(uint32_t(id)); it != io_dtype.end() && dtype == wgrt::DType::I32 &&
+                                                          it->second == DType::Int64) {
+              dtype = wgrt::DType::I64;
+            }
+            Dims dims(x.dims.begin(), x.dims.end());
+            if (x.constant_id >= 0) {
+              if (size_t(x.constant_id) >= vk.constants.size()) {
+                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant_id " + std::to_string(x.constant_id) +
+                                                           " but the graph has " + std::to_string(vk.constants.size()) +
+                                                           " constants");
+              }
+              const auto bytes = vk.constants[x.constant_id].bytes;
+              const uint64_t want = uint64_t(numel(dims)) * host_size(dtype);
+              if (bytes.size() != want) {
+                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant " + std::to_string(x.constant_id) +
+                                                           " has " + std::to_string(bytes.size()) + " bytes, " +
+                                                           std::string(dtype_name(dtype)) + dims_string(dims) +
+                                                           " needs " + std::to_string(want));
+              }
+              b.add_constant_view(dtype, std::move(dims), bytes);
+            } else {
+              b.add_tensor(dtype, std::move(dims), x.mem_obj_id);
+            }
+          } else if constexpr (std::is_same_v<T, IntList>) {
+            b.add_int_list(x.items);
+          } else if constexpr (std::is_same_v<T, DoubleList>) {
+            b.add_double_list(x.items);
+          } else if constexpr (std::is_same_v<T, BoolList>) {
+            b.add_bool_list(x.items);
+          } else if constexpr (std::is_same_v<T, ValueList>) {
+            std::vector<ValueId> items;
+            for (int32_t i : x.items) {
+              if (i < 0 || size_t(i) >= vk.values.size()) {
+                throw Error(ErrorCode::InvalidProgram, vwhere + ": list refers to missing value " + std::to_string(i));
+              }
+              items.push_back(ValueId(i));
+            }
+            b.add_value_list(std::move(items));
+          } else if constexpr (std::is_same_v<T, String>) {
+            b.add_string(x.value);
+          } else if constexpr (std::is_same_v<T, SymInt>) {
+            b.add_symint(x.value);
+          }
+        },
+        v);
+  }
+  for (const OpCall& op : vk.ops) {
+    std::vector<ValueId> args;
+    for (int32_t a : op.args) {
+      if (a < 0 || size_t(a) >= vk.values.size()) {
+        throw Error(ErrorCode::InvalidProgram, where + " op " + op.name + " (node " + std::to_string(op.node_id) +
+                                                   ") refers to missing value " + std::to_string(a));
+      }
+      args.push_back(ValueId(a));
+    }
+    b.add_op(op.name, std::move(args));
+  }
+  for (uint32_t id : inputs) b.mark_input(id);
+  for (uint32_t id : outputs) b.mark_output(id);
+  return std::move(b).build();
+}
+
+}  // namespace wgrt::pte

@@ -1,0 +1,62 @@
+// aten.embedding.default (weight, indices, padding_idx, scale_grad_by_freq,
+// sparse, out): weight f32 [vocab, D], indices i64 or i32 of any shape, out
+// [indices..., D]. padding_idx and the two flags only matter for gradients.
+// The hook follows the live indices shape.
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+
+struct EmbeddingParams {
+  uint32_t count = 0;
+  uint32_t d = 0;
+  uint32_t vocab = 0;
+  uint32_t pad = 0;
+};
+static_assert(sizeof(EmbeddingParams) == 16, "must match Params in embedding.wgsl");
+
+void check(const OpArgs& args) {
+  args.expect_count(6);
+  const Tensor& w = args.tensor(0, {DType::F32});
+  args.expect_rank(0, 2);
+  const Tensor& idx = args.tensor(1, {DType::I64, DType::I32});
+  args.integer(2);
+  args.boolean(3);
+  args.boolean(4);
+  Dims want = idx.max_dims;
+  want.push_back(w.max_dims[1]);
+  args.tensor(5, {DType::F32});
+  if (args.tensor(5).max_dims != want) {
+    args.fail(5, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(5).max_dims));
+  }
+}
+
+void lower(OpContext& ctx) {
+  const ValueId w = ctx.arg(0), idx = ctx.arg(1), out = ctx.arg(5);
+  const auto& pipeline = ctx.pipeline("embedding/embedding.wgsl", "main", {{"WG", kWorkgroup}});
+  const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
+  const DispatchId d =
+      ctx.dispatch(pipeline, {ctx.tensor(w), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
+  const int64_t dim = ctx.max_dims(w)[1], vocab = ctx.max_dims(w)[0];
+  ctx.on_resize({idx}, [=](ResizeContext& r) {
+    Dims dims = r.dims(idx);
+    EmbeddingParams p;
+    p.count = static_cast<uint32_t>(numel(dims) * dim);
+    p.d = static_cast<uint32_t>(dim);
+    p.vocab = static_cast<uint32_t>(vocab);
+    dims.push_back(dim);
+    r.set_dims(out, dims);
+    r.write_uniform(u, p);
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+  });
+}
+
+}  // namespace
+
+void register_embedding_f32(OpRegistry& registry) { registry.add("aten.embedding.default", {check, lower}); }
+
+}  // namespace wgrt::ops

@@ -1,0 +1,29 @@
+// out[t, :] = weight[indices[t], :] for an f32 table weight [vocab, D]
+// (aten.embedding). Indices are i32 on the GPU (the device form of i64).
+// One invocation per output value; 2D-folded.
+
+override WG: u32 = 256;
+
+struct Params {
+  count: u32,  // tokens * D
+  d: u32,
+  vocab: u32,
+  pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> weight: array<f32>;
+@group(0) @binding(1) var<storage, read> indices: array<i32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<uniform> params: Params;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  if (i >= params.count) { return; }
+  let token = i / params.d;
+  // Out-of-range ids read row 0 rather than outside the table; torch raises.
+  var id = indices[token];
+  if (id < 0 || id >= i32(params.vocab)) { id = 0; }
+  out[i] = weight[u32(id) * params.d + i % params.d];
+}

@@ -1,0 +1,158 @@
+// f32 matrix products, all on linear/matmul.wgsl:
+//   aten.linear.default (x [..., K], weight [N, K], bias [N] or Null, out [..., N])
+//   aten.mm.default     (a [M, K], b [K, N], out [M, N])
+//   aten.bmm.default    (a [B, M, K], b [B, K, N], out [B, M, N])
+// linear records both the GEMV and the tiled GEMM; its hook gives workgroups
+// to GEMV when the live M (rows of x) is 1 and to the GEMM otherwise, so bind
+// groups never change. mm and bmm use the GEMM alone. Every live dim may
+// change between runs, up to its maximum.
+#include "ops/linear/matmul.h"
+
+#include "gpu/workgroups.h"
+#include "graph/op_context.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr uint32_t kTile = 32;         // TILE in matmul.wgsl
+constexpr uint32_t kGemvWorkgroup = 64;
+constexpr uint32_t kGemvRows = 4;      // ROWS in matmul.wgsl
+
+struct MatmulParams {
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  uint32_t tiles_m = 0;
+  uint32_t tiles_n = 0;
+  uint32_t a_batch_stride = 0;
+  uint32_t b_batch_stride = 0;
+  uint32_t batches = 0;
+};
+static_assert(sizeof(MatmulParams) == 32, "must match Params in matmul.wgsl");
+
+MatmulParams params_for(int64_t batches, int64_t m, int64_t k, int64_t n) {
+  MatmulParams p;
+  p.m = static_cast<uint32_t>(m);
+  p.n = static_cast<uint32_t>(n);
+  p.k = static_cast<uint32_t>(k);
+  p.tiles_m = static_cast<uint32_t>(gpu::div_up(m, kTile));
+  p.tiles_n = static_cast<uint32_t>(gpu::div_up(n, kTile));
+  p.a_batch_stride = static_cast<uint32_t>(m * k);
+  p.b_batch_stride = static_cast<uint32_t>(k * n);
+  p.batches = static_cast<uint32_t>(batches);
+  return p;
+}
+
+uint64_t gemm_workgroups(const MatmulParams& p) { return uint64_t(p.batches) * p.tiles_m * p.tiles_n; }
+
+void expect_shape(const OpArgs& args, size_t i, const Dims& want) {
+  if (args.tensor(i).max_dims != want) {
+    args.fail(i, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(i).max_dims));
+  }
+}
+
+[[noreturn]] void bad_live(const char* op, const Dims& a, const Dims& b) {
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(op) + ": live shapes " + dims_string(a) + " and " + dims_string(b) + " do not multiply");
+}
+
+// --- aten.linear.default -------------------------------------------------------
+
+void check_linear(const OpArgs& args) {
+  args.expect_count(4);
+  const Tensor& x = args.tensor(0, {DType::F32});
+  args.expect_rank_at_least(0, 1);
+  const Tensor& w = args.tensor(1, {DType::F32});
+  args.expect_rank(1, 2);
+  const int64_t n = w.max_dims[0], k = w.max_dims[1];
+  if (x.max_dims.back() != k) {
+    args.fail(1, "expected [N, " + std::to_string(x.max_dims.back()) + "] (argument 0's last dim), got " +
+                     dims_string(w.max_dims));
+  }
+  if (!args.is_null(2)) {
+    args.tensor(2, {DType::F32});
+    expect_shape(args, 2, {n});
+  }
+  args.tensor(3, {DType::F32});
+  Dims want = x.max_dims;
+  want.back() = n;
+  expect_shape(args, 3, want);
+}
+
+void lower_linear(OpContext& ctx) {
+  const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(3);
+  const bool has_bias = !ctx.args().is_null(2);
+  const gpu::OverrideConstants constants = {{"B_TRANSPOSED", 1}, {"HAS_BIAS", has_bias ? 1 : 0}, {"BATCHED", 0}};
+  gpu::OverrideConstants gemv_constants = constants;
+  gemv_constants.emplace_back("WG", kGemvWorkgroup);
+  const UniformId u = ctx.uniform(sizeof(MatmulParams));
+  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),  // w: placeholder
+                         ctx.tensor(out), ctx.uniform_binding(u)};
+  const DispatchId d_gemv =
+      ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants), bindings, kMatmulGemvLabel);
+  const DispatchId d_gemm =
+      ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemm", constants), bindings, kMatmulGemmLabel);
+  const int64_t n = ctx.max_dims(w)[0], k = ctx.max_dims(w)[1];
+  ctx.on_resize({x}, [=](ResizeContext& r) {
+    Dims dims = r.dims(x);
+    const int64_t m = k == 0 ? 0 : numel(dims) / k;
+    dims.back() = n;
+    r.set_dims(out, dims);
+    const MatmulParams p = params_for(1, m, k, n);
+    r.write_uniform(u, p);
+    const bool one_row = m == 1;
+    r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(n, kGemvRows) : 0));
+    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gemm_workgroups(p)));
+  });
+}
+
+// --- aten.mm.default and aten.bmm.default ------------------------------------------
+
+void check_mm(const OpArgs& args, size_t rank) {
+  args.expect_count(3);
+  const Tensor& a = args.tensor(0, {DType::F32});
+  args.expect_rank(0, rank);
+  const Tensor& b = args.tensor(1, {DType::F32});
+  args.expect_rank(1, rank);
+  const size_t r = rank - 2;  // index of M in a, of K in b
+  if (a.max_dims[r + 1] != b.max_dims[r] || (rank == 3 && a.max_dims[0] != b.max_dims[0])) {
+    args.fail(1, "shape " + dims_string(b.max_dims) + " does not multiply " + dims_string(a.max_dims));
+  }
+  args.tensor(2, {DType::F32});
+  Dims want = a.max_dims;
+  want.back() = b.max_dims.back();
+  expect_shape(args, 2, want);
+}
+
+void lower_mm(OpContext& ctx, bool batched) {
+  const ValueId a = ctx.arg(0), b = ctx.arg(1), out = ctx.arg(2);
+  const UniformId u = ctx.uniform(sizeof(MatmulParams));
+  const auto& gemm = ctx.pipeline("linear/matmul.wgsl", "gemm",
+                                  {{"B_TRANSPOSED", 0}, {"HAS_BIAS", 0}, {"BATCHED", batched ? 1 : 0}});
+  // b again as the bias placeholder.
+  const DispatchId d = ctx.dispatch(
+      gemm, {ctx.tensor(a), ctx.tensor(b), ctx.tensor(b), ctx.tensor(out), ctx.uniform_binding(u)}, kMatmulGemmLabel);
+  ctx.on_resize({a, b}, [=](ResizeContext& r) {
+    const Dims& da = r.dims(a);
+    const Dims& db = r.dims(b);
+    const size_t i = batched ? 1 : 0;  // index of M in a, of K in b
+    if (da[i + 1] != db[i] || (batched && da[0] != db[0])) bad_live(batched ? "bmm" : "mm", da, db);
+    Dims dims = da;
+    dims.back() = db.back();
+    r.set_dims(out, dims);
+    const MatmulParams p = params_for(batched ? da[0] : 1, da[i], da[i + 1], db.back());
+    r.write_uniform(u, p);
+    r.set_workgroups(d, r.fold(gemm_workgroups(p)));
+  });
+}
+
+}  // namespace
+
+void register_matmul(OpRegistry& registry) {
+  registry.add("aten.linear.default", {check_linear, lower_linear});
+  registry.add("aten.mm.default", {[](const OpArgs& a) { check_mm(a, 2); }, [](OpContext& c) { lower_mm(c, false); }});
+  registry.add("aten.bmm.default", {[](const OpArgs& a) { check_mm(a, 3); }, [](OpContext& c) { lower_mm(c, true); }});
+}
+
+}  // namespace wgrt::ops

@@ -1,0 +1,132 @@
+// f32 matrix products: out[b, m, n] = sum_k a[b, m, k] * B[b, k, n] (+ bias[n]).
+// Variants through override constants:
+//   B_TRANSPOSED  b is stored [N, K] (aten.linear's weight), else [K, N]
+//   HAS_BIAS      adds bias[n] (aten.linear); bias is a placeholder otherwise
+//   BATCHED       a and b advance by their batch strides per batch (aten.bmm)
+// Entry points, chosen from the live shapes by the host (the other gets 0 workgroups):
+//   gemm  TILE x TILE output tiles per workgroup, 8 x 8 invocations each owning
+//         a 4 x 4 micro-tile, K in steps of TILE_K through workgroup memory
+//   gemv  M == 1 with B_TRANSPOSED: WG invocations per ROWS outputs, each
+//         output a dot product of two contiguous rows, reduced in workgroup memory
+// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+
+override B_TRANSPOSED: bool = false;
+override HAS_BIAS: bool = false;
+override BATCHED: bool = false;
+override WG: u32 = 64;  // gemv; a power of two
+
+struct Params {
+  m: u32,
+  n: u32,
+  k: u32,
+  tiles_m: u32,        // gemm: ceil(M / TILE)
+  tiles_n: u32,        // gemm: ceil(N / TILE)
+  a_batch_stride: u32, // elements; used with BATCHED
+  b_batch_stride: u32,
+  batches: u32,
+}
+
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read> bias: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
+
+fn finish(n: u32, acc: f32) -> f32 {
+  if (HAS_BIAS) { return acc + bias[n]; }
+  return acc;
+}
+
+// B[k, n] of the current batch, 0 outside the matrix.
+fn load_b(base: u32, k: u32, n: u32) -> f32 {
+  if (k >= params.k || n >= params.n) { return 0.0; }
+  if (B_TRANSPOSED) { return b[base + n * params.k + k]; }
+  return b[base + k * params.n + n];
+}
+
+const TILE: u32 = 32u;
+const TILE_K: u32 = 32u;
+const MICRO: u32 = 4u;          // each invocation: MICRO x MICRO outputs
+const THREADS: u32 = 64u;       // (TILE / MICRO)^2
+var<workgroup> a_tile: array<array<f32, TILE_K>, TILE>;                 // [m][k]
+var<workgroup> b_tile: array<array<vec4<f32>, TILE / 4u>, TILE_K>;      // [k][n / 4]
+
+@compute @workgroup_size(8, 8)
+fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tile = wid.y * nwg.x + wid.x;
+  let per_batch = params.tiles_m * params.tiles_n;
+  let batch = tile / per_batch;
+  if (batch >= params.batches) { return; }  // a folded grid's spare workgroups; uniform per workgroup
+  let in_batch = tile % per_batch;
+  let m0 = (in_batch / params.tiles_n) * TILE;
+  let n0 = (in_batch % params.tiles_n) * TILE;
+  var a_base = 0u;
+  var b_base = 0u;
+  if (BATCHED) {
+    a_base = batch * params.a_batch_stride;
+    b_base = batch * params.b_batch_stride;
+  }
+  let out_base = batch * params.m * params.n;
+  var acc: array<vec4<f32>, MICRO>;
+  for (var k0 = 0u; k0 < params.k; k0 += TILE_K) {
+    // TILE x TILE_K values of each operand, 16 per invocation; the fastest
+    // index follows memory order, so neighbouring invocations read neighbours.
+    for (var e = li; e < TILE * TILE_K; e += THREADS) {
+      let row = e / TILE_K;
+      let col = e % TILE_K;
+      let m = m0 + row;
+      let k = k0 + col;
+      var v = 0.0;
+      if (m < params.m && k < params.k) { v = a[a_base + m * params.k + k]; }
+      a_tile[row][col] = v;
+      if (B_TRANSPOSED) {  // b[n][k]: row is n, col is k
+        b_tile[col][row / 4u][row % 4u] = load_b(b_base, k, n0 + row);
+      } else {             // b[k][n]: row is k, col is n
+        b_tile[row][col / 4u][col % 4u] = load_b(b_base, k0 + row, n0 + col);
+      }
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TILE_K; kk++) {
+      let bv = b_tile[kk][lid.x];
+      for (var i = 0u; i < MICRO; i++) {
+        acc[i] += a_tile[lid.y * MICRO + i][kk] * bv;
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < MICRO; i++) {
+    let m = m0 + lid.y * MICRO + i;
+    if (m >= params.m) { break; }
+    for (var j = 0u; j < MICRO; j++) {
+      let n = n0 + lid.x * MICRO + j;
+      if (n < params.n) { out[out_base + m * params.n + n] = finish(n, acc[i][j]); }
+    }
+  }
+}
+
+const ROWS: u32 = 4u;
+var<workgroup> row_partial: array<vec4<f32>, WG>;
+
+@compute @workgroup_size(WG)
+fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let first = (wid.y * nwg.x + wid.x) * ROWS;
+  var acc = vec4<f32>(0.0);
+  for (var k = lid.x; k < params.k; k += WG) {
+    let x = a[k];
+    for (var r = 0u; r < ROWS; r++) {
+      let n = first + r;
+      if (n < params.n) { acc[r] += x * b[n * params.k + k]; }
+    }
+  }
+  row_partial[lid.x] = acc;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
+    if (lid.x < stride) { row_partial[lid.x] += row_partial[lid.x + stride]; }
+    workgroupBarrier();
+  }
+  if (lid.x < ROWS && first + lid.x < params.n) {
+    out[first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+  }
+}

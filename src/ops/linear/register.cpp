@@ -1,0 +1,13 @@
+#include "ops/linear/matmul.h"
+#include "ops/register_ops.h"
+
+namespace wgrt::ops {
+
+void register_linear_q4gsw(OpRegistry& registry);
+
+void register_linear(OpRegistry& registry) {
+  register_linear_q4gsw(registry);
+  register_matmul(registry);
+}
+
+}  // namespace wgrt::ops

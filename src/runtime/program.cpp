@@ -1,0 +1,72 @@
+#include "runtime/program.h"
+
+#include "import/pte/to_graph.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+
+Method::Method(std::string name, std::unique_ptr<ExecutableGraph> graph)
+    : name_(std::move(name)), graph_(std::move(graph)) {
+  const Graph& g = graph_->graph();
+  for (ValueId id : g.inputs) {
+    if (g.is_tensor(id)) {
+      inputs_.push_back({g.tensor(id).dtype, g.tensor(id).max_dims});
+    } else {
+      inputs_.push_back({DType::I64, {1}});  // a symbolic int passed as one element
+    }
+  }
+  for (ValueId id : g.outputs) outputs_.push_back({g.tensor(id).dtype, g.tensor(id).max_dims});
+}
+
+std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& path, const std::string& ptd,
+                                       const LoadOptions& options) {
+  auto p = std::unique_ptr<Program>(new Program());
+  p->path_ = path;
+  std::vector<std::filesystem::path> data_files;
+  if (!ptd.empty()) data_files.push_back(ptd);
+  p->parsed_ = pte::load_program(path, data_files);
+  // Build every graph first, so an unsupported method fails before any GPU
+  // memory is taken.
+  std::vector<std::pair<std::string, Graph>> graphs;
+  for (const pte::Method& m : p->parsed_.methods) {
+    Graph g = pte::to_graph(p->parsed_, m, path);
+    const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
+    try {
+      registry.check_graph(g);
+    } catch (const Error& e) {
+      throw e.with_context(path + " method '" + m.name + "'");
+    }
+    graphs.emplace_back(m.name, std::move(g));
+  }
+  for (auto& [name, g] : graphs) {
+    try {
+      p->methods_.push_back(std::make_unique<Method>(name, ExecutableGraph::load(device, std::move(g), options)));
+    } catch (const Error& e) {
+      throw e.with_context(path + " method '" + name + "'");
+    }
+  }
+  return p;
+}
+
+std::vector<std::string> Program::method_names() const {
+  std::vector<std::string> names;
+  for (const auto& m : methods_) names.push_back(m->name());
+  return names;
+}
+
+Method& Program::method(const std::string& name) {
+  for (auto& m : methods_) {
+    if (m->name() == name) return *m;
+  }
+  std::string list;
+  for (const auto& m : methods_) list += (list.empty() ? "" : ", ") + m->name();
+  throw Error(ErrorCode::NotFound, path_ + " has no method '" + name + "' (methods: " + list + ")");
+}
+
+MemoryStats Program::memory_stats() const {
+  MemoryStats total;
+  for (const auto& m : methods_) total += m->graph().memory_stats();
+  return total;
+}
+
+}  // namespace wgrt

@@ -1,0 +1,122 @@
+// Every .pte fixture (exported by tools/export/export_fixtures.py with
+// VulkanPartitioner) run through wgrt and compared with torch's outputs at
+// the fixture's stated tolerance.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/npy.h"
+#include "gpu_test_env.h"
+#include "import/test_pte_util.h"
+#include "runtime/program.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+namespace {
+
+using pte::testing::fixture;
+using pte::testing::Json;
+using pte::testing::read_json;
+
+std::vector<std::string> fixture_names() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(WGRT_FIXTURES_DIR) + "/pte")) {
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class PteProgramTest : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(PteProgramTest, MatchesTorch) {
+  const std::string name = GetParam();
+  const Json manifest = read_json(fixture(name + ".json"));
+  const std::string ptd = manifest["ptd"].size() ? fixture(manifest["ptd"][0].string) : "";
+  const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
+
+  bool has_cpu_kernels = false;
+  for (const auto& [method, spec] : manifest["methods"].object) has_cpu_kernels |= spec["cpu_kernels"].size() > 0;
+  if (has_cpu_kernels) {
+    // The premise: torch left a kernel on the CPU. wgrt refuses and names it.
+    try {
+      Program::load(device(), fixture(manifest["pte"].string), ptd);
+      FAIL() << "a partially delegated program must be refused";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::NotSupported);
+      for (const auto& [method, spec] : manifest["methods"].object) {
+        for (const auto& k : spec["cpu_kernels"].strings()) EXPECT_NE(std::string(e.what()).find(k), std::string::npos) << e.what();
+      }
+    }
+    return;
+  }
+
+  auto program = Program::load(device(), fixture(manifest["pte"].string), ptd);
+  for (const auto& [method_name, spec] : manifest["methods"].object) {
+    Method& method = program->method(method_name);
+    const auto buffers_before = [&] {
+      std::vector<const void*> h;
+      for (ValueId id = 0; id < method.graph().graph().values.size(); ++id) {
+        if (method.graph().graph().is_tensor(id)) h.push_back(method.graph().tensor_buffer(id).raw());
+      }
+      return h;
+    }();
+    for (size_t c = 0; c < spec["cases"].size(); ++c) {
+      SCOPED_TRACE(name + "." + method_name + " case " + std::to_string(c));
+      const Json& cs = spec["cases"][c];
+      std::vector<HostTensor> inputs;
+      for (const Json& in : cs["inputs"].array) inputs.push_back(read_npy(fixture(in["file"].string)));
+      std::vector<HostTensorView> views;
+      for (const auto& t : inputs) views.push_back({t.dtype, t.dims, t.data});
+      const auto outputs = method.graph().execute(views);
+      ASSERT_EQ(outputs.size(), cs["outputs"].size());
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        const HostTensor want = read_npy(fixture(cs["outputs"][o]["file"].string));
+        ASSERT_EQ(outputs[o].dims, want.dims) << "output " << o;
+        ASSERT_EQ(outputs[o].dtype, want.dtype) << "output " << o;
+        if (want.dtype != DType::F32) {
+          EXPECT_EQ(outputs[o].data, want.data) << "output " << o;
+          continue;
+        }
+        const auto* got = reinterpret_cast<const float*>(outputs[o].data.data());
+        const auto* ref = reinterpret_cast<const float*>(want.data.data());
+        double worst = 0;
+        size_t bad = 0;
+        for (size_t i = 0; i < want.data.size() / 4; ++i) {
+          const double err = std::abs(double(got[i]) - ref[i]);
+          worst = std::max(worst, err);
+          if (err > atol + rtol * std::abs(ref[i]) && bad++ < 3) {
+            ADD_FAILURE() << "output " << o << " element " << i << ": " << got[i] << " vs torch " << ref[i];
+          }
+        }
+        std::cout << "[ " << name << "." << method_name << " case " << c << " output " << o << " ] max abs error "
+                  << worst << "\n";
+      }
+    }
+    // Dynamic cases ran on one loaded graph: no buffer moved.
+    size_t k = 0;
+    for (ValueId id = 0; id < method.graph().graph().values.size(); ++id) {
+      if (method.graph().graph().is_tensor(id)) EXPECT_EQ(method.graph().tensor_buffer(id).raw(), buffers_before[k++]);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_names()),
+                         [](const auto& info) { return info.param; });
+
+class PteProgramErrors : public test::GpuTest {};
+
+TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {
+  auto program = Program::load(device(), fixture("two_methods.pte"));
+  try {
+    program->method("backward");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotFound);
+    EXPECT_NE(std::string(e.what()).find("forward"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("triple"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace wgrt
