@@ -6,5 +6,7 @@ namespace wgrt::cli {
 
 int run_info(int argc, char** argv);
 int run_generate(int argc, char** argv);
+int run_run(int argc, char** argv);
+int run_inspect(int argc, char** argv);
 
 }  // namespace wgrt::cli

@@ -15,6 +15,8 @@ void print_usage() {
                "commands:\n"
                "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
                "  info        the WebGPU adapter, its limits and features\n"
+               "  inspect     what a .pte program holds and whether wgrt can run it\n"
+               "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
                "\n"
                "`wgrt <command> --help` describes each command.\n");
 }
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
   try {
     if (command == "info") return wgrt::cli::run_info(argc - 1, argv + 1);
     if (command == "generate") return wgrt::cli::run_generate(argc - 1, argv + 1);
+    if (command == "run") return wgrt::cli::run_run(argc - 1, argv + 1);
+    if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());
