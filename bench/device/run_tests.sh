@@ -5,4 +5,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device/env.sh .device
 .device/wgrt info
-WGRT_REQUIRE_GPU=1 .device/wgrt_tests --gtest_brief=1 "$@"
+# Fixtures travel with the tree; the SmolLM2 file does not (98 MB is over the
+# carry limit): pass WGRT_DEFAULT_MODEL pointing at a copy there, if any.
+WGRT_FIXTURES_DIR="$PWD/tests/fixtures" WGRT_REQUIRE_GPU=1 .device/wgrt_tests --gtest_brief=1 "$@"
