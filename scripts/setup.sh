@@ -46,4 +46,11 @@ $PY -m pip install -q --no-deps -r scripts/requirements-nodeps.txt
 log "configuring and building into build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)"
 cmake --build build -j"$(nproc)"
+
+# --- the Python package --------------------------------------------------------
+# Built by scikit-build-core from the same CMake tree (CLI and tests off) in
+# build/python/, which it keeps: a rerun rebuilds only what changed. The build
+# tools come pinned from scripts/requirements.txt, hence no build isolation.
+log "installing the wgrt Python package"
+$PY -m pip install -q --no-build-isolation .
 log "done: try build/wgrt info"

@@ -17,7 +17,10 @@ ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(dev
 std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const LoadOptions& options) {
   const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
   registry.check_graph(graph);  // before any allocation
-  plan_lifetimes(graph);
+  plan_lifetimes(graph, [&](std::string_view op) {
+    const OpDef* def = registry.find(op);
+    return def != nullptr && def->is_view;
+  });
 
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
   GraphState& st = eg->state_;
@@ -40,44 +43,128 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   return eg;
 }
 
-void ExecutableGraph::check_inputs(std::span<const HostTensorView> inputs) const {
+namespace {
+
+const Dims& dims_of(const InputView& in) {
+  return std::visit([](const auto& v) -> const Dims& { return v.dims; }, in);
+}
+DType dtype_of(const InputView& in) {
+  return std::visit([](const auto& v) { return v.dtype; }, in);
+}
+
+}  // namespace
+
+void ExecutableGraph::check_inputs(std::span<const InputView> inputs) const {
   const Graph& g = state_.graph;
   if (inputs.size() != g.inputs.size()) {
     throw Error(ErrorCode::InvalidArgument, "expected " + std::to_string(g.inputs.size()) + " inputs, got " +
                                                 std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const HostTensorView& in = inputs[i];
+    const auto* host = std::get_if<HostTensorView>(&inputs[i]);
+    const DType dtype = dtype_of(inputs[i]);
+    const Dims& dims = dims_of(inputs[i]);
     const std::string where = "input " + std::to_string(i);
     if (std::holds_alternative<SymInt>(g.values[g.inputs[i]])) {
-      if ((in.dtype != DType::I64 && in.dtype != DType::I32) || numel(in.dims) != 1 ||
-          in.data.size() != host_size(in.dtype)) {
-        throw Error(ErrorCode::InvalidArgument, where + " is a symbolic int: pass one i64 or i32 element");
+      if (host == nullptr || (dtype != DType::I64 && dtype != DType::I32) || numel(dims) != 1 ||
+          host->data.size() != host_size(dtype)) {
+        throw Error(ErrorCode::InvalidArgument, where + " is a symbolic int: pass one i64 or i32 element" +
+                                                    (host == nullptr ? " as host data, not a device tensor" : ""));
       }
       continue;
     }
     const Tensor& t = g.tensor(g.inputs[i]);
-    if (in.dtype != t.dtype) {
+    if (dtype != t.dtype) {
       throw Error(ErrorCode::InvalidArgument, where + ": expected dtype " + std::string(dtype_name(t.dtype)) +
-                                                  ", got " + std::string(dtype_name(in.dtype)));
+                                                  ", got " + std::string(dtype_name(dtype)));
     }
-    if (in.dims.size() != t.max_dims.size()) {
+    if (dims.size() != t.max_dims.size()) {
       throw Error(ErrorCode::InvalidArgument, where + ": expected rank " + std::to_string(t.max_dims.size()) + " " +
                                                   dims_string(t.max_dims) + ", got rank " +
-                                                  std::to_string(in.dims.size()) + " " + dims_string(in.dims));
+                                                  std::to_string(dims.size()) + " " + dims_string(dims));
     }
-    for (size_t d = 0; d < in.dims.size(); ++d) {
-      if (in.dims[d] < 0 || in.dims[d] > t.max_dims[d]) {
-        throw Error(ErrorCode::InvalidArgument, where + ": shape " + dims_string(in.dims) + " exceeds the maximum " +
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] < 0 || dims[d] > t.max_dims[d]) {
+        throw Error(ErrorCode::InvalidArgument, where + ": shape " + dims_string(dims) + " exceeds the maximum " +
                                                     dims_string(t.max_dims) + " in dim " + std::to_string(d));
       }
     }
-    const uint64_t want = uint64_t(numel(in.dims)) * host_size(in.dtype);
-    if (in.data.size() != want) {
-      throw Error(ErrorCode::InvalidArgument, where + ": shape " + dims_string(in.dims) + " needs " +
-                                                  std::to_string(want) + " bytes, got " + std::to_string(in.data.size()));
+    if (host == nullptr) {
+      check_device_input(i, std::get<DeviceTensorView>(inputs[i]), t);
+      continue;
+    }
+    const uint64_t want = uint64_t(numel(dims)) * host_size(dtype);
+    if (host->data.size() != want) {
+      throw Error(ErrorCode::InvalidArgument, where + ": shape " + dims_string(dims) + " needs " +
+                                                  std::to_string(want) + " bytes, got " +
+                                                  std::to_string(host->data.size()));
     }
   }
+}
+
+void ExecutableGraph::check_device_input(size_t i, const DeviceTensorView& in, const Tensor& t) const {
+  const std::string where = "input " + std::to_string(i) + " (device tensor)";
+  if (in.buffer == nullptr || !*in.buffer) throw Error(ErrorCode::InvalidArgument, where + ": it has no buffer");
+  if (in.buffer->kind() != gpu::BufferKind::Storage) {
+    throw Error(ErrorCode::InvalidArgument, where + ": its buffer is not a storage buffer");
+  }
+  const auto& watched = state_.watched_inputs;
+  if (std::find(watched.begin(), watched.end(), state_.graph.inputs[i]) != watched.end()) {
+    // Reading it back would be the host round trip a device input avoids.
+    throw Error(ErrorCode::NotSupported, where + ": the graph reads this input's values on the host (e.g. a "
+                                                 "position); pass it as host data");
+  }
+  const uint64_t live = uint64_t(numel(in.dims)) * device_size(t.dtype);
+  if (in.buffer->size() < live) {
+    throw Error(ErrorCode::InvalidArgument, where + ": shape " + dims_string(in.dims) + " needs " +
+                                                std::to_string(live) + " bytes on the device, its buffer has " +
+                                                std::to_string(in.buffer->size()));
+  }
+}
+
+// Bind groups for the dispatches that read an input given as a device tensor,
+// with the caller's buffer in the input's place; empty groups elsewhere. They
+// live for one call only: the graph's own bind groups are never replaced, so
+// a caller's buffer freed after the call is never bound again.
+std::vector<gpu::BindGroup> ExecutableGraph::rebind_inputs(std::span<const InputView> inputs) {
+  const Graph& g = state_.graph;
+  std::vector<const gpu::Buffer*> external(g.values.size(), nullptr);
+  std::vector<size_t> input_index(g.values.size(), 0);
+  bool any = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) {
+      external[g.inputs[i]] = dev->buffer;
+      input_index[g.inputs[i]] = i;
+      any = true;
+    }
+  }
+  if (!any) return {};
+  std::vector<gpu::BindGroup> groups(state_.dispatches.size());
+  for (size_t di = 0; di < state_.dispatches.size(); ++di) {
+    const RecordedDispatch& d = state_.dispatches[di];
+    std::vector<gpu::BufferBinding> bindings = d.bindings;
+    bool hit = false;
+    for (size_t k = 0; k < bindings.size(); ++k) {
+      const ValueId v = d.binding_inputs[k];
+      if (v == kNotAnInput || external[v] == nullptr) continue;
+      const gpu::Buffer& ext = *external[v];
+      const uint64_t end = bindings[k].size != 0 ? bindings[k].offset + bindings[k].size : bindings[k].offset + 1;
+      if (end > ext.size()) {
+        throw Error(ErrorCode::InvalidArgument, "input " + std::to_string(input_index[v]) + " (device tensor): " +
+                                                    d.label + " binds it up to byte " + std::to_string(end) +
+                                                    ", its buffer has " + std::to_string(ext.size()));
+      }
+      bindings[k].buffer = &ext;
+      hit = true;
+    }
+    if (!hit) continue;
+    try {
+      groups[di] = gpu::BindGroup::create(device_, *d.pipeline, bindings);
+    } catch (const Error& e) {
+      throw e.with_context("binding a device tensor input for " + d.label);
+    }
+  }
+  return groups;
 }
 
 void ExecutableGraph::propagate_resizes() {
@@ -97,25 +184,75 @@ void ExecutableGraph::propagate_resizes() {
 }
 
 std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView> inputs, const ExecuteOptions& options) {
+  std::vector<InputView> views(inputs.begin(), inputs.end());
+  std::vector<OutputTensor> outs = run(views, options);
+  std::vector<HostTensor> host(outs.size());
+  for (size_t o = 0; o < outs.size(); ++o) {
+    host[o].dtype = outs[o].dtype;
+    host[o].dims = std::move(outs[o].dims);
+    host[o].data = std::move(outs[o].data);
+  }
+  return host;
+}
+
+std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs, const ExecuteOptions& options) {
   check_inputs(inputs);
   Graph& g = state_.graph;
+  const size_t n_out = g.outputs.size();
   const std::vector<bool>& want = options.read_outputs;
-  if (!want.empty() && want.size() != g.outputs.size()) {
+  const std::vector<bool>& on_device = options.device_outputs;
+  if (!want.empty() && want.size() != n_out) {
     throw Error(ErrorCode::InvalidArgument, "read_outputs has " + std::to_string(want.size()) + " entries for " +
-                                                std::to_string(g.outputs.size()) + " outputs");
+                                                std::to_string(n_out) + " outputs");
+  }
+  if (!on_device.empty() && on_device.size() != n_out) {
+    throw Error(ErrorCode::InvalidArgument, "device_outputs has " + std::to_string(on_device.size()) +
+                                                " entries for " + std::to_string(n_out) + " outputs");
+  }
+  auto is_device = [&](size_t o) { return !on_device.empty() && on_device[o]; };
+  auto is_read = [&](size_t o) { return !is_device(o) && (want.empty() || want[o]); };
+  if (std::find(on_device.begin(), on_device.end(), true) != on_device.end()) {
+    if (options.allocator == nullptr) {
+      throw Error(ErrorCode::InvalidArgument, "device outputs were asked for without a device allocator");
+    }
+    if (options.allocator->device_type() != DeviceType::WebGPU) {
+      throw Error(ErrorCode::InvalidArgument, "device outputs of a WebGPU graph need a webgpu allocator, got " +
+                                                  std::string(device_type_name(options.allocator->device_type())));
+    }
+  }
+
+  // Everything that can fail on the inputs themselves, before any state changes.
+  std::vector<std::vector<uint8_t>> device_bytes(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto* host = std::get_if<HostTensorView>(&inputs[i]);
+    if (host == nullptr || std::holds_alternative<SymInt>(g.values[g.inputs[i]])) continue;
+    device_bytes[i] = to_device_layout(host->dtype, host->data, "input " + std::to_string(i));
+  }
+  const std::vector<gpu::BindGroup> rebound = rebind_inputs(inputs);
+
+  // What the inputs set, kept to put back if a device output cannot be made.
+  std::vector<Dims> saved_dims(inputs.size());
+  std::vector<int64_t> saved_symints(inputs.size(), 0);
+  std::vector<std::vector<uint8_t>> saved_watched = state_.watched_bytes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (auto* s = std::get_if<SymInt>(&g.values[g.inputs[i]])) {
+      saved_symints[i] = s->value;
+    } else {
+      saved_dims[i] = g.tensor(g.inputs[i]).cur_dims;
+    }
   }
 
   // Live shapes and symbolic ints first, then the hooks, then the data.
-  std::vector<std::vector<uint8_t>> device_bytes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueId id = g.inputs[i];
     if (auto* s = std::get_if<SymInt>(&g.values[id])) {
+      const HostTensorView& in = std::get<HostTensorView>(inputs[i]);
       int64_t v = 0;
-      if (inputs[i].dtype == DType::I64) {
-        std::memcpy(&v, inputs[i].data.data(), 8);
+      if (in.dtype == DType::I64) {
+        std::memcpy(&v, in.data.data(), 8);
       } else {
         int32_t v32;
-        std::memcpy(&v32, inputs[i].data.data(), 4);
+        std::memcpy(&v32, in.data.data(), 4);
         v = v32;
       }
       if (s->value != v) {
@@ -125,14 +262,15 @@ std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView>
       continue;
     }
     Tensor& t = g.tensor(id);
-    if (t.cur_dims != inputs[i].dims) {
-      t.cur_dims = inputs[i].dims;
+    if (t.cur_dims != dims_of(inputs[i])) {
+      t.cur_dims = dims_of(inputs[i]);
       state_.changed[id] = 1;
     }
-    device_bytes[i] = to_device_layout(t.dtype, inputs[i].data, "input " + std::to_string(i));
   }
   state_.host_inputs.assign(g.values.size(), {});
-  for (size_t i = 0; i < inputs.size(); ++i) state_.host_inputs[g.inputs[i]] = inputs[i].data;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (const auto* host = std::get_if<HostTensorView>(&inputs[i])) state_.host_inputs[g.inputs[i]] = host->data;
+  }
   for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
     const ValueId id = state_.watched_inputs[w];
     const auto bytes = state_.host_inputs[id];
@@ -143,33 +281,94 @@ std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView>
   }
   propagate_resizes();
   state_.host_inputs.clear();
+
+  std::vector<uint64_t> live_bytes(n_out, 0);
+  for (size_t o = 0; o < n_out; ++o) {
+    const Tensor& t = g.tensor(g.outputs[o]);
+    live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
+  }
+  // Every device output is made here, into locals, before anything runs: a
+  // failure part way frees those made and puts the live shapes back, so the
+  // graph is as it was and a retry starts over (seed 001).
+  std::vector<DeviceMemoryBuffer> fresh(n_out);
+  try {
+    for (size_t o = 0; o < n_out; ++o) {
+      if (is_device(o) && live_bytes[o] > 0) {
+        fresh[o] = options.allocator->allocate(live_bytes[o], "output " + std::to_string(o));
+      }
+    }
+  } catch (...) {
+    fresh.clear();
+    state_.host_inputs.assign(g.values.size(), {});
+    for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
+      const ValueId id = state_.watched_inputs[w];
+      if (state_.watched_bytes[w] != saved_watched[w]) state_.changed[id] = 1;
+      state_.watched_bytes[w] = std::move(saved_watched[w]);
+      state_.host_inputs[id] = state_.watched_bytes[w];
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ValueId id = g.inputs[i];
+      if (auto* s = std::get_if<SymInt>(&g.values[id])) {
+        if (s->value != saved_symints[i]) state_.changed[id] = 1;
+        s->value = saved_symints[i];
+      } else if (g.tensor(id).cur_dims != saved_dims[i]) {
+        g.tensor(id).cur_dims = saved_dims[i];
+        state_.changed[id] = 1;
+      }
+    }
+    propagate_resizes();
+    state_.host_inputs.clear();
+    throw;
+  }
+
+  ExecuteTraffic traffic;
+  traffic.bound_input_buffers.assign(inputs.size(), nullptr);
+  std::vector<const gpu::Buffer*> source(g.values.size(), nullptr);  // where each input's data is
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) {
+      traffic.bound_input_buffers[i] = dev->buffer->raw();
+      source[g.inputs[i]] = dev->buffer;
+    }
     if (device_bytes[i].empty()) continue;
     memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());
+    traffic.host_upload_bytes += device_bytes[i].size();
   }
 
   gpu::CommandBatch batch(device_, options.time_dispatches);
-  for (const RecordedDispatch& d : state_.dispatches) batch.dispatch(*d.pipeline, d.bind_group, d.count, d.label);
-  std::vector<uint64_t> live_bytes(g.outputs.size(), 0);
-  for (size_t o = 0; o < g.outputs.size(); ++o) {
-    const Tensor& t = g.tensor(g.outputs[o]);
-    live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
-    if ((want.empty() || want[o]) && live_bytes[o] > 0) {
-      batch.copy(memory_.buffer(g.outputs[o]), 0, readback_[o], 0, live_bytes[o]);
+  for (size_t di = 0; di < state_.dispatches.size(); ++di) {
+    const RecordedDispatch& d = state_.dispatches[di];
+    const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
+    traffic.rebound_dispatches += swapped ? 1 : 0;
+    batch.dispatch(*d.pipeline, swapped ? rebound[di] : d.bind_group, d.count, d.label);
+  }
+  for (size_t o = 0; o < n_out; ++o) {
+    if (live_bytes[o] == 0) continue;
+    const ValueId id = g.outputs[o];
+    const gpu::Buffer& from = source[id] != nullptr ? *source[id] : memory_.buffer(id);
+    if (is_device(o)) {
+      batch.copy(from, 0, fresh[o].gpu_buffer(), 0, live_bytes[o]);
+      traffic.device_output_bytes += live_bytes[o];
+    } else if (is_read(o)) {
+      batch.copy(from, 0, readback_[o], 0, live_bytes[o]);
     }
   }
   batch.wait();
   timings_ = batch.timings();
 
-  std::vector<HostTensor> outputs(g.outputs.size());
-  for (size_t o = 0; o < g.outputs.size(); ++o) {
+  std::vector<OutputTensor> outputs(n_out);
+  for (size_t o = 0; o < n_out; ++o) {
     const Tensor& t = g.tensor(g.outputs[o]);
     outputs[o].dtype = t.dtype;
     outputs[o].dims = t.cur_dims;
-    if ((want.empty() || want[o]) && live_bytes[o] > 0) {
+    outputs[o].on_device = is_device(o);
+    if (is_device(o)) {
+      outputs[o].memory = std::move(fresh[o]);
+    } else if (is_read(o) && live_bytes[o] > 0) {
       outputs[o].data = to_host_layout(t.dtype, readback_[o].read(0, live_bytes[o]));
+      traffic.readback_bytes += live_bytes[o];
     }
   }
+  traffic_ = std::move(traffic);
   return outputs;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include "gpu/command_batch.h"
@@ -13,6 +14,7 @@
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
 #include "graph/scratch_pool.h"
+#include "runtime/device_memory.h"
 #include "wgrt/memory_stats.h"
 
 namespace wgrt {
@@ -41,11 +43,48 @@ struct HostTensorView {
   std::span<const uint8_t> data;
 };
 
+// A tensor already on the GPU, in device layout (I64 as i32): the graph binds
+// this buffer itself for one call, without a copy. It must be a storage
+// buffer of the graph's device, at least the live shape's bytes, and stay
+// alive until the call returns (not after: nothing keeps it bound).
+struct DeviceTensorView {
+  DType dtype = DType::F32;
+  Dims dims;
+  const gpu::Buffer* buffer = nullptr;
+};
+
+// One input of a call: host bytes or a device tensor.
+using InputView = std::variant<HostTensorView, DeviceTensorView>;
+
+// One output of a call. Host outputs fill `data` (host layout); device
+// outputs fill `memory` (device layout) with a new buffer that the caller
+// owns, or leave it empty when the live shape has no elements.
+struct OutputTensor {
+  DType dtype = DType::F32;
+  Dims dims;
+  bool on_device = false;
+  std::vector<uint8_t> data;
+  DeviceMemoryBuffer memory;
+};
+
 struct ExecuteOptions {
   bool time_dispatches = false;  // per-dispatch GPU time, if timestamp-query is on
   // Which outputs to read back; empty means all. Skipped outputs come back
   // with their live shape and no data.
   std::vector<bool> read_outputs;
+  // Which outputs to hand over as device memory instead of reading them back;
+  // empty means none. Needs `allocator`, which makes each one.
+  std::vector<bool> device_outputs;
+  DeviceAllocator* allocator = nullptr;
+};
+
+// What the last call moved between host and device, for tests and stats.
+struct ExecuteTraffic {
+  uint64_t host_upload_bytes = 0;    // input bytes written from the host
+  uint64_t readback_bytes = 0;       // output bytes read back to the host
+  uint64_t device_output_bytes = 0;  // bytes copied into new device outputs
+  size_t rebound_dispatches = 0;     // dispatches given a caller's buffer
+  std::vector<const void*> bound_input_buffers;  // per input: the caller's buffer, or null
 };
 
 class ExecutableGraph {
@@ -64,6 +103,12 @@ class ExecutableGraph {
   // I64 or I32 tensor. Bad inputs throw Error(InvalidArgument) naming the
   // input and leave the graph as it was.
   std::vector<HostTensor> execute(std::span<const HostTensorView> inputs, const ExecuteOptions& options = {});
+  // The same with inputs on the host or the device, and outputs read back or
+  // handed over as device memory (options.device_outputs). Device outputs are
+  // allocated together before anything runs: if one fails, those made are
+  // freed, the graph's live shapes are put back, and the error is thrown.
+  std::vector<OutputTensor> run(std::span<const InputView> inputs, const ExecuteOptions& options = {});
+  const ExecuteTraffic& last_traffic() const { return traffic_; }
 
   MemoryStats memory_stats() const;
   const std::vector<gpu::DispatchTiming>& last_timings() const { return timings_; }
@@ -75,7 +120,9 @@ class ExecutableGraph {
 
  private:
   ExecutableGraph(gpu::Device& device, Graph graph);
-  void check_inputs(std::span<const HostTensorView> inputs) const;
+  void check_inputs(std::span<const InputView> inputs) const;
+  void check_device_input(size_t i, const DeviceTensorView& in, const Tensor& t) const;
+  std::vector<gpu::BindGroup> rebind_inputs(std::span<const InputView> inputs);
   void propagate_resizes();
 
   gpu::Device& device_;
@@ -85,6 +132,7 @@ class ExecutableGraph {
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
   uint64_t hooks_fired_last_ = 0;
+  ExecuteTraffic traffic_;
 };
 
 }  // namespace wgrt

@@ -31,7 +31,14 @@ struct RecordedDispatch {
   gpu::WorkgroupCount count{0, 1, 1};
   std::string label;
   size_t op_index = 0;
+  // The bindings as recorded and, per binding, the graph input whose buffer it
+  // is (kNotAnInput otherwise): a call given a device tensor for an input
+  // builds this dispatch's bind group again with the caller's buffer there.
+  std::vector<gpu::BufferBinding> bindings;
+  std::vector<ValueId> binding_inputs;
 };
+
+inline constexpr ValueId kNotAnInput = ~ValueId{0};
 
 struct HookEntry {
   size_t op_index = 0;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string_view>
 
 #include "graph/graph.h"
 
@@ -13,6 +15,10 @@ namespace wgrt {
 // tensors' lifetimes (first to last op that names them, inclusive) do not
 // overlap its own, else a new object. Graphs that already carry ids (from an
 // exporter) are left as they are. Returns the number of objects assigned.
-size_t plan_lifetimes(Graph& graph);
+//
+// Ops for which `is_view` says yes put their output in their input's object
+// when both are intermediates: the pair is planned as one tensor whose
+// lifetime spans both, so the view costs no copy.
+size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>& is_view = {});
 
 }  // namespace wgrt

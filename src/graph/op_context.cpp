@@ -59,6 +59,14 @@ DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initia
   d.bind_group = gpu::BindGroup::create(device_, pipeline, std::span(bindings.begin(), bindings.size()));
   d.label = label.empty() ? call().name : std::move(label);
   d.op_index = op_index_;
+  d.bindings.assign(bindings.begin(), bindings.end());
+  for (const gpu::BufferBinding& b : bindings) {
+    ValueId input = kNotAnInput;
+    for (ValueId in : state_.graph.inputs) {
+      if (memory_.has_buffer(in) && &memory_.buffer(in) == b.buffer) input = in;
+    }
+    d.binding_inputs.push_back(input);
+  }
   state_.dispatches.push_back(std::move(d));
   return state_.dispatches.size() - 1;
 }

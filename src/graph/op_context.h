@@ -40,6 +40,10 @@ class OpContext : public ResizeContext {
   const gpu::ComputePipeline& pipeline(std::initializer_list<std::string_view> shader_paths, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});
   gpu::BufferBinding tensor(ValueId id) const;
+  // Whether two tensors live in one buffer (a view planned in place).
+  bool same_buffer(ValueId a, ValueId b) const {
+    return memory_.has_buffer(a) && memory_.has_buffer(b) && &memory_.buffer(a) == &memory_.buffer(b);
+  }
   UniformId uniform(size_t bytes);
   gpu::BufferBinding uniform_binding(UniformId u) const;
   // Scratch for this op only: returned to the pool when the lowering ends.

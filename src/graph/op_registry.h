@@ -56,6 +56,10 @@ struct OpDef {
   std::function<void(const OpArgs&)> check;
   // Records dispatches and resize hooks through the context.
   std::function<void(OpContext&)> lower;
+  // The output holds exactly the input's bytes (argument 0, contiguous, the
+  // shape renamed): the lifetime planner may give both one buffer, and the
+  // lowering then records no copy (OpContext::same_buffer).
+  bool is_view = false;
 };
 
 class OpRegistry {

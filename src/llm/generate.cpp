@@ -3,51 +3,73 @@
 #include <chrono>
 #include <vector>
 
-#include "llm/tokenizer/utf8_stream.h"
-
 namespace wgrt::llm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options)
+    : model_(model),
+      options_(options),
+      sampler_(options.sampler),
+      decoder_(model.tokenizer()),
+      history_(prompt.begin(), prompt.end()) {
+  stats_.prompt_tokens = prompt.size();
+}
+
+std::optional<Generation::Step> Generation::finish() {
+  finished_ = true;
+  std::string rest = decoder_.finish();
+  if (rest.empty()) return std::nullopt;
+  return Step{-1, std::move(rest)};
+}
+
+std::optional<Generation::Step> Generation::next() {
+  if (finished_) return std::nullopt;
+  if (!started_) {
+    started_ = true;
+    const auto t0 = Clock::now();
+    logits_ = model_.forward(history_);
+    stats_.prompt_seconds = seconds_since(t0);
+    if (options_.on_prompt_logits) options_.on_prompt_logits(logits_);
+  }
+  if (stopping_ || produced_ >= options_.max_tokens) return finish();
+  if (options_.cancel && options_.cancel->load()) {
+    stats_.cancelled = true;
+    return finish();
+  }
+  const auto t0 = Clock::now();
+  if (produced_ > 0) {  // the logits after the last token, run only when asked for
+    if (model_.cached() >= model_.context()) {
+      stats_.context_full = true;
+      return finish();
+    }
+    const TokenId last = history_.back();
+    logits_ = model_.forward(std::span(&last, 1));
+  }
+  const TokenId token = sampler_.sample(logits_, history_);
+  stats_.generate_seconds += seconds_since(t0);
+  if (!options_.ignore_eos && model_.tokenizer().is_end_of_generation(token)) {
+    stats_.stopped_at_eos = true;
+    return finish();
+  }
+  history_.push_back(token);
+  ++produced_;
+  ++stats_.generated_tokens;
+  return Step{token, decoder_.push(token)};
+}
 
 GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,
                        const TokenCallback& on_token) {
-  using Clock = std::chrono::steady_clock;
-  GenerateStats stats;
-  stats.prompt_tokens = prompt.size();
-  Sampler sampler(options.sampler);
-  StreamDecoder decoder(model.tokenizer());
-  std::vector<TokenId> history(prompt.begin(), prompt.end());
-
-  auto t0 = Clock::now();
-  std::span<const float> logits = model.forward(prompt);
-  stats.prompt_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (options.on_prompt_logits) options.on_prompt_logits(logits);
-
-  t0 = Clock::now();
-  for (int32_t i = 0; i < options.max_tokens; ++i) {
-    if (options.cancel && options.cancel->load()) {
-      stats.cancelled = true;
-      break;
-    }
-    const TokenId next = sampler.sample(logits, history);
-    if (!options.ignore_eos && model.tokenizer().is_end_of_generation(next)) {
-      stats.stopped_at_eos = true;
-      break;
-    }
-    history.push_back(next);
-    ++stats.generated_tokens;
-    if (on_token && !on_token(next, decoder.push(next))) break;
-    if (i + 1 == options.max_tokens) break;  // no logits needed after the last token
-    if (model.cached() >= model.context()) {
-      stats.context_full = true;
-      break;
-    }
-    logits = model.forward(std::span(&next, 1));
+  Generation gen(model, prompt, options);
+  while (std::optional<Generation::Step> step = gen.next()) {
+    if (on_token && !on_token(step->token, step->text)) gen.stop();
   }
-  stats.generate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (on_token) {
-    const std::string rest = decoder.finish();
-    if (!rest.empty()) on_token(-1, rest);
-  }
-  return stats;
+  return gen.stats();
 }
 
 }  // namespace wgrt::llm

@@ -6,11 +6,15 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "llm/llm_model.h"
 #include "llm/sampler.h"
+#include "llm/tokenizer/utf8_stream.h"
 
 namespace wgrt::llm {
 
@@ -37,6 +41,37 @@ struct GenerateStats {
   double generate_tokens_per_second() const {
     return generate_seconds > 0 ? generated_tokens / generate_seconds : 0;
   }
+};
+
+// The same loop one token at a time, for callers that pull (a Python
+// iterator): each next() returns the next token and the text it completes;
+// after the last token, one more step with token -1 carries any text still
+// held back (an unfinished UTF-8 sequence), then next() returns nothing.
+class Generation {
+ public:
+  struct Step {
+    TokenId token = -1;
+    std::string text;
+  };
+  // Nothing runs until the first next(), which runs the prompt.
+  Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options);
+  std::optional<Step> next();
+  // Ends the loop early: the next next() returns the held-back text, if any.
+  void stop() { stopping_ = true; }
+  const GenerateStats& stats() const { return stats_; }
+
+ private:
+  std::optional<Step> finish();
+
+  LlmModel& model_;
+  GenerateOptions options_;
+  Sampler sampler_;
+  StreamDecoder decoder_;
+  std::vector<TokenId> history_;
+  std::span<const float> logits_;
+  GenerateStats stats_;
+  bool started_ = false, stopping_ = false, finished_ = false;
+  int32_t produced_ = 0;
 };
 
 // Called with each generated token and the text it completes ("" while a

@@ -5,6 +5,7 @@
 // et_vk.prepack.default (const, out), which copies a constant into the
 // tensor that later ops read.
 #include <algorithm>
+#include <optional>
 
 #include "ops/common/shapes.h"
 #include "ops/register_ops.h"
@@ -34,9 +35,12 @@ void expect_numel(const OpArgs& args, size_t in, size_t out) {
 }
 
 // Records the flat copy and a hook setting out's live shape from `live_out`.
+// When the planner put `out` in `in`'s buffer (a view), only the shape changes.
 template <typename LiveOut>
 void lower_flat(OpContext& ctx, ValueId in, ValueId out, std::vector<ValueId> deps, LiveOut live_out) {
-  const StridedCopy copy = record_strided_copy(ctx, in, out);
+  const bool in_place = ctx.same_buffer(in, out);
+  std::optional<StridedCopy> copy;
+  if (!in_place) copy = record_strided_copy(ctx, in, out);
   deps.insert(deps.begin(), in);
   ctx.on_resize(std::move(deps), [=](ResizeContext& r) {
     const Dims dims = live_out(r);
@@ -44,7 +48,7 @@ void lower_flat(OpContext& ctx, ValueId in, ValueId out, std::vector<ValueId> de
       bad_live("view of " + dims_string(r.dims(in)) + " as " + dims_string(dims) + " changes the element count");
     }
     r.set_dims(out, dims);
-    write_plan(r, copy, CopyPlan::flat(numel(dims)));
+    if (copy) write_plan(r, *copy, CopyPlan::flat(numel(dims)));
   });
 }
 
@@ -203,12 +207,12 @@ void lower_squeeze(OpContext& ctx) {
 }  // namespace
 
 void register_reshape_ops(OpRegistry& registry) {
-  registry.add("aten.view_copy.default", {check_view, lower_view});
+  registry.add("aten.view_copy.default", {check_view, lower_view, /*is_view=*/true});
   registry.add("aten.clone.default", {[](const OpArgs& a) { check_clone(a, 3); }, lower_clone});
   registry.add("et_vk.prepack.default", {[](const OpArgs& a) { check_clone(a, 2); }, lower_clone});
-  registry.add("aten.unsqueeze_copy.default", {check_unsqueeze, lower_unsqueeze});
+  registry.add("aten.unsqueeze_copy.default", {check_unsqueeze, lower_unsqueeze, /*is_view=*/true});
   for (const char* name : {"aten.squeeze_copy.dims", "aten.squeeze_copy.dim", "aten.squeeze_copy.default"}) {
-    registry.add(name, {check_squeeze, lower_squeeze});
+    registry.add(name, {check_squeeze, lower_squeeze, /*is_view=*/true});
   }
 }
 

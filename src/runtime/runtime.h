@@ -1,0 +1,32 @@
+// A Runtime owns one WebGPU device and the registry of device allocators that
+// hand out memory on it. Everything loaded through a Runtime uses its device;
+// each loaded program still owns its own memory and reports its own stats.
+#pragma once
+
+#include <memory>
+
+#include "gpu/device.h"
+#include "runtime/device_memory.h"
+
+namespace wgrt {
+
+class Runtime {
+ public:
+  // Creates the device (Error(NotFound) without an adapter) and registers its
+  // WebGPU allocator. No CPU allocator is registered: callers that want one
+  // add it.
+  static std::unique_ptr<Runtime> create(const gpu::DeviceOptions& options = {});
+
+  gpu::Device& device() { return *device_; }
+  DeviceAllocatorRegistry& allocators() { return allocators_; }
+  const DeviceAllocatorRegistry& allocators() const { return allocators_; }
+
+ private:
+  Runtime() = default;
+
+  // Declared first so it is destroyed last: allocators refer to it.
+  std::unique_ptr<gpu::Device> device_;
+  DeviceAllocatorRegistry allocators_;
+};
+
+}  // namespace wgrt

@@ -1,0 +1,54 @@
+"""The built-in SmolLM2 through wgrt.load(): tokenizer, forward logits and a
+greedy 8-token stream against the independent numpy reference
+(tests/reference/llama_numpy.py, the same GGUF weights in fp32). Logit
+tolerance 1e-3 absolute, as in tests/e2e (measured 3.8e-5 there)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wgrt
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT_TEXT = "The capital of France is"
+PROMPT = [504, 3575, 282, 4649, 314]  # as SmolLM2's tokenizer encodes PROMPT_TEXT
+N = 8
+
+
+@pytest.fixture(scope="module")
+def llm():
+    return wgrt.load(context=256, chunk=64)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    sys.path.insert(0, str(ROOT / "tests" / "reference"))
+    import llama_numpy
+    model = llama_numpy.load_model(wgrt.default_model_path())
+    ids, logits = llama_numpy.greedy(model, PROMPT, N, return_logits=True)
+    return ids, logits[-1]  # the logits after the last prompt token
+
+
+def test_tokenizer_round_trip(llm):
+    assert isinstance(llm, wgrt.LLM)
+    assert llm.encode(PROMPT_TEXT) == PROMPT
+    assert llm.decode(PROMPT) == PROMPT_TEXT
+
+
+def test_forward_logits_match_reference(llm, reference):
+    llm.reset()
+    logits = llm.forward(PROMPT)
+    assert logits.shape == (llm.vocab_size,) and logits.dtype == np.float32
+    assert float(np.abs(logits - reference[1]).max()) < 1e-3
+    llm.reset()
+
+
+def test_greedy_stream_matches_reference(llm, reference):
+    stream = llm.generate(PROMPT_TEXT, max_tokens=N, temperature=0, ignore_eos=True)
+    pieces = list(stream)
+    assert stream.tokens == list(reference[0])
+    assert "".join(pieces) == llm.decode(stream.tokens)
+    assert "Paris" in "".join(pieces)
+    stats = llm.memory_stats()
+    assert stats["constant_bytes"] > 0 and stats["total_bytes"] >= stats["constant_bytes"]
