@@ -50,8 +50,21 @@ int run_inspect(int argc, char** argv) {
     for (size_t o = 0; o < m.outputs.size(); ++o) {
       std::string dims;
       for (size_t d = 0; d < m.outputs[o].sizes.size(); ++d) dims += (d ? ", " : "") + std::to_string(m.outputs[o].sizes[d]);
-      std::printf("  output %zu: %s %s[%s]\n", o, m.outputs[o].kind.c_str(),
-                  std::string(pte::to_string(m.outputs[o].dtype)).c_str(), dims.c_str());
+      const auto& scalar = m.outputs[o].scalar;
+      if (const auto* i = std::get_if<int64_t>(&scalar)) {
+        std::printf("  output %zu: Int %lld\n", o, static_cast<long long>(*i));
+      } else if (const auto* d = std::get_if<double>(&scalar)) {
+        std::printf("  output %zu: Double %g\n", o, *d);
+      } else if (const auto* b = std::get_if<bool>(&scalar)) {
+        std::printf("  output %zu: Bool %s\n", o, *b ? "true" : "false");
+      } else {
+        std::printf("  output %zu: %s %s[%s]\n", o, m.outputs[o].kind.c_str(),
+                    std::string(pte::to_string(m.outputs[o].dtype)).c_str(), dims.c_str());
+      }
+    }
+    if (m.constant()) {
+      std::printf("  (a constant: no graph to load)\n");
+      continue;
     }
     if (!m.cpu_kernels.empty()) {
       all_supported = false;

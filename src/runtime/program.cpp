@@ -1,5 +1,7 @@
 #include "runtime/program.h"
 
+#include <type_traits>
+
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"
 
@@ -29,6 +31,12 @@ std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& p
   // memory is taken.
   std::vector<std::pair<std::string, Graph>> graphs;
   for (const pte::Method& m : p->parsed_.methods) {
+    if (m.constant() && m.outputs.size() == 1) {
+      std::visit([&](const auto& v) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) p->constants_[m.name] = v;
+      }, m.outputs[0].scalar);
+      continue;
+    }
     Graph g = pte::to_graph(p->parsed_, m, path);
     const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
     try {

@@ -3,8 +3,10 @@
 // since constants are uploaded from it and hooks never need it again.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "graph/executable_graph.h"
@@ -50,11 +52,17 @@ class Program {
   // Error(NotFound) listing the method names.
   Method& method(const std::string& name);
   MemoryStats memory_stats() const;  // summed over methods
+  // Methods that only return a scalar stored in the program (export_llama's
+  // metadata: get_max_seq_len, use_kv_cache, ...) load no graph; their
+  // values, by method name. Not listed in method_names().
+  using Constant = std::variant<int64_t, double, bool>;
+  const std::map<std::string, Constant>& constants() const { return constants_; }
 
  private:
   std::string path_;
   pte::Program parsed_;  // constants point into its mapped bytes
   std::vector<std::unique_ptr<Method>> methods_;
+  std::map<std::string, Constant> constants_;
 };
 
 }  // namespace wgrt

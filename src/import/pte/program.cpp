@@ -65,6 +65,14 @@ void throw_bad_value(const VkGraph& graph, int64_t id, std::string_view wanted) 
                   std::string(wanted));
 }
 
+bool Method::constant() const {
+  if (!inputs.empty() || outputs.empty() || !delegates.empty() || !cpu_kernels.empty()) return false;
+  for (const IoValue& o : outputs) {
+    if (std::holds_alternative<std::monostate>(o.scalar)) return false;
+  }
+  return true;
+}
+
 const VkGraph& Method::graph() const {
   if (!cpu_kernels.empty()) {
     std::string list;

@@ -88,6 +88,8 @@ struct IoValue {
   DType dtype = DType::Unknown;
   std::vector<int32_t> sizes;  // for dynamic tensors, the upper bound
   bool dynamic = false;        // DYNAMIC_BOUND or DYNAMIC_UNBOUND
+  // The value itself when kind is "Int", "Double" or "Bool".
+  std::variant<std::monostate, int64_t, double, bool> scalar;
 };
 
 struct Method {
@@ -100,6 +102,10 @@ struct Method {
   std::vector<std::string> cpu_kernels;
   std::vector<Delegate> delegates;  // in call order
 
+  // A method that only returns scalars stored in the program: no inputs, no
+  // instructions. export_llama writes its metadata this way
+  // (get_max_seq_len, get_vocab_size, use_kv_cache, ...).
+  bool constant() const;
   // The one Vulkan graph of a fully delegated method; Error(NotSupported)
   // when the method has no delegate, several, or CPU kernels.
   const VkGraph& graph() const;

@@ -149,6 +149,12 @@ IoValue read_io(const Container& c, const fb::ExecutionPlan* plan, int32_t id,
     io.dtype = scalar_dtype(t->scalar_type());
     if (t->sizes()) io.sizes.assign(t->sizes()->begin(), t->sizes()->end());
     io.dynamic = t->shape_dynamism() != 0;
+  } else if (const fb::Int* i = ev->val_as_Int()) {
+    io.scalar = static_cast<int64_t>(i->int_val());
+  } else if (const fb::Double* d = ev->val_as_Double()) {
+    io.scalar = d->double_val();
+  } else if (const fb::Bool* b = ev->val_as_Bool()) {
+    io.scalar = b->bool_val();
   }
   return io;
 }

@@ -1,0 +1,155 @@
+// A tiny Llama exported by ExecuTorch's own Llama exporter with the Vulkan
+// backend (tools/export/export_llama_fixture.py): 4-bit groupwise linears and
+// embedding, sdpa_with_kv_cache, RoPE through apply_rotary_emb, input_pos read
+// with select_as_symint. One loaded program runs a prefill, then greedy decode
+// steps; its KV cache lives in the program between calls. Every step's logits
+// are compared with the exporter's eager module (same source transforms, so
+// the same 4-bit weights) on the CPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "core/npy.h"
+#include "gpu_test_env.h"
+#include "import/test_pte_util.h"
+#include "runtime/program.h"
+
+namespace wgrt {
+namespace {
+
+using pte::testing::Json;
+using pte::testing::read_json;
+
+std::string llama_fixture(const std::string& name) { return std::string(WGRT_FIXTURES_DIR) + "/llama/" + name; }
+
+struct Step {
+  std::string kind;
+  int64_t input_pos = 0;
+  std::vector<HostTensor> inputs;  // tokens i64 [1, S], input_pos i64 [1]
+  HostTensor logits;               // f32 [1, vocab]
+};
+
+std::vector<Step> read_steps(const Json& manifest) {
+  std::vector<Step> steps;
+  for (const Json& s : manifest["steps"].array) {
+    Step step;
+    step.kind = s["kind"].string;
+    step.input_pos = s["input_pos"].integer();
+    for (const Json& in : s["inputs"].array) step.inputs.push_back(read_npy(llama_fixture(in["file"].string)));
+    step.logits = read_npy(llama_fixture(s["logits"]["file"].string));
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+std::vector<const void*> buffer_handles(const ExecutableGraph& g) {
+  std::vector<const void*> h;
+  for (ValueId id = 0; id < g.graph().values.size(); ++id) {
+    if (g.graph().is_tensor(id)) h.push_back(g.tensor_buffer(id).raw());
+  }
+  return h;
+}
+
+// Runs one step; returns the largest absolute error and counts elements
+// outside atol + rtol * |ref|.
+double run_step(ExecutableGraph& graph, const Step& step, double atol, double rtol, size_t& bad) {
+  std::vector<HostTensorView> views;
+  for (const auto& t : step.inputs) views.push_back({t.dtype, t.dims, t.data});
+  const auto outputs = graph.execute(views);
+  EXPECT_EQ(outputs.size(), 1u);
+  if (outputs.empty()) return INFINITY;
+  const HostTensor& got = outputs[0];
+  EXPECT_EQ(got.dtype, DType::F32);
+  EXPECT_EQ(got.dims, step.logits.dims);
+  if (got.dims != step.logits.dims || got.dtype != DType::F32) return INFINITY;
+  const auto g = test::as_vector<float>(got.data), r = test::as_vector<float>(step.logits.data);
+  double worst = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const double err = std::abs(double(g[i]) - r[i]);
+    worst = std::max(worst, err);
+    if (!(err <= atol + rtol * std::abs(r[i])) && bad++ < 3) {
+      ADD_FAILURE() << step.kind << " at " << step.input_pos << ": logit " << i << " is " << g[i] << ", torch says "
+                    << r[i];
+    }
+  }
+  return worst;
+}
+
+class LlamaPte : public test::GpuTest {};
+
+TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
+  const Json manifest = read_json(llama_fixture("tiny_llama.json"));
+  const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
+  const auto steps = read_steps(manifest);
+  ASSERT_GE(steps.size(), 2u);
+  ASSERT_EQ(steps[0].kind, "prefill");
+  ASSERT_GT(steps[0].inputs[0].dims[1], 1) << "the prefill feeds several tokens";
+
+  // The exporter's premise: one delegate, nothing left on the CPU.
+  ASSERT_EQ(manifest["cpu_kernels"].size(), 0u);
+  ASSERT_EQ(manifest["delegates"].size(), 1u);
+
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  ExecutableGraph& graph = program->method("forward").graph();
+  ASSERT_EQ(graph.input_count(), 2u) << "tokens, input_pos";
+  ASSERT_EQ(graph.output_count(), 1u) << "logits of the last token";
+  const auto buffers_before = buffer_handles(graph);
+
+  bool prefill_checked = false, decode_checked = false;
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.kind + " at input_pos " + std::to_string(step.input_pos));
+    size_t bad = 0;
+    const double worst = run_step(graph, step, atol, rtol, bad);
+    std::cout << "[ tiny_llama " << step.kind << " S=" << step.inputs[0].dims[1] << " input_pos=" << step.input_pos
+              << " ] max abs logit error " << worst << " (atol " << atol << ", rtol " << rtol << ")\n";
+    EXPECT_EQ(bad, 0u);
+    (step.kind == "prefill" ? prefill_checked : decode_checked) = true;
+  }
+  EXPECT_TRUE(prefill_checked);
+  EXPECT_TRUE(decode_checked);
+
+  // All steps ran on one loaded graph: no buffer moved (the KV cache stayed put).
+  EXPECT_EQ(buffer_handles(graph), buffers_before);
+
+  // A second prefill at input_pos 0 overwrites the cache's first rows and
+  // attends only to them: it reproduces the first step, and the decode steps
+  // after it reproduce theirs.
+  for (const Step& step : steps) {
+    SCOPED_TRACE("again: " + step.kind + " at input_pos " + std::to_string(step.input_pos));
+    size_t bad = 0;
+    run_step(graph, step, atol, rtol, bad);
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+// The premise of the test above: decode logits depend on what the prefill
+// left in the cache. A fresh program that skips the prefill must miss them.
+TEST_F(LlamaPte, DecodeWithoutPrefillDiffers) {
+  const Json manifest = read_json(llama_fixture("tiny_llama.json"));
+  const auto steps = read_steps(manifest);
+  ASSERT_GE(steps.size(), 2u);
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  ExecutableGraph& graph = program->method("forward").graph();
+  size_t bad = 0;
+  const double worst = run_step(graph, steps[1], INFINITY, 0, bad);  // counts nothing: only the error matters
+  EXPECT_GT(worst, 1e-2) << "decode at " << steps[1].input_pos << " matched without the prefill's KV cache";
+}
+
+// export_llama's metadata methods load as constants, not graphs.
+TEST_F(LlamaPte, MetadataMethodsAreConstants) {
+  auto program = Program::load(device(), llama_fixture("tiny_llama.pte"));
+  EXPECT_EQ(program->method_names(), std::vector<std::string>{"forward"});
+  const auto& c = program->constants();
+  ASSERT_EQ(c.count("get_max_seq_len"), 1u);
+  EXPECT_EQ(std::get<int64_t>(c.at("get_max_seq_len")), 32);
+  EXPECT_EQ(std::get<int64_t>(c.at("get_max_context_len")), 32);
+  EXPECT_EQ(std::get<int64_t>(c.at("get_n_layers")), 2);
+  EXPECT_EQ(std::get<int64_t>(c.at("get_vocab_size")), 256);
+  EXPECT_TRUE(std::get<bool>(c.at("use_kv_cache")));
+  EXPECT_TRUE(std::get<bool>(c.at("use_sdpa_with_kv_cache")));
+  EXPECT_TRUE(std::get<bool>(c.at("enable_dynamic_shape")));
+}
+
+}  // namespace
+}  // namespace wgrt
