@@ -25,7 +25,9 @@ constexpr const char* kUsage =
     "(Q4_1), installed by scripts/setup.sh. The prompt may also come from --file or stdin (-).\n"
     "\n"
     "options:\n"
-    "  --model PATH         GGUF file (llama, mistral, qwen2 architectures)\n"
+    "  --model PATH         GGUF file (llama, mistral, qwen2 architectures), or a .pte from\n"
+    "                       ExecuTorch's Llama export with the Vulkan backend (needs --tokenizer)\n"
+    "  --tokenizer PATH     for a .pte model: a GGUF file whose tokenizer it uses\n"
     "  -n N                 tokens to generate (default 128)\n"
     "  --temp T             temperature; 0 is greedy (default 0.8)\n"
     "  --top-k K            keep the K most likely tokens; 0 is off (default 40)\n"
@@ -85,7 +87,7 @@ int run_generate(int argc, char** argv) {
     }
   }
   const Args args(argc, argv,
-                  {"--model", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
+                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits"},
                   {"--chat", "--quiet", "--print-token-ids", "--ignore-eos"});
   std::string prompt;
@@ -118,6 +120,7 @@ int run_generate(int argc, char** argv) {
   auto device = gpu::Device::create();
   llm::LlmLoadOptions load;
   load.path = args.get_or("--model", "");
+  load.tokenizer_path = args.get_or("--tokenizer", "");
   load.context = args.get_int("--ctx", 2048);
   load.chunk = args.get_int("--chunk", 256);
   std::unique_ptr<llm::LlmModel> model;

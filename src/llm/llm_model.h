@@ -1,5 +1,9 @@
-// A Llama-family LLM loaded from GGUF and ready to run: the mapped file, its
-// tokenizer and chat template, and the graph on the GPU with its KV cache.
+// A Llama-family LLM ready to run: its tokenizer and chat template, and a
+// graph on the GPU that holds its KV cache. Two sources give the same shape of
+// graph (tokens i64 [1, S], a position, last-token logits [1, vocab]):
+//   - a GGUF file, built by import/gguf/llama_graph (tokenizer from the file);
+//   - a .pte from ExecuTorch's Llama export with the Vulkan backend, whose
+//     tokenizer comes from a GGUF file's metadata (--tokenizer).
 // forward() appends tokens to the cache and returns the last token's logits.
 #pragma once
 
@@ -15,11 +19,13 @@
 #include "import/gguf/llama_config.h"
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/tokenizer.h"
+#include "runtime/program.h"
 
 namespace wgrt::llm {
 
 struct LlmLoadOptions {
-  std::string path;             // "" -> the default model (default_model.h)
+  std::string path;             // .gguf or .pte; "" -> the default model (default_model.h)
+  std::string tokenizer_path;   // for a .pte: a GGUF file whose tokenizer the model uses
   int64_t context = 2048;       // KV cache length; capped at the model's trained context
   int64_t chunk = 256;          // most tokens per forward pass
   // Progress while weights are prepared and uploaded: (done, total, what).
@@ -48,16 +54,21 @@ class LlmModel {
 
   ExecutableGraph& graph() { return *graph_; }
   MemoryStats memory_stats() const { return graph_->memory_stats(); }
+  // The vocabulary the model's logits cover (the tokenizer may use fewer).
+  int64_t model_vocab() const { return config_.vocab; }
 
  private:
   LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat);
+  static std::unique_ptr<LlmModel> load_pte(gpu::Device& device, const LlmLoadOptions& options);
 
   std::string path_;
   gguf::GgufFile file_;  // the graph points into its mapping: destroyed last
   Tokenizer tokenizer_;
   ChatTemplate chat_;
   gguf::LlamaConfig config_;
-  std::unique_ptr<ExecutableGraph> graph_;
+  std::unique_ptr<ExecutableGraph> own_graph_;  // GGUF
+  std::unique_ptr<Program> program_;             // .pte: owns the graph
+  ExecutableGraph* graph_ = nullptr;
   int64_t context_ = 0, chunk_ = 0, cached_ = 0;
   uint64_t weight_bytes_ = 0;
   std::vector<float> logits_;

@@ -58,6 +58,10 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
 }
 
 std::string LlamaConfig::summary() const {
+  if (dim == 0) {  // known only through a .pte's metadata methods
+    return arch + (name.empty() ? "" : " (" + name + ")") + ": " + std::to_string(n_layers) + " layers, vocab " +
+           std::to_string(vocab) + ", context " + std::to_string(context_length);
+  }
   return arch + (name.empty() ? "" : " (" + name + ")") + ": " + std::to_string(n_layers) + " layers, dim " +
          std::to_string(dim) + ", ffn " + std::to_string(ffn_dim) + ", " + std::to_string(n_heads) + " heads (" +
          std::to_string(n_kv_heads) + " KV) of " + std::to_string(head_dim) + ", vocab " + std::to_string(vocab) +
