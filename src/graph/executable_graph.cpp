@@ -1,6 +1,7 @@
 #include "graph/executable_graph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "gpu/device.h"
@@ -196,6 +197,9 @@ std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView>
 }
 
 std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs, const ExecuteOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
+  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   check_inputs(inputs);
   Graph& g = state_.graph;
   const size_t n_out = g.outputs.size();
@@ -334,6 +338,9 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     traffic.host_upload_bytes += device_bytes[i].size();
   }
 
+  HostTimes times;
+  times.prepare_ms = ms_since(t_start);
+  const auto t_encode = Clock::now();
   gpu::CommandBatch batch(device_, options.time_dispatches);
   for (size_t di = 0; di < state_.dispatches.size(); ++di) {
     const RecordedDispatch& d = state_.dispatches[di];
@@ -352,8 +359,13 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       batch.copy(from, 0, readback_[o], 0, live_bytes[o]);
     }
   }
+  batch.submit();
+  times.encode_ms = ms_since(t_encode);
+  const auto t_wait = Clock::now();
   batch.wait();
+  times.wait_ms = ms_since(t_wait);
   timings_ = batch.timings();
+  const auto t_read = Clock::now();
 
   std::vector<OutputTensor> outputs(n_out);
   for (size_t o = 0; o < n_out; ++o) {
@@ -369,6 +381,8 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     }
   }
   traffic_ = std::move(traffic);
+  times.readback_ms = ms_since(t_read);
+  host_times_ = times;
   return outputs;
 }
 

@@ -79,6 +79,14 @@ struct ExecuteOptions {
 };
 
 // What the last call moved between host and device, for tests and stats.
+// Where the host's time went in the last run (wall clock, milliseconds).
+struct HostTimes {
+  double prepare_ms = 0;   // input checks, resize hooks, uploads
+  double encode_ms = 0;    // recording dispatches and copies, submitting
+  double wait_ms = 0;      // waiting for the GPU to finish
+  double readback_ms = 0;  // mapping outputs and converting them
+};
+
 struct ExecuteTraffic {
   uint64_t host_upload_bytes = 0;    // input bytes written from the host
   uint64_t readback_bytes = 0;       // output bytes read back to the host
@@ -112,6 +120,7 @@ class ExecutableGraph {
 
   MemoryStats memory_stats() const;
   const std::vector<gpu::DispatchTiming>& last_timings() const { return timings_; }
+  const HostTimes& last_host_times() const { return host_times_; }
   size_t dispatch_count() const { return state_.dispatches.size(); }
   // Resize hooks that ran during the last execute (0 when no shape changed).
   uint64_t hooks_fired_last_execute() const { return hooks_fired_last_; }
@@ -131,6 +140,7 @@ class ExecutableGraph {
   std::unique_ptr<ScratchPool> scratch_;
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
+  HostTimes host_times_;
   uint64_t hooks_fired_last_ = 0;
   ExecuteTraffic traffic_;
 };

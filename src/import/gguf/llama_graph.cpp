@@ -69,10 +69,8 @@ class LlamaBuilder {
       const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", eps);
       const ValueId gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
       const ValueId up = linear(n2, p + "ffn_up", c_.ffn_dim);
-      const ValueId act = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-      b_.add_op("aten.silu.default", {gate, act});
       const ValueId prod = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-      b_.add_op("aten.mul.Tensor", {act, up, prod});
+      b_.add_op("wgrt.swiglu", {gate, up, prod});
       h = add(h, linear(prod, p + "ffn_down", D));
     }
     const ValueId norm = rms_norm(h, "output_norm.weight", eps);

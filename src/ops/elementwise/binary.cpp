@@ -11,7 +11,7 @@ namespace {
 constexpr uint32_t kWorkgroup = 256;
 constexpr size_t kMaxRank = 8;
 
-// Argument layout: add/sub are (a, b, alpha, out); mul/div are (a, b, out).
+// Argument layout: add/sub are (a, b, alpha, out); mul, div and wgrt.swiglu are (a, b, out).
 bool has_alpha(BinaryOp op) { return op == BinaryOp::Add || op == BinaryOp::Sub; }
 
 void check(BinaryOp op, const OpArgs& args) {
@@ -74,6 +74,8 @@ void register_binary(OpRegistry& registry) {
       {"aten.sub.Tensor", BinaryOp::Sub},
       {"aten.mul.Tensor", BinaryOp::Mul},
       {"aten.div.Tensor", BinaryOp::Div},
+      // (gate, up, out): silu(gate) * up, the fused SwiGLU activation.
+      {"wgrt.swiglu", BinaryOp::SiluMul},
   };
   for (const auto& [name, op] : ops) {
     registry.add(name, {[op = op](const OpArgs& a) { check(op, a); }, [op = op](OpContext& c) { lower(op, c); }});

@@ -7,7 +7,7 @@
 
 namespace wgrt::ops {
 
-enum class BinaryOp : uint32_t { Add = 0, Sub = 1, Mul = 2, Div = 3 };
+enum class BinaryOp : uint32_t { Add = 0, Sub = 1, Mul = 2, Div = 3, SiluMul = 4 };
 
 // Mirrors `Params` in binary.wgsl.
 struct BinaryParams {

@@ -1,5 +1,5 @@
 // out = a OP b for f32 tensors. The op is the override constant OP
-// (0 add, 1 sub, 2 mul, 3 div; add and sub scale b by alpha).
+// (0 add, 1 sub, 2 mul, 3 div, 4 silu(a) * b; add and sub scale b by alpha).
 // Entry points:
 //   main_scalar    a, b and out share one shape: one element per invocation
 //   main_vec4      the same, four elements per invocation (buffers sized to a multiple of 4)
@@ -34,7 +34,8 @@ fn apply(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
     case 0u: { return x + params.alpha * y; }
     case 1u: { return x - params.alpha * y; }
     case 2u: { return x * y; }
-    default: { return x / y; }
+    case 3u: { return x / y; }
+    default: { return x / (1.0 + exp(-x)) * y; }  // SwiGLU's gate: one pass instead of silu then mul
   }
 }
 
