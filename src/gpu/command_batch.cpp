@@ -77,6 +77,16 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
   if (timed) end_pass();
 }
 
+void CommandBatch::flush() {
+  if (submitted_ || timing_) return;
+  end_pass();
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
+  wgpuQueueSubmit(device_.queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  wgpuCommandEncoderRelease(encoder_);
+  encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
+}
+
 void CommandBatch::submit() {
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch submitted twice");
   end_pass();

@@ -42,6 +42,10 @@ class CommandBatch {
                 std::string label = {});
   size_t dispatch_count() const { return dispatches_; }
 
+  // Submits what was recorded so far and goes on recording into a new
+  // encoder, so the GPU starts on the first part while the CPU encodes the
+  // rest. Ignored when timing (all queries resolve in one command buffer).
+  void flush();
   // Ends recording and submits. The batch cannot record after this.
   void submit();
   // Waits until the submitted work is done; throws any WebGPU error it raised.

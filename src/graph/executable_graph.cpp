@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "gpu/device.h"
@@ -24,6 +25,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   });
 
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
+  if (const char* every = std::getenv("WGRT_SUBMIT_EVERY")) eg->submit_every_ = std::strtoul(every, nullptr, 10);
   GraphState& st = eg->state_;
   st.changed.assign(st.graph.values.size(), 0);
   eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);
@@ -347,6 +349,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
     traffic.rebound_dispatches += swapped ? 1 : 0;
     batch.dispatch(*d.pipeline, swapped ? rebound[di] : d.bind_group, d.count, d.label);
+    if (submit_every_ > 0 && (di + 1) % submit_every_ == 0) batch.flush();
   }
   for (size_t o = 0; o < n_out; ++o) {
     if (live_bytes[o] == 0) continue;

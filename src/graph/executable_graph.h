@@ -141,6 +141,9 @@ class ExecutableGraph {
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
   HostTimes host_times_;
+  // Submit after this many dispatches (0: once per run), from
+  // WGRT_SUBMIT_EVERY: overlaps encoding with execution.
+  size_t submit_every_ = 0;
   uint64_t hooks_fired_last_ = 0;
   ExecuteTraffic traffic_;
 };
