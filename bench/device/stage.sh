@@ -2,14 +2,17 @@
 # Gathers what the H200 machine needs into .device/ (ignored by git, carried by
 # the device tool): wgrt's binaries, wgpu-native, and the Vulkan loader, which
 # that machine lacks. Run after scripts/setup.sh; run again after each build.
+# WGRT_BUILD_DIR names another build folder than build/ (its tests are copied
+# when that folder has them); WGRT_BUILD_TARGET builds one target only (wgrt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.device
+build=${WGRT_BUILD_DIR:-build}
 rm -rf "$out" && mkdir -p "$out"
 
-cmake --build build -j"$(nproc)" >/dev/null
-cp build/wgrt "$out/"
-cp build/tests/wgrt_tests "$out/"
+cmake --build "$build" ${WGRT_BUILD_TARGET:+--target "$WGRT_BUILD_TARGET"} -j"$(nproc)" >/dev/null
+cp "$build"/wgrt "$out/"
+if [ -f "$build"/tests/wgrt_tests ]; then cp "$build"/tests/wgrt_tests "$out/"; fi
 
 wgpu_dir=$(python3 -c "import importlib.util, os; print(os.path.join(os.path.dirname(importlib.util.find_spec('wgpu').origin), 'resources'))")
 cp "$wgpu_dir"/libwgpu_native-release.so "$out/"

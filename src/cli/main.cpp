@@ -13,6 +13,7 @@ void print_usage() {
                "usage: wgrt <command> [options]\n"
                "\n"
                "commands:\n"
+               "  bench       tokens/s of a GGUF model: prompt processing and generation, like llama-bench\n"
                "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
                "  info        the WebGPU adapter, its limits and features\n"
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (command == "generate") return wgrt::cli::run_generate(argc - 1, argv + 1);
     if (command == "run") return wgrt::cli::run_run(argc - 1, argv + 1);
     if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
+    if (command == "bench") return wgrt::cli::run_bench(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());

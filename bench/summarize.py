@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Summarizes one bench/run_all.sh run as Markdown: tokens/s of wgrt and
+llama.cpp (CUDA, Vulkan) per model and test, the ratio to the best peer,
+decode bandwidth, and wgrt's top kernels for one decode step.
+
+Usage: python3 bench/summarize.py RUN_DIR   (holds wgrt-<m>.json and
+llamacpp-{cuda,vulkan}-<m>.out as written by bench/run_all.sh)
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+H200_BW = 4.8e12  # bytes/s, HBM3e peak
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def peer_results(path):
+    """{test name: tok/s} from llama-bench -o json output (median of samples)."""
+    rows = load_json(path) or []
+    out = {}
+    for r in rows:
+        name = f"pp{r['n_prompt']}" if r.get("n_prompt") else f"tg{r['n_gen']}"
+        samples = r.get("samples_ts") or []
+        out[name] = statistics.median(samples) if samples else r.get("avg_ts")
+        out[name + ".std"] = r.get("stddev_ts")
+    return out, rows
+
+
+def fmt(x, nd=1):
+    return "-" if x is None else f"{x:,.{nd}f}"
+
+
+def main():
+    run = sys.argv[1] if len(sys.argv) > 1 else "/tmp/bench-run"
+    models = sorted({os.path.basename(p)[5:-5] for p in glob.glob(os.path.join(run, "wgrt-*.json"))} |
+                    {os.path.basename(p).split("-", 2)[2][:-4] for p in glob.glob(os.path.join(run, "llamacpp-*-*.out"))})
+    print("| model | test | wgrt tok/s | llama.cpp Vulkan | llama.cpp CUDA | wgrt / best peer | wgrt decode GB/s (% of 4.8 TB/s) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    notes = []
+    for m in models:
+        w = load_json(os.path.join(run, f"wgrt-{m}.json"))
+        vk, vk_rows = peer_results(os.path.join(run, f"llamacpp-vulkan-{m}.out"))
+        cu, cu_rows = peer_results(os.path.join(run, f"llamacpp-cuda-{m}.out"))
+        wt = {t["name"]: t for t in (w or {}).get("tests", [])}
+        names = list(dict.fromkeys(list(wt) + [k for k in list(vk) + list(cu) if not k.endswith(".std")]))
+        for name in names:
+            t = wt.get(name)
+            ws = t["tok_s"]["median"] if t and t.get("runs") else None
+            best = max([x for x in (vk.get(name), cu.get(name)) if x], default=None)
+            ratio = f"{ws / best:.2f}" if ws and best else "-"
+            bw = "-"
+            if ws and name.startswith("tg") and w:
+                gbs = w["weight_bytes"] * ws
+                bw = f"{gbs / 1e9:,.0f} ({100 * gbs / H200_BW:.0f}%)"
+            err = f" (error: {t['error'][:60]})" if t and t.get("error") else ""
+            print(f"| {m} | {name} | {fmt(ws)}{err} | {fmt(vk.get(name))} | {fmt(cu.get(name))} | {ratio} | {bw} |")
+        if w:
+            mem = w["memory"]
+            notes.append(f"- {m}: wgrt on {w['adapter']} ({w['runtime']}; shader-f16 {w['shader_f16']}, "
+                         f"subgroups {w['subgroups']}); weights {w['weight_bytes'] / 2**20:.0f} MiB, "
+                         f"model GPU memory {mem['model_total_bytes'] / 2**20:.0f} MiB, "
+                         f"device peak {mem['device_peak_bytes'] / 2**20:.0f} MiB; load {w['load_seconds']:.1f} s")
+            for t in w.get("tests", []):
+                h = t.get("host_ms_per_pass")
+                if h and t.get("runs"):
+                    notes.append(f"  - {t['name']}: host ms per forward pass: prepare {h['prepare']:.3f}, "
+                                 f"encode+submit {h['encode']:.3f}, wait for GPU {h['wait']:.3f}, "
+                                 f"readback {h['readback']:.3f}")
+        for label, rows in (("CUDA", cu_rows), ("Vulkan", vk_rows)):
+            if rows:
+                r = rows[0]
+                notes.append(f"- {m}: llama.cpp {label}: {r.get('gpu_info', '')}, {r.get('backends', '')}, "
+                             f"flash_attn {r.get('flash_attn')}, n_ubatch {r.get('n_ubatch')}, "
+                             f"model_size {r.get('model_size', 0) / 2**20:.0f} MiB, build {r.get('build_commit')}")
+    print()
+    print("\n".join(notes))
+    for m in models:
+        w = load_json(os.path.join(run, f"wgrt-{m}.json"))
+        for p in (w or {}).get("profiles", []):
+            top = 12 if p["what"].startswith("decode") else 6
+            print(f"\nwgrt {m}, {p['what']}: {p['dispatches']} dispatches, GPU {p['gpu_ms']:.3f} ms "
+                  f"(sum of timed dispatches), wall {p['wall_ms']:.3f} ms with timing on")
+            tg = [t for t in w.get("tests", []) if t.get("n_gen") and t.get("runs")]
+            if p["what"].startswith("decode") and tg and p["gpu_ms"] > 0:
+                wall = tg[0]["ms_per_token"]["median"]
+                print(f"untimed {tg[0]['name']}: {wall:.3f} ms/token; kernels {p['gpu_ms']:.3f} ms = "
+                      f"{min(100, 100 * p['gpu_ms'] / wall):.0f}% of it (the rest: CPU encode/submit/readback, idle GPU)")
+            print("| kernel | count | total us | avg us | share |")
+            print("| --- | ---: | ---: | ---: | ---: |")
+            for k in p["kernels"][:top]:
+                share = 100 * k["gpu_us"] / (1e3 * p["gpu_ms"]) if p["gpu_ms"] else 0
+                print(f"| {k['label']} | {k['count']} | {k['gpu_us']:.1f} | {k['gpu_us'] / k['count']:.2f} | {share:.1f}% |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,447 @@
+// `wgrt bench`: prompt-processing and generation throughput of a GGUF model,
+// measured like llama-bench (ppN: N random tokens from position 0 in one
+// forward pass; tgN: N single-token forward passes from an empty cache),
+// with a warm-up run per test and the median and spread of several
+// repetitions; --profile adds GPU time per kernel from timestamp queries.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "gpu/device.h"
+#include "llm/llm_model.h"
+#include "wgrt/error.h"
+
+namespace wgrt::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: wgrt bench [options]\n"
+    "\n"
+    "Measures tokens/s of a Llama-family GGUF model the way llama-bench does: ppN runs N\n"
+    "random tokens from position 0 in one forward pass; tgN runs N single-token forward\n"
+    "passes from an empty cache (after --tg-prefill tokens, default none). Each test has a\n"
+    "warm-up run, then -r repetitions; the median, mean and standard deviation are printed.\n"
+    "\n"
+    "options:\n"
+    "  --model PATH        GGUF file (default: the built-in SmolLM2-135M-Instruct Q4_1)\n"
+    "  -p LIST             prompt sizes, comma-separated; 0 or '' for none (default 128,512)\n"
+    "  -n LIST             generation lengths, comma-separated; 0 for none (default 128)\n"
+    "  -r N                repetitions per test (default 5)\n"
+    "  --tg-prefill N      tokens in the cache before a tg test starts (default 0)\n"
+    "  --max-seconds S     stop repeating a test after S seconds, keeping at least one run\n"
+    "                      (default 60)\n"
+    "  --ctx N             KV cache length (default: what the largest test needs)\n"
+    "  --seed S            seed of the random tokens (default 1234)\n"
+    "  --profile           GPU time per kernel for one decode step and one prompt pass\n"
+    "  --top K             kernels listed per profile (default 15)\n"
+    "  --json PATH         write the results as JSON\n";
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::vector<int64_t> parse_list(const std::string& s, const char* what) {
+  std::vector<int64_t> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t j = std::min(s.find(',', i), s.size());
+    const std::string item = s.substr(i, j - i);
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 0) throw 0;
+      if (v > 0) out.push_back(v);
+    } catch (...) {
+      throw Error(ErrorCode::InvalidArgument, std::string(what) + ": '" + item + "' is not a non-negative integer");
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+struct Stats {
+  double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
+};
+
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  for (double x : v) s.mean += x;
+  s.mean /= double(n);
+  for (double x : v) s.stddev += (x - s.mean) * (x - s.mean);
+  s.stddev = n > 1 ? std::sqrt(s.stddev / double(n - 1)) : 0;
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+struct TestResult {
+  std::string name;  // "pp128", "tg128"
+  int64_t n_prompt = 0, n_gen = 0;
+  std::vector<double> seconds;  // per repetition
+  std::vector<double> tok_s;    // per repetition
+  Stats tps;
+  Stats ms_per_token;
+  HostTimes host_ms;  // per forward pass, averaged over the timed repetitions
+  std::string error;
+};
+
+struct KernelRow {
+  std::string label;
+  size_t count = 0;
+  double gpu_ns = 0;
+};
+
+struct Profile {
+  std::string what;  // "decode" or "pp512"
+  double wall_ms = 0;
+  double gpu_ms = 0;
+  size_t dispatches = 0;
+  std::vector<KernelRow> kernels;  // by total time, descending
+};
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      o += buf;
+    } else {
+      o += c;
+    }
+  }
+  return o;
+}
+
+class Bench {
+ public:
+  Bench(llm::LlmModel& model, uint64_t seed) : model_(model), rng_(seed) {}
+
+  std::vector<llm::TokenId> random_tokens(int64_t n) {
+    std::uniform_int_distribution<int64_t> dist(0, int64_t(model_.tokenizer().vocab_size()) - 1);
+    std::vector<llm::TokenId> t(static_cast<size_t>(n));
+    for (auto& x : t) x = llm::TokenId(dist(rng_));
+    return t;
+  }
+
+  // One run of a test: wall seconds of the timed part; adds the graph's host
+  // times of each timed forward pass to `host` (one pass per chunk).
+  double run_once(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, HostTimes* host = nullptr,
+                  size_t* passes = nullptr) {
+    auto note = [&] {
+      if (!host) return;
+      const HostTimes& h = model_.graph().last_host_times();
+      host->prepare_ms += h.prepare_ms;
+      host->encode_ms += h.encode_ms;
+      host->wait_ms += h.wait_ms;
+      host->readback_ms += h.readback_ms;
+      ++*passes;
+    };
+    model_.reset();
+    if (n_prompt > 0) {
+      const auto tokens = random_tokens(n_prompt);
+      const auto t0 = Clock::now();
+      model_.forward(tokens);
+      const double s = seconds_since(t0);
+      note();
+      return s;
+    }
+    if (tg_prefill > 0) model_.forward(random_tokens(tg_prefill));
+    const auto tokens = random_tokens(n_gen);
+    double s = 0;
+    for (int64_t i = 0; i < n_gen; ++i) {
+      const auto t0 = Clock::now();
+      model_.forward(std::span(&tokens[size_t(i)], 1));
+      s += seconds_since(t0);
+      note();
+    }
+    return s;
+  }
+
+  TestResult run_test(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, int reps, double max_seconds) {
+    TestResult r;
+    r.n_prompt = n_prompt;
+    r.n_gen = n_gen;
+    r.name = n_prompt > 0 ? "pp" + std::to_string(n_prompt) : "tg" + std::to_string(n_gen);
+    const int64_t tokens = n_prompt > 0 ? n_prompt : n_gen;
+    try {
+      const auto start = Clock::now();
+      run_once(n_prompt, n_gen, tg_prefill);  // warm-up
+      size_t passes = 0;
+      for (int i = 0; i < reps; ++i) {
+        const double s = run_once(n_prompt, n_gen, tg_prefill, &r.host_ms, &passes);
+        r.seconds.push_back(s);
+        r.tok_s.push_back(double(tokens) / s);
+        if (seconds_since(start) > max_seconds && i + 1 < reps) {
+          std::fprintf(stderr, "  %s: stopping after %d of %d repetitions (--max-seconds %.0f)\n", r.name.c_str(),
+                       i + 1, reps, max_seconds);
+          break;
+        }
+      }
+      if (passes > 0) {
+        r.host_ms.prepare_ms /= double(passes);
+        r.host_ms.encode_ms /= double(passes);
+        r.host_ms.wait_ms /= double(passes);
+        r.host_ms.readback_ms /= double(passes);
+      }
+    } catch (const Error& e) {
+      r.error = e.what();
+    }
+    r.tps = stats_of(r.tok_s);
+    std::vector<double> ms;
+    for (double s : r.seconds) ms.push_back(1e3 * s / double(tokens));
+    r.ms_per_token = stats_of(ms);
+    return r;
+  }
+
+  // One timed forward pass of `tokens` after `prefill` cached tokens.
+  Profile profile(const std::string& what, int64_t prefill, int64_t n) {
+    model_.reset();
+    if (prefill > 0) model_.forward(random_tokens(prefill));
+    const auto tokens = random_tokens(n);
+    ExecuteOptions opt;
+    opt.time_dispatches = true;
+    const auto t0 = Clock::now();
+    model_.forward(tokens, opt);
+    Profile p;
+    p.what = what;
+    p.wall_ms = 1e3 * seconds_since(t0);
+    std::map<std::string, KernelRow> by_label;
+    for (const auto& t : model_.graph().last_timings()) {
+      KernelRow& row = by_label[t.label];
+      row.label = t.label;
+      ++row.count;
+      row.gpu_ns += t.gpu_ns;
+      p.gpu_ms += t.gpu_ns * 1e-6;
+      ++p.dispatches;
+    }
+    for (auto& [_, row] : by_label) p.kernels.push_back(row);
+    std::sort(p.kernels.begin(), p.kernels.end(), [](const KernelRow& a, const KernelRow& b) { return a.gpu_ns > b.gpu_ns; });
+    return p;
+  }
+
+ private:
+  llm::LlmModel& model_;
+  std::mt19937_64 rng_;
+};
+
+void print_profile(const Profile& p, size_t top) {
+  std::printf("\nprofile: %s, one forward pass: %zu timed dispatches, GPU %.3f ms, wall %.3f ms "
+              "(wall - GPU = %.3f ms: encoding, submitting, readback and gaps; timing splits each "
+              "dispatch into its own pass, so the wall time is above an untimed run's)\n",
+              p.what.c_str(), p.dispatches, p.gpu_ms, p.wall_ms, p.wall_ms - p.gpu_ms);
+  if (p.dispatches == 0) {
+    std::printf("  (no timestamps: the device lacks timestamp-query)\n");
+    return;
+  }
+  std::printf("  %-40s %6s %11s %10s %7s\n", "kernel (dispatch label)", "count", "total us", "avg us", "share");
+  for (size_t i = 0; i < p.kernels.size() && i < top; ++i) {
+    const KernelRow& k = p.kernels[i];
+    std::printf("  %-40.40s %6zu %11.1f %10.2f %6.1f%%\n", k.label.c_str(), k.count, k.gpu_ns * 1e-3,
+                k.gpu_ns * 1e-3 / double(k.count), 100.0 * k.gpu_ns * 1e-6 / p.gpu_ms);
+  }
+  if (p.kernels.size() > top) std::printf("  ... %zu more labels\n", p.kernels.size() - top);
+}
+
+void write_json(const std::string& path, const llm::LlmModel& model, const gpu::Device& device,
+                const std::vector<TestResult>& results, const std::vector<Profile>& profiles, double load_s,
+                int reps) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw Error(ErrorCode::NotFound, "cannot write " + path + ": " + std::strerror(errno));
+  const MemoryStats mem = model.memory_stats();
+  const auto& info = device.adapter_info();
+  auto stats_json = [&](const Stats& s) {
+    std::fprintf(f, "{\"median\": %.6g, \"mean\": %.6g, \"stddev\": %.6g, \"min\": %.6g, \"max\": %.6g}", s.median,
+                 s.mean, s.stddev, s.min, s.max);
+  };
+  std::fprintf(f, "{\n  \"tool\": \"wgrt bench\",\n  \"model\": \"%s\",\n  \"model_summary\": \"%s\",\n",
+               json_escape(model.path()).c_str(), json_escape(model.config().summary()).c_str());
+  std::fprintf(f, "  \"adapter\": \"%s\",\n  \"backend\": \"%s\",\n  \"driver\": \"%s\",\n  \"runtime\": \"%s\",\n",
+               json_escape(info.name).c_str(), json_escape(info.backend).c_str(), json_escape(info.driver).c_str(),
+               json_escape(device.implementation_version()).c_str());
+  std::fprintf(f, "  \"shader_f16\": %s,\n  \"subgroups\": %s,\n  \"timestamp_query\": %s,\n",
+               device.features().shader_f16 ? "true" : "false", device.features().subgroups ? "true" : "false",
+               device.features().timestamp_query ? "true" : "false");
+  std::fprintf(f, "  \"weight_bytes\": %llu,\n  \"context\": %lld,\n  \"chunk\": %lld,\n  \"repetitions\": %d,\n",
+               static_cast<unsigned long long>(model.weight_bytes()), static_cast<long long>(model.context()),
+               static_cast<long long>(model.chunk()), reps);
+  std::fprintf(f, "  \"load_seconds\": %.3f,\n", load_s);
+  std::fprintf(f,
+               "  \"memory\": {\"model_total_bytes\": %llu, \"weight_bytes\": %llu, \"tensor_bytes\": %llu, "
+               "\"scratch_bytes\": %llu, \"device_peak_bytes\": %llu},\n",
+               static_cast<unsigned long long>(mem.total_bytes), static_cast<unsigned long long>(mem.constant_bytes),
+               static_cast<unsigned long long>(mem.tensor_bytes), static_cast<unsigned long long>(mem.scratch_bytes),
+               static_cast<unsigned long long>(device.peak_buffer_bytes()));
+  std::fprintf(f, "  \"tests\": [\n");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const TestResult& r = results[i];
+    std::fprintf(f, "    {\"name\": \"%s\", \"n_prompt\": %lld, \"n_gen\": %lld, \"runs\": %zu, \"tok_s\": ",
+                 r.name.c_str(), static_cast<long long>(r.n_prompt), static_cast<long long>(r.n_gen),
+                 r.seconds.size());
+    stats_json(r.tps);
+    std::fprintf(f, ", \"ms_per_token\": ");
+    stats_json(r.ms_per_token);
+    std::fprintf(f,
+                 ", \"host_ms_per_pass\": {\"prepare\": %.6g, \"encode\": %.6g, \"wait\": %.6g, \"readback\": %.6g}",
+                 r.host_ms.prepare_ms, r.host_ms.encode_ms, r.host_ms.wait_ms, r.host_ms.readback_ms);
+    std::fprintf(f, ", \"samples_s\": [");
+    for (size_t j = 0; j < r.seconds.size(); ++j) std::fprintf(f, "%s%.6g", j ? ", " : "", r.seconds[j]);
+    std::fprintf(f, "]");
+    if (!r.error.empty()) std::fprintf(f, ", \"error\": \"%s\"", json_escape(r.error).c_str());
+    std::fprintf(f, "}%s\n", i + 1 < results.size() ? "," : "");
+  }
+  std::fprintf(f, "  ],\n  \"profiles\": [\n");
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const Profile& p = profiles[i];
+    std::fprintf(f, "    {\"what\": \"%s\", \"dispatches\": %zu, \"gpu_ms\": %.6g, \"wall_ms\": %.6g, \"kernels\": [",
+                 p.what.c_str(), p.dispatches, p.gpu_ms, p.wall_ms);
+    for (size_t j = 0; j < p.kernels.size(); ++j) {
+      const KernelRow& k = p.kernels[j];
+      std::fprintf(f, "%s\n      {\"label\": \"%s\", \"count\": %zu, \"gpu_us\": %.3f}", j ? "," : "",
+                   json_escape(k.label).c_str(), k.count, k.gpu_ns * 1e-3);
+    }
+    std::fprintf(f, "]}%s\n", i + 1 < profiles.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  std::fclose(f);
+}
+
+}  // namespace
+
+int run_bench(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
+  const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json"},
+                  {"--profile"});
+  if (!args.positionals().empty()) throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "'");
+  const std::vector<int64_t> pps = parse_list(args.get_or("-p", "128,512"), "-p");
+  const std::vector<int64_t> tgs = parse_list(args.get_or("-n", "128"), "-n");
+  const int reps = int(args.get_int("-r", 5));
+  const int64_t tg_prefill = args.get_int("--tg-prefill", 0);
+  const double max_seconds = args.get_double("--max-seconds", 60);
+  const size_t top = size_t(std::max<int64_t>(1, args.get_int("--top", 15)));
+  const bool profile = args.flag("--profile");
+  if (reps < 1) throw Error(ErrorCode::InvalidArgument, "-r must be >= 1");
+  if (tg_prefill < 0) throw Error(ErrorCode::InvalidArgument, "--tg-prefill must be >= 0");
+
+  const int64_t max_pp = pps.empty() ? 0 : *std::max_element(pps.begin(), pps.end());
+  const int64_t max_tg = tgs.empty() ? 0 : *std::max_element(tgs.begin(), tgs.end());
+  // The profiled decode step runs at position 16 (after a 16-token prefill).
+  const int64_t need = std::max({max_pp, tg_prefill + max_tg, profile ? int64_t(17) : int64_t(1)});
+
+  auto device = gpu::Device::create();
+  llm::LlmLoadOptions load;
+  load.path = args.get_or("--model", "");
+  load.context = args.get_int("--ctx", need);
+  load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
+  const auto t_load = Clock::now();
+  std::unique_ptr<llm::LlmModel> model = llm::LlmModel::load(*device, load);
+  const double load_s = seconds_since(t_load);
+  if (model->context() < need) {
+    throw Error(ErrorCode::InvalidArgument, "the tests need a context of " + std::to_string(need) +
+                                                " tokens; the model allows " + std::to_string(model->context()));
+  }
+  if (model->chunk() < max_pp) {
+    throw Error(ErrorCode::InvalidArgument, "chunk " + std::to_string(model->chunk()) + " < largest prompt " +
+                                                std::to_string(max_pp));
+  }
+  const auto& info = device->adapter_info();
+  std::printf("model:   %s\n         %s\n", model->path().c_str(), model->config().summary().c_str());
+  std::printf("weights: %.1f MiB on the GPU; loaded in %.2f s\n", model->weight_bytes() / 1048576.0, load_s);
+  std::printf("device:  %s (%s, %s), %s; shader-f16 %s, subgroups %s, timestamp-query %s\n", info.name.c_str(),
+              info.backend.c_str(), info.device_type.c_str(), device->implementation_version().c_str(),
+              device->features().shader_f16 ? "yes" : "no", device->features().subgroups ? "yes" : "no",
+              device->features().timestamp_query ? "yes" : "no");
+  std::printf("context %lld, chunk %lld, %d repetitions after one warm-up run\n\n",
+              static_cast<long long>(model->context()), static_cast<long long>(model->chunk()), reps);
+  std::fflush(stdout);
+
+  Bench bench(*model, uint64_t(args.get_int("--seed", 1234)));
+  std::vector<TestResult> results;
+  std::printf("%-8s %5s %14s %14s %12s %6s\n", "test", "runs", "tok/s median", "mean +- std", "ms/token", "GB/s");
+  auto report = [&](const TestResult& r) {
+    if (!r.error.empty()) {
+      std::printf("%-8s failed: %s\n", r.name.c_str(), r.error.c_str());
+    } else {
+      // Weight bytes read per second for decode (each step reads every weight once).
+      const double gbs = r.n_gen > 0 ? double(model->weight_bytes()) * r.tps.median * 1e-9 : 0;
+      char mean_std[64];
+      std::snprintf(mean_std, sizeof mean_std, "%.1f +- %.1f", r.tps.mean, r.tps.stddev);
+      std::printf("%-8s %5zu %14.2f %14s %12.3f", r.name.c_str(), r.seconds.size(), r.tps.median, mean_std,
+                  r.ms_per_token.median);
+      if (r.n_gen > 0) std::printf(" %6.1f", gbs);
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  };
+  for (int64_t n : pps) {
+    results.push_back(bench.run_test(n, 0, 0, reps, max_seconds));
+    report(results.back());
+  }
+  for (int64_t n : tgs) {
+    results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds));
+    report(results.back());
+  }
+
+  std::printf("\nhost time per forward pass (ms, mean): prepare / encode+submit / wait for GPU / readback\n");
+  for (const auto& r : results) {
+    if (!r.error.empty()) continue;
+    std::printf("  %-8s %8.3f %8.3f %8.3f %8.3f\n", r.name.c_str(), r.host_ms.prepare_ms, r.host_ms.encode_ms,
+                r.host_ms.wait_ms, r.host_ms.readback_ms);
+  }
+  const MemoryStats mem = model->memory_stats();
+  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB, scratch %.1f MiB); "
+              "peak on the device %.1f MiB\n",
+              mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
+              mem.scratch_bytes / 1048576.0, device->peak_buffer_bytes() / 1048576.0);
+
+  std::vector<Profile> profiles;
+  if (profile) {
+    if (!device->features().timestamp_query) std::printf("\n--profile: the device has no timestamp-query\n");
+    try {
+      bench.profile("decode", 16, 1);  // warm the timed path once
+      profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
+      print_profile(profiles.back(), top);
+      for (const auto& r : results) {
+        if (r.n_gen == 0 || r.seconds.empty() || profiles.back().gpu_ms <= 0) continue;
+        const double wall = r.ms_per_token.median, gpu = profiles.back().gpu_ms;
+        std::printf("  %s untimed: %.3f ms/token wall vs %.3f ms of kernels: the GPU computes %.0f%% of the step; "
+                    "the rest is CPU encoding/submission/readback and idle GPU\n",
+                    r.name.c_str(), wall, gpu, 100.0 * std::min(1.0, gpu / wall));
+        break;
+      }
+      if (max_pp > 0) {
+        profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
+        print_profile(profiles.back(), top);
+      }
+    } catch (const Error& e) {
+      std::printf("--profile failed: %s\n", e.what());
+    }
+  }
+  if (auto path = args.get("--json")) write_json(*path, *model, *device, results, profiles, load_s, reps);
+  bool failed = false;
+  for (const auto& r : results) failed |= !r.error.empty();
+  return failed ? 1 : 0;
+}
+
+}  // namespace wgrt::cli
