@@ -141,9 +141,10 @@ class ExecutableGraph {
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
   HostTimes host_times_;
-  // Submit after this many dispatches (0: once per run), from
-  // WGRT_SUBMIT_EVERY: overlaps encoding with execution.
-  size_t submit_every_ = 0;
+  // Submit after this many dispatches (0: once per run; WGRT_SUBMIT_EVERY
+  // overrides): the GPU starts on the first part while the CPU encodes the
+  // rest. Measured on the H200: SmolLM2 decode 156 -> 203 tokens/s at 64.
+  size_t submit_every_ = 64;
   uint64_t hooks_fired_last_ = 0;
   ExecuteTraffic traffic_;
 };

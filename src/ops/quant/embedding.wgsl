@@ -12,7 +12,7 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> ids: array<i32>;
 @group(0) @binding(1) var<storage, read> w: array<u32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> params: Params;
 
 @compute @workgroup_size(WG)
@@ -22,9 +22,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   if (t >= params.tokens) { return; }
   // Out-of-range ids read row 0 rather than out of bounds; the host checks ids.
   let id = select(0u, u32(ids[t]), ids[t] >= 0 && u32(ids[t]) < params.vocab);
-  var v: array<f32, 32>;
+  var v: array<vec4<f32>, 8>;
   for (var u = lid.x; u < params.dim / 32u; u += WG) {
-    load_unit(id * params.row_words, u, &v);
-    for (var i = 0u; i < 32u; i++) { out[t * params.dim + u * 32u + i] = v[i]; }
+    decode_unit(id * params.row_words, u, &v);
+    for (var k = 0u; k < 8u; k++) { out[(t * params.dim) / 4u + u * 8u + k] = v[k]; }
   }
 }

@@ -2,9 +2,10 @@
 // format laid out by quant_layout.h, ggml type id, bias [N] or Null, out
 // [..., N]): the linear layers of GGUF models with weights as stored.
 //
-// Two dispatches are recorded: one row of x per workgroup (decode, M = 1)
-// and eight (prefill, each decoded weight unit reused for 8 rows of x); the
-// hook gives the one that fits the live M its workgroups and the other none.
+// Two dispatches are recorded: a GEMV for decode (M = 1: lanes of a
+// workgroup share weight rows and reduce) and a tiled GEMM for prefill (32 x 64
+// output tiles through workgroup memory); the hook gives the one that fits
+// the live M its workgroups and the other none.
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/quant/quant_layout.h"
@@ -13,7 +14,16 @@
 namespace wgrt::ops {
 namespace {
 
-constexpr uint32_t kLanes = 32, kRows = 8, kPrefillTm = 8;
+constexpr uint32_t kWorkgroup = 256;
+constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
+
+// Threads per weight row: enough to keep each busy with a few 32-element
+// units (short rows would leave most of 32 lanes idle), a power of two for
+// the tree reduction.
+uint32_t lanes_for(uint32_t k) {
+  const uint32_t units = k / 32;
+  return units >= 64 ? 32 : units >= 16 ? 16 : 8;
+}
 
 struct LinearParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
@@ -57,16 +67,18 @@ void lower(OpContext& ctx) {
   const uint32_t type = static_cast<uint32_t>(args.integer(2));
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
+  const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
+  const uint32_t rows_per_group = kWorkgroup / lanes;
 
-  auto make = [&](uint32_t tm) -> const gpu::ComputePipeline& {
-    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, "main",
-                                 {{"QTYPE", type}, {"LANES", kLanes}, {"ROWS", kRows}, {"TM", tm},
+  auto make = [&](uint32_t tm, const char* entry) -> const gpu::ComputePipeline& {
+    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, entry,
+                                 {{"QTYPE", type}, {"LANES", lanes}, {"ROWS", rows_per_group}, {"TM", tm},
                                   {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
   };
   const UniformId u = ctx.uniform(sizeof(LinearParams));
   const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};
-  const DispatchId gemv = ctx.dispatch(make(1), bindings, "linear_ggml gemv");
-  const DispatchId gemm = ctx.dispatch(make(kPrefillTm), bindings, "linear_ggml gemm");
+  const DispatchId gemv = ctx.dispatch(make(1, "main"), bindings, "linear_ggml gemv");
+  const DispatchId gemm = ctx.dispatch(make(1, "main_tiled"), bindings, "linear_ggml gemm");
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
@@ -74,10 +86,11 @@ void lower(OpContext& ctx) {
     dims.back() = n;
     r.set_dims(out, dims);
     r.write_uniform(u, LinearParams{m, n, k, row_words});
-    const uint64_t row_groups = gpu::div_up(n, kRows);
+    const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-    r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1} : r.fold(row_groups * gpu::div_up(m, kPrefillTm)));
+    r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1}
+                                  : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
   });
 }
 
