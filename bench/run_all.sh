@@ -118,8 +118,8 @@ for m in $MODELS; do
   [ -f "$model" ] || { echo "=== $m: no model file, skipped"; continue; }
   step "wgrt-$m" 150 "$D/wgrt" bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --max-seconds 30 \
        --profile --json "$RUN/wgrt-$m.json"
-  # A/B: submit every 64 dispatches so the GPU starts while the CPU encodes.
-  WGRT_SUBMIT_EVERY=64 step "wgrt-$m-submit64" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
+  # A/B: one submit per token (wgrt submits every 64 dispatches by default).
+  WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
   if [ -x "$BIN/llama-bench-cuda" ] && [ -z "$peer_pid" ]; then
     LD_LIBRARY_PATH="$CUDA_LD" step "llamacpp-cuda-$m" 120 "$BIN/llama-bench-cuda" -m "$model" -p "$PP" -n "$TG" \
         -r "$REPS" -ngl 99 -o json
@@ -135,6 +135,11 @@ if [ -n "$peer_pid" ]; then   # llama-bench-cuda built here: run it now
   wait $peer_pid
   cp /tmp/llama-cuda-build/*.log "$RUN/" 2>/dev/null
   [ -x "$BIN/llama-bench-cuda" ] || { echo "no llama-bench-cuda; its build log ends:"; tail -n 5 /tmp/llama-cuda-build/build.log 2>/dev/null; }
+  # Keep the binary (xz) so a later run can carry it instead of building.
+  if [ -x "$BIN/llama-bench-cuda" ] && [ "$RESULT_DIR" != "$RUN" ]; then
+    python3 -c "import lzma, shutil, sys; shutil.copyfileobj(open(sys.argv[1], 'rb'), lzma.open(sys.argv[2], 'wb', preset=6))" \
+      "$BIN/llama-bench-cuda" "$RESULT_DIR/llama-bench-cuda.xz" && ls -la "$RESULT_DIR/llama-bench-cuda.xz"
+  fi
   for m in $MODELS; do
     model=${MODEL_PATH[$m]}
     [ -f "$model" ] && [ -x "$BIN/llama-bench-cuda" ] || continue
