@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/npy.h"
 #include "import/pte/program.h"
 #include "import/test_pte_util.h"
 #include "wgrt/error.h"
@@ -201,10 +202,10 @@ TEST(PteProgram, EmbeddingConstantIsTheTable) {
   ASSERT_EQ(table.dims, (std::vector<uint32_t>{20, 8}));
   const auto bytes = g.constants[table.constant_id].bytes;
   // Each output row is the table row of its id: the constant holds the table.
-  const auto ids = testing::read_npy(fixture("embedding.in0.npy"));
-  const auto out = testing::read_npy(fixture("embedding.out0.npy"));
-  ASSERT_EQ(ids.descr, "<i8");
-  ASSERT_EQ(out.descr, "<f4");
+  const HostTensor ids = wgrt::read_npy(fixture("embedding.in0.npy"));
+  const HostTensor out = wgrt::read_npy(fixture("embedding.out0.npy"));
+  ASSERT_EQ(ids.dtype, wgrt::DType::I64);
+  ASSERT_EQ(out.dtype, wgrt::DType::F32);
   const size_t row = 8 * sizeof(float);
   for (size_t i = 0; i < ids.data.size() / 8; ++i) {
     int64_t id;

@@ -1,5 +1,6 @@
 // Helpers shared by the .pte tests: fixture paths, file bytes, a minimal JSON
-// reader for the fixture manifests (NAME.json) and a .npy reader.
+// reader for the fixture manifests (NAME.json). Arrays are read with
+// core/npy.h.
 #pragma once
 
 #include <cstdint>
@@ -155,38 +156,6 @@ class JsonParser {
 inline Json read_json(const std::string& path) {
   const auto bytes = read_bytes(path);
   return JsonParser(std::string(bytes.begin(), bytes.end())).parse();
-}
-
-// --- .npy (version 1, little-endian, C order) ----------------------------------
-
-struct Npy {
-  std::string descr;  // "<f4", "<i8", ...
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
-};
-
-inline Npy read_npy(const std::string& path) {
-  const auto b = read_bytes(path);
-  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) {
-    throw std::runtime_error(path + ": not a .npy file");
-  }
-  const size_t header_len = b[8] | (b[9] << 8);
-  const std::string header(b.begin() + 10, b.begin() + 10 + header_len);
-  Npy npy;
-  const size_t d = header.find("'descr': '") + 10;
-  npy.descr = header.substr(d, header.find('\'', d) - d);
-  const size_t open = header.find('(', header.find("'shape'"));
-  const size_t close = header.find(')', open);
-  std::string dims = header.substr(open + 1, close - open - 1);
-  for (size_t p = 0; p < dims.size();) {
-    size_t used = 0;
-    while (p < dims.size() && (dims[p] == ' ' || dims[p] == ',')) ++p;
-    if (p >= dims.size()) break;
-    npy.shape.push_back(std::stoll(dims.substr(p), &used));
-    p += used;
-  }
-  npy.data.assign(b.begin() + 10 + header_len, b.end());
-  return npy;
 }
 
 }  // namespace wgrt::pte::testing

@@ -10,14 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "core/npy.h"
 #include "graph/executable_graph.h"
 #include "wgrt/error.h"
 
 namespace wgrt::test {
 
-// A .npy array (C order, little-endian): its numpy dtype string and bytes.
+// A golden array from tests/fixtures/ops, read by the project's .npy reader.
 struct Npy {
-  std::string descr;
+  DType type = DType::F32;
   Dims dims;
   std::vector<uint8_t> bytes;
 
@@ -27,40 +28,15 @@ struct Npy {
     std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
     return v;
   }
-  DType dtype() const {
-    if (descr == "<f4") return DType::F32;
-    if (descr == "<i8") return DType::I64;
-    if (descr == "|u1") return DType::U8;
-    throw Error(ErrorCode::NotSupported, "npy dtype " + descr);
-  }
-  HostTensorView view() const { return {dtype(), dims, bytes}; }
+  DType dtype() const { return type; }
+  HostTensorView view() const { return {type, dims, bytes}; }
 };
 
 inline Npy load_npy(const std::string& name) {
   const std::string path = std::string(WGRT_FIXTURES_DIR) + "/ops/" + name + ".npy";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::NotFound, path + " (run tools/export/make_op_goldens.py)");
-  std::vector<uint8_t> all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (all.size() < 10 || std::memcmp(all.data(), "\x93NUMPY", 6) != 0) throw Error(ErrorCode::InvalidProgram, path);
-  const bool v1 = all[6] == 1;
-  const size_t header_len = v1 ? size_t(all[8] | all[9] << 8) : size_t(all[8] | all[9] << 8 | all[10] << 16);
-  const size_t start = v1 ? 10 : 12;
-  const std::string header(all.begin() + start, all.begin() + start + header_len);
-  Npy n;
-  const auto d = header.find("'descr': '") + 10;
-  n.descr = header.substr(d, header.find('\'', d) - d);
-  if (header.find("'fortran_order': False") == std::string::npos) throw Error(ErrorCode::NotSupported, path);
-  const auto s = header.find('(', header.find("'shape'")) + 1;
-  const std::string shape = header.substr(s, header.find(')', s) - s);
-  for (size_t p = 0; p < shape.size();) {
-    const size_t q = shape.find(',', p);
-    const std::string item = shape.substr(p, q == std::string::npos ? std::string::npos : q - p);
-    if (item.find_first_of("0123456789") != std::string::npos) n.dims.push_back(std::stoll(item));
-    if (q == std::string::npos) break;
-    p = q + 1;
-  }
-  n.bytes.assign(all.begin() + start + header_len, all.end());
-  return n;
+  if (!std::ifstream(path)) throw Error(ErrorCode::NotFound, path + " (run tools/export/make_op_goldens.py)");
+  HostTensor t = read_npy(path);
+  return {t.dtype, std::move(t.dims), std::move(t.data)};
 }
 
 // The first `rows` rows (along dim `dim`) of a row-major f32 array of shape `dims`.
