@@ -63,11 +63,9 @@ struct Case {
 
 class QuantLinearTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {};
 
-TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) {
-  const Case c = GetParam();
+void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int64_t kMaxM) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   ASSERT_NE(l, nullptr);
-  constexpr int64_t kMaxM = 19, K = 512, N = 72;
   const auto file = random_blocks(*l, N, K, c.type + 1);
   std::vector<float> wf(N * K);
   gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
@@ -82,7 +80,7 @@ TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) {
   const ValueId out = b.add_tensor(DType::F32, {kMaxM, N});
   b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device, std::move(b).build());
 
   for (int64_t m : {int64_t{1}, kMaxM, int64_t{8}, int64_t{1}}) {
     SCOPED_TRACE(std::string(c.name) + " M=" + std::to_string(m));
@@ -102,10 +100,15 @@ TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) {
         worst = std::max(worst, std::abs(got[i * N + n] - want) / (mag + 1e-6));
       }
     }
-    // f32 accumulation over K = 512 in a different order: 1e-5 of the sum of |terms|.
+    // f32 accumulation in a different order: 1e-5 of the sum of |terms|.
     EXPECT_LT(worst, 1e-5);
   }
 }
+
+// K = 512: 16 lanes per row in the GEMV; K = 2048: 32 lanes (64 under
+// WGRT_GEMV_MAX_LANES=64), and prefill tiles with a partial last tile.
+TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
+TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
 
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();

@@ -6,7 +6,7 @@
 namespace wgrt::ops {
 namespace {
 
-constexpr uint32_t kWorkgroup = 128;  // a power of two: the tree reduction halves it
+constexpr uint32_t kWorkgroup = 256;  // a power of two: the tree reduction halves it
 
 struct RmsNormParams {
   uint32_t rows = 0;
