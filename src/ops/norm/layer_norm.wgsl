@@ -2,9 +2,9 @@
 // stability, mean = sum(x) / D, then var = sum((x - mean)^2) / D (biased, as
 // torch); out = (x - mean) * rstd * weight + bias with rstd = 1 / sqrt(var + eps).
 // mean[row] and rstd[row] are written too. HAS_WEIGHT / HAS_BIAS: without
-// them the binding is a placeholder. One workgroup per row (2D-folded).
+// them the binding is a placeholder. One workgroup per row (2D-folded);
+// reduce.wgsl, prepended, holds WG and reduce_sum.
 
-override WG: u32 = 128;  // a power of two: the tree reductions halve it
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;
 
@@ -22,20 +22,6 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> mean_out: array<f32>;
 @group(0) @binding(5) var<storage, read_write> rstd_out: array<f32>;
 @group(0) @binding(6) var<uniform> params: Params;
-
-var<workgroup> partial: array<f32, WG>;
-
-fn reduce_sum(lid: u32, v: f32) -> f32 {
-  partial[lid] = v;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid < stride) { partial[lid] += partial[lid + stride]; }
-    workgroupBarrier();
-  }
-  let result = partial[0];
-  workgroupBarrier();  // partial is reused by the next reduction
-  return result;
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,

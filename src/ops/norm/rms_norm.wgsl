@@ -1,7 +1,6 @@
 // out[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * weight, for f32 rows
-// of length D. One workgroup per row (2D-folded), WG threads striding the row.
-
-override WG: u32 = 256;
+// of length D. One workgroup per row (2D-folded), WG threads striding the row
+// (reduce.wgsl, prepended, holds WG and reduce_sum).
 
 struct Params {
   rows: u32,
@@ -14,8 +13,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> weight: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> params: Params;
-
-var<workgroup> partial: array<f32, WG>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -31,14 +28,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       sum += v * v;
     }
   }
-  partial[lid.x] = sum;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid.x < stride) { partial[lid.x] += partial[lid.x + stride]; }
-    workgroupBarrier();
-  }
+  let total = reduce_sum(lid.x, sum);
   if (!valid) { return; }
-  let scale = inverseSqrt(partial[0] / f32(params.d) + params.eps);
+  let scale = inverseSqrt(total / f32(params.d) + params.eps);
   for (var i = lid.x; i < params.d; i += WG) {
     out[base + i] = x[base + i] * scale * weight[i];
   }

@@ -2,9 +2,9 @@
 // out = exp(x - max) / sum(exp(x - max)), log: x - max - log(sum(exp(x - max))).
 // The tensor is viewed as [outer, D, inner] (inner = 1 for the last dim, whose
 // rows are contiguous); a row is the D values at one (outer, inner), strided by
-// inner. One workgroup per row (2D-folded), WG threads striding the row.
+// inner. One workgroup per row (2D-folded), WG threads striding the row
+// (reduce.wgsl, prepended, holds WG and the reductions).
 
-override WG: u32 = 128;  // a power of two: the tree reductions halve it
 override LOG: bool = false;
 
 struct Params {
@@ -17,30 +17,6 @@ struct Params {
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<uniform> params: Params;
-
-var<workgroup> partial: array<f32, WG>;
-
-fn reduce_max(lid: u32, v: f32) -> f32 {
-  partial[lid] = v;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid < stride) { partial[lid] = max(partial[lid], partial[lid + stride]); }
-    workgroupBarrier();
-  }
-  let result = partial[0];
-  workgroupBarrier();  // partial is reused by the next reduction
-  return result;
-}
-
-fn reduce_sum(lid: u32, v: f32) -> f32 {
-  partial[lid] = v;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid < stride) { partial[lid] += partial[lid + stride]; }
-    workgroupBarrier();
-  }
-  return partial[0];
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
