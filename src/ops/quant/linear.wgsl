@@ -1,15 +1,16 @@
 // out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) with W in a ggml block
-// format (dequant.wgsl, prepended). A workgroup owns ROWS weight rows and TM
-// rows of x; LANES threads per weight row walk its 32-element units, decode
-// each unit once into registers (8 vec4s) and use it for all TM rows of x
-// (read as vec4s), then reduce across the lanes in workgroup memory.
-// Workgroups: ceil(N / ROWS) * ceil(M / TM), possibly 2D-folded.
+// format (dequant.wgsl, prepended).
+//
+// Decode (`main`, a GEMV): a workgroup owns ROWS weight rows and one row of x;
+// LANES threads per weight row walk its 32-element units, decode each into
+// registers (8 vec4s), dot it with x (read as vec4s), then reduce across the
+// lanes in workgroup memory. Accumulators are scalars: an array indexed in a
+// loop would live in local memory. Workgroups: ceil(N / ROWS) * M, possibly
+// 2D-folded.
 
 override LANES: u32 = 32;
 override ROWS: u32 = 8;
-override TM: u32 = 1;
 override HAS_BIAS: bool = false;
-const MAX_TM: u32 = 8u;  // TM <= MAX_TM (function-scope arrays need a constant size)
 
 struct Params {
   m: u32,          // live rows of x
@@ -24,7 +25,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-var<workgroup> partial: array<f32, LANES * ROWS * TM>;
+var<workgroup> partial: array<f32, LANES * ROWS>;
 
 @compute @workgroup_size(LANES * ROWS)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -32,46 +33,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let group = wid.y * nwg.x + wid.x;
   let row_groups = (params.n + ROWS - 1u) / ROWS;
   let n = (group % row_groups) * ROWS + lid.x / LANES;
-  let m0 = (group / row_groups) * TM;
+  let m = group / row_groups;
   let lane = lid.x % LANES;
-  let slot = lid.x / LANES;
-  let k4 = params.k / 4u;
 
-  var acc: array<f32, MAX_TM>;
-  for (var t = 0u; t < TM; t++) { acc[t] = 0.0; }
-  if (n < params.n && m0 < params.m) {
-    let units = params.k / 32u;
-    let rows = min(TM, params.m - m0);
+  var acc = 0.0;
+  if (n < params.n && m < params.m) {
+    let xb = m * (params.k / 4u);
     var v: array<vec4<f32>, 8>;
-    for (var u = lane; u < units; u += LANES) {
+    for (var u = lane; u < params.k / 32u; u += LANES) {
       decode_unit(n * params.row_words, u, &v);
-      for (var t = 0u; t < rows; t++) {
-        let xb = (m0 + t) * k4 + u * 8u;
-        var s = dot(v[0], x[xb]);
-        for (var j = 1u; j < 8u; j++) { s += dot(v[j], x[xb + j]); }
-        acc[t] += s;
-      }
+      let xu = xb + u * 8u;
+      acc += dot(v[0], x[xu]) + dot(v[1], x[xu + 1u]) + dot(v[2], x[xu + 2u]) + dot(v[3], x[xu + 3u]) +
+             dot(v[4], x[xu + 4u]) + dot(v[5], x[xu + 5u]) + dot(v[6], x[xu + 6u]) + dot(v[7], x[xu + 7u]);
     }
   }
-  for (var t = 0u; t < TM; t++) { partial[(t * ROWS + slot) * LANES + lane] = acc[t]; }
+  partial[lid.x] = acc;
   workgroupBarrier();
   for (var stride = LANES / 2u; stride > 0u; stride /= 2u) {
-    if (lane < stride) {
-      for (var t = 0u; t < TM; t++) {
-        let i = (t * ROWS + slot) * LANES + lane;
-        partial[i] += partial[i + stride];
-      }
-    }
+    if (lane < stride) { partial[lid.x] += partial[lid.x + stride]; }
     workgroupBarrier();
   }
-  if (lane == 0u && n < params.n) {
-    for (var t = 0u; t < TM; t++) {
-      if (m0 + t < params.m) {
-        var r = partial[(t * ROWS + slot) * LANES];
-        if (HAS_BIAS) { r += bias[n]; }
-        out[(m0 + t) * params.n + n] = r;
-      }
-    }
+  if (lane == 0u && n < params.n && m < params.m) {
+    var r = partial[lid.x];
+    if (HAS_BIAS) { r += bias[n]; }
+    out[m * params.n + n] = r;
   }
 }
 

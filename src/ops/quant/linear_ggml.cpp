@@ -80,15 +80,15 @@ void lower(OpContext& ctx) {
   const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
-  auto make = [&](uint32_t tm, const char* entry) -> const gpu::ComputePipeline& {
+  auto make = [&](const char* entry) -> const gpu::ComputePipeline& {
     return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, entry,
-                                 {{"QTYPE", type}, {"LANES", lanes}, {"ROWS", rows_per_group}, {"TM", tm},
-                                  {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
+                        {{"QTYPE", type}, {"LANES", lanes}, {"ROWS", rows_per_group},
+                         {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
   };
   const UniformId u = ctx.uniform(sizeof(LinearParams));
   const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};
-  const DispatchId gemv = ctx.dispatch(make(1, "main"), bindings, "linear_ggml gemv");
-  const DispatchId gemm = ctx.dispatch(make(1, "main_tiled"), bindings, "linear_ggml gemm");
+  const DispatchId gemv = ctx.dispatch(make("main"), bindings, "linear_ggml gemv");
+  const DispatchId gemm = ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
