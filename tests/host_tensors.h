@@ -1,6 +1,10 @@
 // Helpers for tests that feed host data into graphs and read it back.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <span>
@@ -31,6 +35,32 @@ inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -2.0
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
+}
+
+// Largest |got - want|; fails the test if the sizes differ.
+inline double max_abs_error(const std::vector<float>& got, const std::vector<float>& want) {
+  EXPECT_EQ(got.size(), want.size());
+  double worst = 0;
+  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    const double e = std::abs(double(got[i]) - double(want[i]));
+    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+  }
+  return worst;
+}
+
+// Every tensor's buffer handle, to prove that running at other shapes never
+// reallocates (bind groups stay valid).
+inline std::vector<const void*> buffer_handles(const ExecutableGraph& g) {
+  std::vector<const void*> h;
+  for (ValueId id = 0; id < g.graph().values.size(); ++id) {
+    if (g.graph().is_tensor(id)) h.push_back(g.tensor_buffer(id).raw());
+  }
+  return h;
+}
+
+inline HostTensorView i64_view(const std::vector<int64_t>& v, Dims dims) {
+  return {DType::I64, std::move(dims),
+          std::span(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(int64_t))};
 }
 
 }  // namespace wgrt::test

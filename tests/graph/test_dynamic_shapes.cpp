@@ -56,10 +56,7 @@ class DynamicShapeTest : public test::GpuTest {};
 TEST_F(DynamicShapeTest, OneGraphServesShrinkingAndGrowingShapes) {
   Cascade c = rms_cascade();
   auto g = ExecutableGraph::load(device(), std::move(c.graph));
-  std::vector<const void*> handles;
-  for (ValueId id = 0; id < g->graph().values.size(); ++id) {
-    if (g->graph().is_tensor(id)) handles.push_back(g->tensor_buffer(id).raw());
-  }
+  const auto handles = test::buffer_handles(*g);
   const size_t dispatches = g->dispatch_count();
 
   // Shrinking, then growing back, then the maximum again.
@@ -80,10 +77,7 @@ TEST_F(DynamicShapeTest, OneGraphServesShrinkingAndGrowingShapes) {
     EXPECT_LT(worst, 1e-5) << "f32 tolerance: 1e-5 relative";  // stated f32 tolerance
   }
   // Buffers and dispatches never moved.
-  size_t k = 0;
-  for (ValueId id = 0; id < g->graph().values.size(); ++id) {
-    if (g->graph().is_tensor(id)) EXPECT_EQ(g->tensor_buffer(id).raw(), handles[k++]) << "value " << id;
-  }
+  EXPECT_EQ(test::buffer_handles(*g), handles);
   EXPECT_EQ(g->dispatch_count(), dispatches);
 }
 

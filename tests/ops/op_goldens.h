@@ -12,6 +12,7 @@
 
 #include "core/npy.h"
 #include "graph/executable_graph.h"
+#include "host_tensors.h"
 #include "wgrt/error.h"
 
 namespace wgrt::test {
@@ -52,17 +53,6 @@ inline std::vector<float> leading(const std::vector<float>& v, const Dims& dims,
   return out;
 }
 
-// Largest |got - want|; fails the test if the sizes differ.
-inline double max_abs_error(const std::vector<float>& got, const std::vector<float>& want) {
-  EXPECT_EQ(got.size(), want.size());
-  double worst = 0;
-  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-    const double e = std::abs(double(got[i]) - double(want[i]));
-    worst = std::isnan(e) ? INFINITY : std::max(worst, e);
-  }
-  return worst;
-}
-
 // hashed_uniform of make_op_goldens.py, bit for bit.
 inline std::vector<float> hashed_uniform(size_t count, uint32_t salt) {
   std::vector<float> v(count);
@@ -74,21 +64,6 @@ inline std::vector<float> hashed_uniform(size_t count, uint32_t salt) {
     v[i] = static_cast<float>(static_cast<double>(h >> 8) / double(1 << 23) - 1.0);
   }
   return v;
-}
-
-// Every tensor's buffer handle, to prove that running at other shapes never
-// reallocates (bind groups stay valid).
-inline std::vector<const void*> buffer_handles(const ExecutableGraph& g) {
-  std::vector<const void*> h;
-  for (ValueId id = 0; id < g.graph().values.size(); ++id) {
-    if (g.graph().is_tensor(id)) h.push_back(g.tensor_buffer(id).raw());
-  }
-  return h;
-}
-
-inline HostTensorView i64_view(const std::vector<int64_t>& v, Dims dims) {
-  return {DType::I64, std::move(dims),
-          std::span(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(int64_t))};
 }
 
 // The output whose live shape is `dims` (multi-output ops: picked by full shape).

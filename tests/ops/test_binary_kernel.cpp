@@ -2,13 +2,13 @@
 // entry points, compared with a CPU sum, including a size that needs the 2D fold.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "gpu/buffer.h"
 #include "gpu/command_batch.h"
 #include "gpu/pipeline_cache.h"
 #include "gpu/workgroups.h"
 #include "gpu_test_env.h"
+#include "host_tensors.h"
 #include "ops/elementwise/binary.h"
 
 namespace wgrt {
@@ -49,14 +49,6 @@ class BinaryKernelTest : public test::GpuTest {
     return test::as_vector<float>(go.read(0, bytes));
   }
 
-  static std::vector<float> random_vector(size_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-10.0f, 10.0f);
-    std::vector<float> v(n);
-    for (auto& x : v) x = dist(rng);
-    return v;
-  }
-
   // f32 addition is exactly rounded on both sides: results must be identical.
   static void expect_sum(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& got) {
     ASSERT_EQ(got.size(), a.size());
@@ -69,12 +61,12 @@ class BinaryKernelTest : public test::GpuTest {
 };
 
 TEST_F(BinaryKernelTest, ScalarAddMatchesCpuAtAnOddSize) {
-  const auto a = random_vector(1000003, 1), b = random_vector(1000003, 2);
+  const auto a = test::random_floats(1000003, 1, -10.0f, 10.0f), b = test::random_floats(1000003, 2, -10.0f, 10.0f);
   expect_sum(a, b, run(a, b, "main_scalar", 256));
 }
 
 TEST_F(BinaryKernelTest, Vec4AddMatchesCpu) {
-  const auto a = random_vector(1 << 20, 3), b = random_vector(1 << 20, 4);
+  const auto a = test::random_floats(1 << 20, 3, -10.0f, 10.0f), b = test::random_floats(1 << 20, 4, -10.0f, 10.0f);
   expect_sum(a, b, run(a, b, "main_vec4", 256));
 }
 
@@ -82,7 +74,7 @@ TEST_F(BinaryKernelTest, AddBeyond65535WorkgroupsFoldsInto2D) {
   // 64-wide workgroups make the fold affordable on a CPU: 65535 * 64 + 4097
   // elements need 65600 workgroups, one dimension cannot hold them.
   const size_t n = size_t{65535} * 64 + 4097;
-  const auto a = random_vector(n, 5), b = random_vector(n, 6);
+  const auto a = test::random_floats(n, 5, -10.0f, 10.0f), b = test::random_floats(n, 6, -10.0f, 10.0f);
   gpu::WorkgroupCount used;
   const auto got = run(a, b, "main_scalar", 64, &used);
   ASSERT_GT(used.y, 1u) << "the premise: this dispatch must be 2D";

@@ -12,6 +12,7 @@
 
 #include "core/npy.h"
 #include "gpu_test_env.h"
+#include "host_tensors.h"
 #include "import/test_pte_util.h"
 #include "runtime/program.h"
 
@@ -41,14 +42,6 @@ std::vector<Step> read_steps(const Json& manifest) {
     steps.push_back(std::move(step));
   }
   return steps;
-}
-
-std::vector<const void*> buffer_handles(const ExecutableGraph& g) {
-  std::vector<const void*> h;
-  for (ValueId id = 0; id < g.graph().values.size(); ++id) {
-    if (g.graph().is_tensor(id)) h.push_back(g.tensor_buffer(id).raw());
-  }
-  return h;
 }
 
 // Runs one step; returns the largest absolute error and counts elements
@@ -94,7 +87,7 @@ TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
   ExecutableGraph& graph = program->method("forward").graph();
   ASSERT_EQ(graph.input_count(), 2u) << "tokens, input_pos";
   ASSERT_EQ(graph.output_count(), 1u) << "logits of the last token";
-  const auto buffers_before = buffer_handles(graph);
+  const auto buffers_before = test::buffer_handles(graph);
 
   bool prefill_checked = false, decode_checked = false;
   for (const Step& step : steps) {
@@ -110,7 +103,7 @@ TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
   EXPECT_TRUE(decode_checked);
 
   // All steps ran on one loaded graph: no buffer moved (the KV cache stayed put).
-  EXPECT_EQ(buffer_handles(graph), buffers_before);
+  EXPECT_EQ(test::buffer_handles(graph), buffers_before);
 
   // A second prefill at input_pos 0 overwrites the cache's first rows and
   // attends only to them: it reproduces the first step, and the decode steps

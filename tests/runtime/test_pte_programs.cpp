@@ -7,6 +7,7 @@
 
 #include "core/npy.h"
 #include "gpu_test_env.h"
+#include "host_tensors.h"
 #include "import/test_pte_util.h"
 #include "runtime/program.h"
 #include "wgrt/error.h"
@@ -54,13 +55,7 @@ TEST_P(PteProgramTest, MatchesTorch) {
   auto program = Program::load(device(), fixture(manifest["pte"].string), ptd);
   for (const auto& [method_name, spec] : manifest["methods"].object) {
     Method& method = program->method(method_name);
-    const auto buffers_before = [&] {
-      std::vector<const void*> h;
-      for (ValueId id = 0; id < method.graph().graph().values.size(); ++id) {
-        if (method.graph().graph().is_tensor(id)) h.push_back(method.graph().tensor_buffer(id).raw());
-      }
-      return h;
-    }();
+    const auto buffers_before = test::buffer_handles(method.graph());
     for (size_t c = 0; c < spec["cases"].size(); ++c) {
       SCOPED_TRACE(name + "." + method_name + " case " + std::to_string(c));
       const Json& cs = spec["cases"][c];
@@ -94,10 +89,7 @@ TEST_P(PteProgramTest, MatchesTorch) {
       }
     }
     // Dynamic cases ran on one loaded graph: no buffer moved.
-    size_t k = 0;
-    for (ValueId id = 0; id < method.graph().graph().values.size(); ++id) {
-      if (method.graph().graph().is_tensor(id)) EXPECT_EQ(method.graph().tensor_buffer(id).raw(), buffers_before[k++]);
-    }
+    EXPECT_EQ(test::buffer_handles(method.graph()), buffers_before);
   }
 }
 
