@@ -101,7 +101,7 @@ nb::object numpy_from_bytes(DType dtype, const Dims& dims, std::vector<uint8_t> 
 
 nb::object DeviceTensor::numpy() const {
   std::vector<uint8_t> device = memory ? memory.gpu_buffer().read(0, live_bytes()) : std::vector<uint8_t>{};
-  return numpy_from_bytes(dtype, dims, to_host_layout(dtype, device));
+  return numpy_from_bytes(dtype, dims, to_host_layout(dtype, std::move(device)));
 }
 
 nb::list GraphRunner::run(nb::list inputs, std::vector<bool> device_outputs) {

@@ -28,6 +28,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   if (const char* every = std::getenv("WGRT_SUBMIT_EVERY")) eg->submit_every_ = std::strtoul(every, nullptr, 10);
   GraphState& st = eg->state_;
   st.changed.assign(st.graph.values.size(), 0);
+  st.host_inputs.assign(st.graph.values.size(), {});
   eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.scratch_pool);
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
@@ -273,7 +274,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       state_.changed[id] = 1;
     }
   }
-  state_.host_inputs.assign(g.values.size(), {});
+  // Sized once at load; only the inputs' entries are set, and only for the hooks.
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (const auto* host = std::get_if<HostTensorView>(&inputs[i])) state_.host_inputs[g.inputs[i]] = host->data;
   }
@@ -286,7 +287,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     }
   }
   propagate_resizes();
-  state_.host_inputs.clear();
+  for (ValueId id : g.inputs) state_.host_inputs[id] = {};
 
   std::vector<uint64_t> live_bytes(n_out, 0);
   for (size_t o = 0; o < n_out; ++o) {
@@ -305,7 +306,6 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     }
   } catch (...) {
     fresh.clear();
-    state_.host_inputs.assign(g.values.size(), {});
     for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
       const ValueId id = state_.watched_inputs[w];
       if (state_.watched_bytes[w] != saved_watched[w]) state_.changed[id] = 1;
@@ -323,7 +323,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       }
     }
     propagate_resizes();
-    state_.host_inputs.clear();
+    for (ValueId id : g.inputs) state_.host_inputs[id] = {};
     throw;
   }
 

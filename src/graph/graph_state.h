@@ -57,7 +57,7 @@ struct GraphState {
   // bytes during execute, and a copy of the last ones to notice changes.
   std::vector<ValueId> watched_inputs;
   std::vector<std::vector<uint8_t>> watched_bytes;
-  std::vector<std::span<const uint8_t>> host_inputs;  // per value, valid during execute
+  std::vector<std::span<const uint8_t>> host_inputs;  // per value (sized at load); set for inputs during execute
   uint64_t hooks_fired = 0;
 };
 

@@ -25,8 +25,8 @@ std::vector<uint8_t> to_device_layout(DType dtype, std::span<const uint8_t> host
   return out;
 }
 
-std::vector<uint8_t> to_host_layout(DType dtype, std::span<const uint8_t> device) {
-  if (dtype != DType::I64) return {device.begin(), device.end()};
+std::vector<uint8_t> to_host_layout(DType dtype, std::vector<uint8_t> device) {
+  if (dtype != DType::I64) return device;
   const size_t n = device.size() / 4;
   std::vector<uint8_t> out(n * 8);
   for (size_t i = 0; i < n; ++i) {

@@ -42,6 +42,7 @@ class MemoryPlan {
 
 // Converts one tensor's host bytes to its device layout (I64 -> I32) and back.
 std::vector<uint8_t> to_device_layout(DType dtype, std::span<const uint8_t> host, const std::string& what);
-std::vector<uint8_t> to_host_layout(DType dtype, std::span<const uint8_t> device);
+// Takes the bytes by value: every dtype but I64 returns them as they are.
+std::vector<uint8_t> to_host_layout(DType dtype, std::vector<uint8_t> device);
 
 }  // namespace wgrt

@@ -1,7 +1,6 @@
 #include "llm/llm_model.h"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 
 #include "import/gguf/llama_graph.h"
@@ -116,12 +115,10 @@ std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const 
         {DType::I64, {1, int64_t(n)}, std::span(reinterpret_cast<const uint8_t*>(ids.data()), n * 8)},
         {DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
     };
-    HostTensor out = std::move(graph_->execute(inputs, options)[0]);
-    logits_.resize(out.data.size() / 4);
-    std::memcpy(logits_.data(), out.data.data(), out.data.size());
+    logits_ = std::move(graph_->execute(inputs, options)[0]);  // f32: viewed in place, not copied
     cached_ += int64_t(n);
   }
-  return logits_;
+  return {reinterpret_cast<const float*>(logits_.data.data()), logits_.data.size() / sizeof(float)};
 }
 
 }  // namespace wgrt::llm

@@ -71,7 +71,7 @@ class LlmModel {
   ExecutableGraph* graph_ = nullptr;
   int64_t context_ = 0, chunk_ = 0, cached_ = 0;
   uint64_t weight_bytes_ = 0;
-  std::vector<float> logits_;
+  HostTensor logits_;  // the last forward's output, f32 [1, vocab]
 };
 
 }  // namespace wgrt::llm
