@@ -1,8 +1,17 @@
 #include "cli/args.h"
 
+#include <string_view>
+
 #include "wgrt/error.h"
 
 namespace wgrt::cli {
+
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return true;
+  }
+  return false;
+}
 
 Args::Args(int argc, char** argv, const std::set<std::string>& with_value, const std::set<std::string>& flags) {
   for (int i = 1; i < argc; ++i) {

@@ -12,6 +12,9 @@
 
 namespace wgrt::cli {
 
+// Whether the command line (after the subcommand) asks for --help or -h.
+bool asks_for_help(int argc, char** argv);
+
 class Args {
  public:
   // `with_value` lists options that take a value (with their aliases, e.g.

@@ -325,11 +325,9 @@ void write_json(const std::string& path, const llm::LlmModel& model, const gpu::
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json"},
                   {"--profile"});

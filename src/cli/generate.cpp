@@ -80,11 +80,9 @@ std::string read_all(std::FILE* f) {
 }  // namespace
 
 int run_generate(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   const Args args(argc, argv,
                   {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",

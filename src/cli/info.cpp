@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "gpu/device.h"
 #include "wgrt/error.h"
@@ -23,13 +24,13 @@ std::string mib(uint64_t bytes) {
 }  // namespace
 
 int run_info(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::printf("usage: wgrt info\n\nPrints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
-                  "its limits and its optional features. Exits 1 when there is no adapter.\n");
-      return 0;
-    }
-    std::fprintf(stderr, "wgrt info: unexpected argument '%s'\n", argv[i]);
+  if (asks_for_help(argc, argv)) {
+    std::printf("usage: wgrt info\n\nPrints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
+                "its limits and its optional features. Exits 1 when there is no adapter.\n");
+    return 0;
+  }
+  if (argc > 1) {
+    std::fprintf(stderr, "wgrt info: unexpected argument '%s'\n", argv[1]);
     return 2;
   }
   std::unique_ptr<gpu::Device> device;

@@ -18,14 +18,12 @@
 namespace wgrt::cli {
 
 int run_inspect(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs("usage: wgrt inspect MODEL.pte [--ptd PATH]\n\n"
-                 "Lists methods, inputs and outputs, operators with counts and which of them wgrt\n"
-                 "lacks, CPU kernels outside the Vulkan delegate, and the memory plan.\n",
-                 stdout);
-      return 0;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::fputs("usage: wgrt inspect MODEL.pte [--ptd PATH]\n\n"
+               "Lists methods, inputs and outputs, operators with counts and which of them wgrt\n"
+               "lacks, CPU kernels outside the Vulkan delegate, and the memory plan.\n",
+               stdout);
+    return 0;
   }
   const Args args(argc, argv, {"--ptd"}, {});
   if (args.positionals().size() != 1) throw Error(ErrorCode::InvalidArgument, "expected one MODEL.pte (see --help)");

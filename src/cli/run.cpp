@@ -58,16 +58,12 @@ HostTensor random_input(const TensorSpec& spec, std::mt19937& rng) {
   return t;
 }
 
-std::string describe(const TensorSpec& s) { return std::string(dtype_name(s.dtype)) + dims_string(s.max_dims); }
-
 }  // namespace
 
 int run_run(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (asks_for_help(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   const Args args(argc, argv, {"--ptd", "--method", "--input", "--output-dir", "--repeat", "--seed"}, {"--profile"});
   if (args.positionals().size() != 1) throw Error(ErrorCode::InvalidArgument, "expected one MODEL.pte (see --help)");
