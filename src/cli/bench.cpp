@@ -16,6 +16,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/kernel_profile.h"
 #include "gpu/device.h"
 #include "llm/llm_model.h"
 #include "wgrt/error.h"
@@ -96,12 +97,6 @@ struct TestResult {
   Stats ms_per_token;
   HostTimes host_ms;  // per forward pass, averaged over the timed repetitions
   std::string error;
-};
-
-struct KernelRow {
-  std::string label;
-  size_t count = 0;
-  double gpu_ns = 0;
 };
 
 struct Profile {
@@ -222,17 +217,10 @@ class Bench {
     Profile p;
     p.what = what;
     p.wall_ms = 1e3 * seconds_since(t0);
-    std::map<std::string, KernelRow> by_label;
-    for (const auto& t : model_.graph().last_timings()) {
-      KernelRow& row = by_label[t.label];
-      row.label = t.label;
-      ++row.count;
-      row.gpu_ns += t.gpu_ns;
-      p.gpu_ms += t.gpu_ns * 1e-6;
-      ++p.dispatches;
-    }
-    for (auto& [_, row] : by_label) p.kernels.push_back(row);
-    std::sort(p.kernels.begin(), p.kernels.end(), [](const KernelRow& a, const KernelRow& b) { return a.gpu_ns > b.gpu_ns; });
+    const auto& timings = model_.graph().last_timings();
+    for (const auto& t : timings) p.gpu_ms += t.gpu_ns * 1e-6;
+    p.dispatches = timings.size();
+    p.kernels = group_by_label(timings);
     return p;
   }
 
@@ -250,13 +238,7 @@ void print_profile(const Profile& p, size_t top) {
     std::printf("  (no timestamps: the device lacks timestamp-query)\n");
     return;
   }
-  std::printf("  %-40s %6s %11s %10s %7s\n", "kernel (dispatch label)", "count", "total us", "avg us", "share");
-  for (size_t i = 0; i < p.kernels.size() && i < top; ++i) {
-    const KernelRow& k = p.kernels[i];
-    std::printf("  %-40.40s %6zu %11.1f %10.2f %6.1f%%\n", k.label.c_str(), k.count, k.gpu_ns * 1e-3,
-                k.gpu_ns * 1e-3 / double(k.count), 100.0 * k.gpu_ns * 1e-6 / p.gpu_ms);
-  }
-  if (p.kernels.size() > top) std::printf("  ... %zu more labels\n", p.kernels.size() - top);
+  print_kernel_table(p.kernels, top);
 }
 
 void write_json(const std::string& path, const llm::LlmModel& model, const gpu::Device& device,

@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/kernel_profile.h"
 #include "core/npy.h"
 #include "gpu/device.h"
 #include "runtime/program.h"
@@ -128,17 +129,10 @@ int run_run(int argc, char** argv) {
     if (timings.empty()) {
       std::printf("profile:  unavailable (the adapter has no timestamp-query)\n");
     } else {
-      std::map<std::string, std::pair<double, int>> by_label;
-      double total = 0;
-      for (const auto& t : timings) {
-        by_label[t.label].first += t.gpu_ns;
-        by_label[t.label].second += 1;
-        total += t.gpu_ns;
-      }
-      std::printf("profile:  %.3f ms of GPU time in %zu dispatches\n", total / 1e6, timings.size());
-      for (const auto& [label, v] : by_label) {
-        std::printf("  %-40s %4d x %9.3f ms  %5.1f%%\n", label.c_str(), v.second, v.first / 1e6, 100 * v.first / total);
-      }
+      double total_ns = 0;
+      for (const auto& t : timings) total_ns += t.gpu_ns;
+      std::printf("profile:  %.3f ms of GPU time in %zu dispatches\n", total_ns / 1e6, timings.size());
+      print_kernel_table(group_by_label(timings), timings.size());
     }
   }
   std::printf("memory:\n%s", method.graph().memory_stats().to_string().c_str());
