@@ -24,9 +24,8 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->path_ = path;
 
   gguf::LlamaGraphOptions gopt;
-  const gguf::LlamaConfig probe = gguf::LlamaConfig::from_gguf(m->file_);
-  gopt.max_context = std::min(options.context, probe.context_length);
-  gopt.max_chunk = std::min(options.chunk, gopt.max_context);
+  gopt.max_context = options.context;
+  gopt.max_chunk = options.chunk;
   if (options.on_progress) {
     gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
   }

@@ -1,5 +1,6 @@
 #include "import/gguf/llama_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -208,11 +209,15 @@ class LlamaBuilder {
 
 LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options) {
   const LlamaConfig config = LlamaConfig::from_gguf(file);
-  if (options.max_context < 1 || options.max_chunk < 1 || options.max_chunk > options.max_context) {
+  if (options.max_context < 1 || options.max_chunk < 1) {
     throw Error(ErrorCode::InvalidArgument, "context " + std::to_string(options.max_context) + " and chunk " +
-                                                std::to_string(options.max_chunk) + " must satisfy 1 <= chunk <= context");
+                                                std::to_string(options.max_chunk) + " must be at least 1");
   }
-  return LlamaBuilder(file, config, options).build();
+  // Never longer than the model was trained for; a chunk never longer than that.
+  LlamaGraphOptions capped = options;
+  capped.max_context = std::min(options.max_context, config.context_length);
+  capped.max_chunk = std::min(options.max_chunk, capped.max_context);
+  return LlamaBuilder(file, config, capped).build();
 }
 
 }  // namespace wgrt::gguf

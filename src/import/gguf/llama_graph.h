@@ -21,6 +21,7 @@ namespace wgrt::gguf {
 class GgufFile;
 
 struct LlamaGraphOptions {
+  // Both are capped at the model's trained context (LlamaGraph says what was used).
   int64_t max_context = 2048;  // KV cache length: prompt + generated tokens
   int64_t max_chunk = 256;     // most tokens per forward pass (prefill chunks)
   // Called once per weight tensor as it is prepared (done, total).
