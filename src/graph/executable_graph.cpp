@@ -184,7 +184,6 @@ void ExecutableGraph::propagate_resizes() {
   }
   std::fill(state_.changed.begin(), state_.changed.end(), 0);
   hooks_fired_last_ = fired;
-  state_.hooks_fired += fired;
 }
 
 std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView> inputs, const ExecuteOptions& options) {

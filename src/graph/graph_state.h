@@ -30,7 +30,6 @@ struct RecordedDispatch {
   gpu::BindGroup bind_group;
   gpu::WorkgroupCount count{0, 1, 1};
   std::string label;
-  size_t op_index = 0;
   // The bindings as recorded and, per binding, the graph input whose buffer it
   // is (kNotAnInput otherwise): a call given a device tensor for an input
   // builds this dispatch's bind group again with the caller's buffer there.
@@ -41,7 +40,6 @@ struct RecordedDispatch {
 inline constexpr ValueId kNotAnInput = ~ValueId{0};
 
 struct HookEntry {
-  size_t op_index = 0;
   std::vector<ValueId> deps;  // fires when any of these changed
   ResizeHook fn;
 };
@@ -58,7 +56,6 @@ struct GraphState {
   std::vector<ValueId> watched_inputs;
   std::vector<std::vector<uint8_t>> watched_bytes;
   std::vector<std::span<const uint8_t>> host_inputs;  // per value (sized at load); set for inputs during execute
-  uint64_t hooks_fired = 0;
 };
 
 }  // namespace wgrt

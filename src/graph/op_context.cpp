@@ -58,7 +58,6 @@ DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initia
   d.pipeline = &pipeline;
   d.bind_group = gpu::BindGroup::create(device_, pipeline, std::span(bindings.begin(), bindings.size()));
   d.label = label.empty() ? call().name : std::move(label);
-  d.op_index = op_index_;
   d.bindings.assign(bindings.begin(), bindings.end());
   for (const gpu::BufferBinding& b : bindings) {
     ValueId input = kNotAnInput;
@@ -85,7 +84,7 @@ void OpContext::watch_input_data(ValueId id) {
 
 void OpContext::on_resize(std::vector<ValueId> deps, ResizeHook hook) {
   hook(*this);
-  state_.hooks.push_back({op_index_, std::move(deps), std::move(hook)});
+  state_.hooks.push_back({std::move(deps), std::move(hook)});
 }
 
 }  // namespace wgrt

@@ -13,7 +13,7 @@ ScratchPool::Guard::~Guard() {
 }
 
 ScratchPool::Guard::Guard(Guard&& other) noexcept
-    : pool_(other.pool_), slot_(std::exchange(other.slot_, nullptr)) {}
+    : slot_(std::exchange(other.slot_, nullptr)) {}
 
 ScratchPool::ScratchPool(gpu::Device& device, bool pooling) : device_(device), pooling_(pooling) {}
 
@@ -40,7 +40,7 @@ ScratchPool::Guard ScratchPool::acquire(uint64_t bytes, std::string_view label) 
     slots_.push_back(std::move(slot));
   }
   best->in_use = true;
-  return Guard(this, best);
+  return Guard(best);
 }
 
 uint64_t ScratchPool::bytes() const {

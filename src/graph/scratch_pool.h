@@ -29,7 +29,7 @@ class ScratchPool {
 
   class Guard {
    public:
-    Guard(ScratchPool* pool, Slot* slot) : pool_(pool), slot_(slot) {}
+    explicit Guard(Slot* slot) : slot_(slot) {}
     ~Guard();
     Guard(Guard&& other) noexcept;
     Guard& operator=(Guard&&) = delete;
@@ -37,7 +37,6 @@ class ScratchPool {
     const gpu::Buffer& buffer() const { return slot_->buffer; }
 
    private:
-    ScratchPool* pool_;
     Slot* slot_;
   };
 
