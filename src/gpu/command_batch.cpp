@@ -53,7 +53,7 @@ void CommandBatch::copy(const Buffer& src, uint64_t src_offset, const Buffer& ds
 }
 
 void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& group, WorkgroupCount count,
-                            std::string label) {
+                            std::string_view label) {
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch::dispatch after submit");
   if (count.total() == 0) return;
   const bool timed = timing_ && 2 * (timings_.size() + 1) <= query_capacity_;
@@ -66,7 +66,7 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
     WGPUComputePassDescriptor pdesc = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
     pdesc.timestampWrites = &writes;
     pass_ = wgpuCommandEncoderBeginComputePass(encoder_, &pdesc);
-    timings_.push_back({label.empty() ? pipeline.label() : std::move(label), 0});
+    timings_.push_back({label.empty() ? pipeline.label() : std::string(label), 0});
   } else if (pass_ == nullptr) {
     pass_ = wgpuCommandEncoderBeginComputePass(encoder_, nullptr);
   }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu/buffer.h"
@@ -38,8 +39,10 @@ class CommandBatch {
   bool timing_enabled() const { return timing_; }
 
   void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
+  // `label` names the dispatch in timings (the pipeline's label if empty);
+  // it is copied only when timing.
   void dispatch(const ComputePipeline& pipeline, const BindGroup& group, WorkgroupCount count,
-                std::string label = {});
+                std::string_view label = {});
   size_t dispatch_count() const { return dispatches_; }
 
   // Submits what was recorded so far and goes on recording into a new
