@@ -90,7 +90,12 @@ class WgrtBackend final : public et::BackendInterface {
     const pte::NamedDataLookup lookup = [&](std::string_view key) -> std::optional<std::span<const uint8_t>> {
       if (named == nullptr) return std::nullopt;
       auto data = named->get_data(key);
-      if (!data.ok()) return std::nullopt;
+      if (data.error() == et::Error::NotFound) return std::nullopt;
+      if (!data.ok()) {
+        throw Error(ErrorCode::InvalidProgram, "named data '" + std::string(key) +
+                                                   "': ExecuTorch's data map failed with error " +
+                                                   std::to_string(static_cast<int>(data.error())));
+      }
       fetched.push_back(std::move(data.get()));
       return std::span<const uint8_t>(static_cast<const uint8_t*>(fetched.back().data()), fetched.back().size());
     };

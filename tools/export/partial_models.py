@@ -26,19 +26,32 @@ class Encoder(torch.nn.Module):
 
 
 class CpuReductions(torch.nn.Module):
-    """erf, var and any have no Vulkan kernel in the partitioner's list."""
+    """erf, var and any have no Vulkan kernel in the partitioner's list. The
+    mask is an input: a comparison would be delegated, and wgrt has none."""
 
     def __init__(self):
         super().__init__()
         self.fc1 = torch.nn.Linear(8, 8)
         self.fc2 = torch.nn.Linear(8, 4)
 
-    def forward(self, x):
+    def forward(self, x, mask):
         h = self.fc1(x)
         e = torch.erf(h)
         v = torch.var(h, dim=-1, keepdim=True)
-        keep = torch.any(h > 1.0, dim=-1, keepdim=True)
+        keep = torch.any(mask, dim=-1, keepdim=True)
         return self.fc2(e / (v + 1.0)), keep
+
+
+class DelegatedCompare(torch.nn.Module):
+    """h > 1.0 is delegated as aten.gt.Scalar, which wgrt lacks: loading the
+    program must fail in the backend's init, naming the op."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.any(self.fc(x) > 1.0, dim=-1)
 
 
 class TwoBlobs(torch.nn.Module):
@@ -54,7 +67,8 @@ class TwoBlobs(torch.nn.Module):
 
 
 class PtdCpu(torch.nn.Module):
-    """Weights in the .ptd, a cumsum on the CPU between the linears."""
+    """Weights in the .ptd, a cumsum on the CPU after the one blob (each blob
+    gets a .ptd of its own, and ExecuTorch's Python runtime takes one)."""
 
     def __init__(self):
         super().__init__()
@@ -62,7 +76,7 @@ class PtdCpu(torch.nn.Module):
         self.fc2 = torch.nn.Linear(16, 4)
 
     def forward(self, x):
-        return self.fc2(torch.cumsum(torch.relu(self.fc1(x)), dim=-1))
+        return torch.cumsum(self.fc2(torch.relu(self.fc1(x))), dim=-1)
 
 
 class DynamicCpu(torch.nn.Module):
@@ -97,10 +111,12 @@ PARTIAL_MODELS: List[Spec] = [
     Spec("encoder", "stock nn.TransformerEncoder, 2 layers: mul.Scalar and any stay on the CPU",
          lambda: {"forward": (Encoder(), (randn(2, 5, 16),), None)}, seed=20, atol=2e-4),
     Spec("cpu_reductions", "linear, then erf, var and any on the CPU, then linear",
-         lambda: {"forward": (CpuReductions(), (randn(3, 8),), None)}, seed=21),
+         lambda: {"forward": (CpuReductions(), (randn(3, 8), randn(3, 8) > 0.8), None)}, seed=21),
+    Spec("unsupported_gt", "a delegated aten.gt.Scalar, which wgrt lacks (init must fail naming it)",
+         lambda: {"forward": (DelegatedCompare(), (randn(3, 8),), None)}, seed=26),
     Spec("two_blobs", "two delegate blobs with a cumsum on the CPU between them",
          lambda: {"forward": (TwoBlobs(), (randn(2, 8),), None)}, seed=22),
-    Spec("ptd_cpu", "weights in NAME.ptd, a cumsum on the CPU between two blobs",
+    Spec("ptd_cpu", "weights in NAME.ptd, a cumsum on the CPU after the blob",
          lambda: {"forward": (PtdCpu(), (randn(3, 8),), None)},
          compile_options={"external_constants_max_data_bytes": 1 << 20}, seed=23),
     Spec("dynamic_cpu", "batch dynamic in [1, 8], a cumsum on the CPU between two blobs",
