@@ -117,7 +117,12 @@ class WgrtBackend final : public et::BackendInterface {
       const std::span<et::EValue*> all(args.data(), args.size());
       gather_inputs(*handle->graph, all, handle->inputs, handle->where);
       check_outputs(*handle->graph, all, handle->where);
-      const std::vector<HostTensor> outputs = handle->graph->execute(handle->inputs.views);
+      std::vector<HostTensor> outputs;
+      try {
+        outputs = handle->graph->execute(handle->inputs.views);
+      } catch (const Error& e) {
+        throw e.with_context(handle->where);
+      }
       scatter_outputs(*handle->graph, outputs, all, handle->where);
     });
   }

@@ -125,3 +125,43 @@ def test_one_device_shared_with_wgrt(runtime):
     method = program.load_method("forward")  # uploads the blobs' constants
     assert _wgrt._testing.live_device_bytes() > before
     del method
+
+
+def byte_level_tokenizer_json(path):
+    """A Hugging Face tokenizer.json for the fixture's 256-token byte vocabulary
+    (GPT-2's byte-to-unicode map, no merges), which the LLM runner can read."""
+    import json
+
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 256))
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    path.write_text(json.dumps({
+        "version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": byte_level,
+        "post_processor": None, "decoder": byte_level,
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "vocab": {chars[b]: b for b in range(256)}, "merges": []}}))
+
+
+def test_llm_runner_generates_on_wgrt(runtime, tmp_path):
+    """executorch's own TextLLMRunner drives the export_llama program (prefill,
+    then decode steps) with every step on wgrt. Only that it runs is checked
+    here: its Python token callback turns each token into str, which fails on
+    this random model's non-UTF-8 bytes, so the tokens themselves are checked
+    by test_export_llama_greedy_tokens instead."""
+    from executorch.extension.llm.runner import GenerationConfig, TextLLMRunner
+
+    tokenizer = tmp_path / "tokenizer.json"
+    byte_level_tokenizer_json(tokenizer)
+    runner = TextLLMRunner(str(LLAMA_DIR / "tiny_llama.pte"), str(tokenizer))
+    stats = []
+    runner.generate("hello!", GenerationConfig(max_new_tokens=4, temperature=0.0, echo=False),
+                    stats_callback=stats.append)
+    assert stats[-1].num_prompt_tokens == 6
+    assert stats[-1].num_generated_tokens == 3  # the fourth new token comes from the prefill
