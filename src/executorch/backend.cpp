@@ -14,7 +14,7 @@
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/platform/log.h>
 
-#include "executorch/tensor_io.h"
+#include "tensor_io.h"
 #include "runtime/delegate_blob.h"
 #include "runtime/runtime.h"
 #include "wgrt/error.h"

@@ -1,4 +1,4 @@
-#include "executorch/tensor_io.h"
+#include "tensor_io.h"
 
 #include <cstring>
 
