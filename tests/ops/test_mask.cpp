@@ -10,6 +10,7 @@
 
 #include "gpu_test_env.h"
 #include "host_tensors.h"
+#include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
