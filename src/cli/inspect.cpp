@@ -67,8 +67,7 @@ int run_inspect(int argc, char** argv) {
     }
     if (!m.cpu_kernels.empty()) {
       partially_delegated = true;
-      std::printf("  CPU kernels outside the delegate (wgrt's own runtime cannot run this method;\n"
-                  "  ExecuTorch's runtime can, with wgrt.executorch as its VulkanBackend):\n");
+      std::printf("  CPU kernels outside the delegate (wgrt's own runtime cannot run this method):\n");
       for (const auto& k : m.cpu_kernels) std::printf("    %s\n", k.c_str());
     }
     std::map<std::string, int> counts;
