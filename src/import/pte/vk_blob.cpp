@@ -1,5 +1,7 @@
 #include "import/pte/vk_blob.h"
 
+#include <algorithm>
+
 #include <limits>
 
 #include "import/pte/file_bytes.h"
@@ -68,17 +70,21 @@ Value read_value(const vkfb::VkValue* v) {
 }  // namespace
 
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
-                      std::span<const uint8_t> blob, const NamedDataMap& named_data) {
-  return parse_vk_blob(file, blob_offset, blob,
-                       [&](std::string_view key) -> std::optional<std::span<const uint8_t>> {
-                         auto it = named_data.find(key);
-                         if (it == named_data.end()) return std::nullopt;
-                         return it->second;
-                       });
+                      std::span<const uint8_t> blob, const NamedDataMap& named_data,
+                      std::vector<std::string>* missing) {
+  return parse_vk_blob(
+      file, blob_offset, blob,
+      [&](std::string_view key) -> std::optional<std::span<const uint8_t>> {
+        auto it = named_data.find(key);
+        if (it == named_data.end()) return std::nullopt;
+        return it->second;
+      },
+      missing);
 }
 
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
-                      std::span<const uint8_t> blob, const NamedDataLookup& named_data) {
+                      std::span<const uint8_t> blob, const NamedDataLookup& named_data,
+                      std::vector<std::string>* missing) {
   const std::string where = "Vulkan delegate blob";
   if (blob.size() < kHeaderMin) {
     file.fail(where, blob_offset,
@@ -160,6 +166,13 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
       if (c->offset() == kNamedOffset) {
         constant.named_key = c->named_key() ? c->named_key()->str() : std::string();
         const auto found = named_data(constant.named_key);
+        if (!found && missing != nullptr) {
+          if (std::find(missing->begin(), missing->end(), constant.named_key) == missing->end()) {
+            missing->push_back(constant.named_key);
+          }
+          graph.constants.push_back(std::move(constant));
+          continue;
+        }
         if (!found) {
           file.fail("Vulkan graph flatbuffer", fb_at,
                     who + " is named data '" + constant.named_key +

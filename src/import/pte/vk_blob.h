@@ -23,9 +23,13 @@ using NamedDataLookup = std::function<std::optional<std::span<const uint8_t>>(st
 // blob lies inside file at blob_offset (used for messages). Constants stored
 // by key are looked up in named_data. Every id in the graph is checked to be
 // in range, so later stages may index values without checking.
+// With `missing` given, a constant whose named data no file holds is left
+// empty and its key added to `missing` (once) instead of failing.
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
-                      std::span<const uint8_t> blob, const NamedDataLookup& named_data);
+                      std::span<const uint8_t> blob, const NamedDataLookup& named_data,
+                      std::vector<std::string>* missing = nullptr);
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
-                      std::span<const uint8_t> blob, const NamedDataMap& named_data);
+                      std::span<const uint8_t> blob, const NamedDataMap& named_data,
+                      std::vector<std::string>* missing = nullptr);
 
 }  // namespace wgrt::pte
