@@ -35,6 +35,7 @@ constexpr const char* kUsage =
     "  --min-p P            drop tokens below P x the best one's probability (default 0.05)\n"
     "  --repeat-penalty R   penalize the last 64 tokens (default 1.0: off)\n"
     "  --seed S             random seed (default 0); the same seed repeats the output\n"
+    "  --stop TEXT          stop where the output contains TEXT (not printed); repeatable\n"
     "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
     "  --chunk N            most prompt tokens per forward pass (default 256)\n"
     "  --chat               wrap the prompt in the model's chat template\n"
@@ -85,7 +86,7 @@ int run_generate(int argc, char** argv) {
     return 0;
   }
   const Args args(argc, argv,
-                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
+                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits"},
                   {"--chat", "--quiet", "--print-token-ids", "--ignore-eos"});
   std::string prompt;
@@ -113,6 +114,7 @@ int run_generate(int argc, char** argv) {
   gen.sampler.seed = uint64_t(args.get_int("--seed", 0));
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.flag("--ignore-eos");
+  gen.stop = args.get_all("--stop");
   if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
 
   auto device = gpu::Device::create();
