@@ -11,10 +11,11 @@ fi
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-# Python suites: end-to-end checks against independent references, and the
-# Python package's tests once it is installed.
+# Python suites: end-to-end checks against independent references, the
+# Python package's tests once it is installed, and `wgrt serve` through the
+# openai client.
 suites=()
-for d in tests/e2e tests/python; do
+for d in tests/e2e tests/python tests/server; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

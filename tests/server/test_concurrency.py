@@ -5,13 +5,14 @@ gets 503; SIGTERM and SIGINT cancel in-flight requests and exit 0."""
 import http.client
 import json
 import signal
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import HOST, Server
+from serve_harness import HOST, WGRT, Server
 
 CLIENTS, PER_CLIENT, MAX_TOKENS = 8, 25, 6
 
@@ -150,8 +151,6 @@ def test_signal_cancels_in_flight_and_exits_0(tiny_model, tmp_path, sig):
 
 
 def test_parallel_above_one_is_refused_clearly(tiny_model, tmp_path):
-    import subprocess
-    from conftest import WGRT
     proc = subprocess.run([str(WGRT), "serve", "--model", str(tiny_model), "--port", "0", "--parallel", "4"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0 and "--parallel" in proc.stderr and "batching" in proc.stderr

@@ -4,7 +4,7 @@ completions and chat completions, streamed and not, give exactly the text
 sampling), with usage counts, finish reasons and stop strings."""
 import pytest
 
-from conftest import wgrt_generate
+from serve_harness import wgrt_generate
 
 PROMPT = "Once upon a time"
 SAMPLING = dict(temperature=0.9, top_p=0.9, extra_body={"top_k": 20, "min_p": 0.02})
