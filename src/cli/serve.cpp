@@ -72,7 +72,7 @@ ServeConfig parse_serve_args(int argc, char** argv) {
                     "requests queue instead, up to --queue of them");
   }
   const int64_t queue = args.get_int("--queue", 16);
-  if (queue < 0 || queue > 4096) throw Error(ErrorCode::InvalidArgument, "--queue must be in [0, 4096]");
+  if (queue < 0 || queue > 1024) throw Error(ErrorCode::InvalidArgument, "--queue must be in [0, 1024]");
   c.server.max_waiting = size_t(queue);
   c.server.log_requests = !args.flag("--quiet");
   return c;

@@ -45,7 +45,10 @@ GenerationQueue::~GenerationQueue() {
 std::shared_ptr<Job> GenerationQueue::submit(std::vector<llm::TokenId> prompt, llm::GenerateOptions options,
                                              Refusal& refusal) {
   std::lock_guard lock(mutex_);
-  refusal = stopping_ ? Refusal::ShuttingDown : waiting_.size() >= max_waiting_ ? Refusal::Full : Refusal::None;
+  // The running job and up to max_waiting_ behind it (a job just submitted
+  // to an idle worker counts as running).
+  const size_t in_system = waiting_.size() + (running_ ? 1 : 0);
+  refusal = stopping_ ? Refusal::ShuttingDown : in_system > max_waiting_ ? Refusal::Full : Refusal::None;
   if (refusal != Refusal::None) return nullptr;
   auto job = std::make_shared<Job>(std::move(prompt), std::move(options));
   waiting_.push_back(job);

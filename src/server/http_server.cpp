@@ -97,6 +97,9 @@ void HttpServer::Impl::routes() {
   const size_t threads = options.max_waiting + 5;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(kMaxBodyBytes);
+  // An idle keep-alive connection holds its thread this long, and stop()
+  // waits for it: short, so that shutdown is quick (clients reconnect).
+  http.set_keep_alive_timeout(2);
   if (options.log_requests) {
     http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
       std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), req.path.c_str(), res.status);
