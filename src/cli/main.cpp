@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "wgrt/error.h"
+#include "wgrt/version.h"
 
 namespace {
 
@@ -20,7 +21,7 @@ void print_usage() {
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
                "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
                "\n"
-               "`wgrt <command> --help` describes each command.\n");
+               "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
 }
 
 }  // namespace
@@ -29,6 +30,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage();
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("wgrt %s\n", WGRT_VERSION);
+    return 0;
   }
   const std::string command = argv[1];
   try {
