@@ -24,8 +24,9 @@ struct GenerateOptions {
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
-  // Sees the logits after the prompt, before the first token is sampled.
-  std::function<void(std::span<const float>)> on_prompt_logits;
+  // Sees each logits vector a token is sampled from: the prompt's last
+  // position first, then one per decode step.
+  std::function<void(std::span<const float>)> on_logits;
 };
 
 struct GenerateStats {

@@ -115,6 +115,10 @@ TEST(TokenizerSmolLM2, VocabularyFromGguf) {
   EXPECT_FALSE(t.vocab().add_bos);
   EXPECT_TRUE(t.is_end_of_generation(2));
   EXPECT_FALSE(t.is_end_of_generation(1));
+  // <|endoftext|> (id 0) ends a generation too, though the file's EOS is <|im_end|>.
+  EXPECT_EQ(t.decode_token(0), "<|endoftext|>");
+  EXPECT_TRUE(t.is_end_of_generation(0));
+  EXPECT_EQ(t.vocab().end_of_generation, (std::vector<TokenId>{0, 2}));
   EXPECT_EQ(t.decode_token(1), "<|im_start|>");
   EXPECT_THROW(t.decode_token(49152), Error);
   EXPECT_THROW(t.decode_token(-1), Error);

@@ -27,6 +27,10 @@ struct LlamaConfig {
   double rope_linear_scale = 1.0;  // rope.scaling.factor with type "linear"
   bool tied_output = false;        // no output.weight: lm_head is token_embd
   bool attention_bias = false;     // qwen2
+  // RoPE rotates pairs (i, i + rope_dims/2) (ggml's NEOX type: qwen2) rather
+  // than adjacent pairs (llama, mistral), decided by the architecture as
+  // llama.cpp does: its converter permutes llama's Q/K rows, not qwen2's.
+  bool rope_halves = false;
   // Llama 3's long-context frequency factors (rope_freqs.weight) are used
   // when the file has them.
   bool has_rope_freqs = false;

@@ -58,7 +58,8 @@ class LlamaBuilder {
       const ValueId v4 = view(v, kv_shape, {1, MAXS, KV, HD});
       const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
-      b_.add_op("et_vk.apply_rotary_emb.default", {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
+      b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
+                {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
       const ValueId k_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId v_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
@@ -166,8 +167,8 @@ class LlamaBuilder {
 
   Dims max_dims(ValueId id) const { return b_.tensor(id).max_dims; }
 
-  // cos/sin of pos * theta_i for every position of the context, adjacent-pair
-  // convention (the GGUF llama conversion permutes Q/K rows for it).
+  // cos/sin of pos * theta_i for every position of the context (pair i is
+  // (2i, 2i+1) or (i, i + D/2), LlamaConfig::rope_halves).
   std::pair<ValueId, ValueId> rope_tables() {
     const int64_t half = c_.head_dim / 2, n = opt_.max_context;
     std::vector<float> factors(half, 1.0f);
@@ -210,8 +211,9 @@ class LlamaBuilder {
 LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options) {
   const LlamaConfig config = LlamaConfig::from_gguf(file);
   if (options.max_context < 1 || options.max_chunk < 1) {
-    throw Error(ErrorCode::InvalidArgument, "context " + std::to_string(options.max_context) + " and chunk " +
-                                                std::to_string(options.max_chunk) + " must be at least 1");
+    throw Error(ErrorCode::InvalidArgument, "context length " + std::to_string(options.max_context) +
+                                                " and chunk " + std::to_string(options.max_chunk) +
+                                                " must both be at least 1");
   }
   // Never longer than the model was trained for; a chunk never longer than that.
   LlamaGraphOptions capped = options;
