@@ -26,7 +26,8 @@ VOCAB = 256
 BOS, EOS = 1, 2
 
 # arch -> (tokenizer.ggml.pre, whether Q/K rows are permuted for adjacent-pair RoPE)
-ARCHS = {"llama": ("default", True), "qwen2": ("qwen2", False)}
+ARCHS = {"llama": ("default", True), "qwen2": ("qwen2", False), "qwen3": ("qwen2", False),
+         "phi3": ("default", False)}
 
 
 def build(arch: str, seed: int = 0):
@@ -43,6 +44,14 @@ def build(arch: str, seed: int = 0):
     elif arch == "qwen2":
         cfg = transformers.Qwen2Config(**common, tie_word_embeddings=True, rope_theta=1000000.0)
         model = transformers.Qwen2ForCausalLM(cfg)
+    elif arch == "qwen3":
+        # head_dim 32 with 4 heads: attention is wider than the 64-wide residual.
+        cfg = transformers.Qwen3Config(**common, head_dim=32, tie_word_embeddings=True, rope_theta=1000000.0)
+        model = transformers.Qwen3ForCausalLM(cfg)
+    elif arch == "phi3":
+        cfg = transformers.Phi3Config(**common, tie_word_embeddings=False, rope_theta=10000.0, pad_token_id=0,
+                                      bos_token_id=BOS, eos_token_id=EOS)
+        model = transformers.Phi3ForCausalLM(cfg)
     else:
         raise ValueError(arch)
     # Re-draw every parameter at a scale that gives well-separated logits
@@ -83,11 +92,12 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
     tests of bad input."""
     pre, permute = ARCHS[arch]
     cfg = model.config
-    head_dim = cfg.hidden_size // cfg.num_attention_heads
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
     values = {"general.architecture": arch, "context_length": cfg.max_position_embeddings,
               "embedding_length": cfg.hidden_size, "block_count": cfg.num_hidden_layers,
               "feed_forward_length": cfg.intermediate_size, "attention.head_count": cfg.num_attention_heads,
               "attention.head_count_kv": cfg.num_key_value_heads, "rope.dimension_count": head_dim,
+              "attention.key_length": head_dim, "attention.value_length": head_dim,
               "attention.layer_norm_rms_epsilon": float(cfg.rms_norm_eps), "rope.freq_base": rope_theta(cfg)}
     values.update(meta or {})
     w = gguf.GGUFWriter(str(path), values.pop("general.architecture"))
@@ -111,7 +121,9 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
     tensors = {"token_embd.weight": sd["model.embed_tokens.weight"]}
     names = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
              "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
-             "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm"}
+             "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
+             "self_attn.q_norm": "attn_q_norm", "self_attn.k_norm": "attn_k_norm",  # qwen3
+             "self_attn.qkv_proj": "attn_qkv", "mlp.gate_up_proj": "ffn_up"}  # phi3
     for layer in range(cfg.num_hidden_layers):
         for hf, ours in names.items():
             for kind in ("weight", "bias"):

@@ -18,11 +18,11 @@ std::string dims_string(const TensorInfo& t) {
 LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   LlamaConfig c;
   c.arch = f.get_string("general.architecture");
-  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "mistral") {
+  if (c.arch != "llama" && c.arch != "mistral" && c.arch != "qwen2" && c.arch != "qwen3" && c.arch != "phi3") {
     throw Error(ErrorCode::NotSupported, f.name() + ": architecture '" + c.arch +
-                                             "' is not supported (llama, mistral and qwen2 are)");
+                                             "' is not supported (llama, mistral, qwen2, qwen3 and phi3 are)");
   }
-  c.rope_halves = c.arch == "qwen2";
+  c.rope_halves = c.arch == "qwen2" || c.arch == "qwen3" || c.arch == "phi3";
   const std::string a = c.arch + ".";
   if (const auto* v = f.find("general.name"); v && v->get_if<std::string>()) c.name = *v->get_if<std::string>();
   c.n_layers = f.get_int(a + "block_count");
@@ -44,6 +44,7 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   c.tied_output = f.find_tensor("output.weight") == nullptr;
   c.attention_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.has_rope_freqs = f.find_tensor("rope_freqs.weight") != nullptr;
+  c.qk_norm = f.find_tensor("blk.0.attn_q_norm.weight") != nullptr;
 
   auto bad = [&](const std::string& what) { return Error(ErrorCode::InvalidProgram, f.name() + ": " + what); };
   if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {
@@ -70,10 +71,11 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
     throw bad(std::to_string(c.n_heads) + " attention heads are not a multiple of " + std::to_string(c.n_kv_heads) +
               " KV heads");
   }
-  if (c.head_dim * c.n_heads != c.dim || c.head_dim % 2 != 0) {
-    throw Error(ErrorCode::NotSupported, f.name() + ": head_dim " + std::to_string(c.head_dim) + " x " +
-                                             std::to_string(c.n_heads) + " heads != embedding_length " +
-                                             std::to_string(c.dim));
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0) {
+    throw bad(a + "attention.key_length (head size) is " + std::to_string(c.head_dim) + ", expected a positive even number");
+  }
+  if (f.find_tensor("rope_factors_long.weight") || f.find_tensor("rope_factors_short.weight")) {
+    throw Error(ErrorCode::NotSupported, f.name() + ": LongRoPE scaling (rope_factors_long/short) is not supported");
   }
   if (c.rope_dims != c.head_dim) {
     throw Error(ErrorCode::NotSupported, f.name() + ": partial rotary embeddings (" + std::to_string(c.rope_dims) +

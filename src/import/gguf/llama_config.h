@@ -1,6 +1,7 @@
 // The hyperparameters of a Llama-family model, read from GGUF metadata
 // ({arch}.block_count, .embedding_length, ...). Covers llama (SmolLM2,
-// Llama 2/3.x, TinyLlama, Mistral-style) and qwen2 (attention biases).
+// Llama 2/3.x, TinyLlama, Mistral-style), qwen2 (attention biases), qwen3
+// (per-head Q/K RMSNorm) and phi3 (fused QKV and gate|up matrices).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +12,14 @@ namespace wgrt::gguf {
 class GgufFile;
 
 struct LlamaConfig {
-  std::string arch;          // "llama", "qwen2"
+  std::string arch;          // "llama", "mistral", "qwen2", "qwen3", "phi3"
   std::string name;          // general.name, if present
   int64_t n_layers = 0;
   int64_t dim = 0;           // embedding_length
   int64_t ffn_dim = 0;       // feed_forward_length
   int64_t n_heads = 0;
   int64_t n_kv_heads = 0;
-  int64_t head_dim = 0;      // dim / n_heads unless key_length says otherwise
+  int64_t head_dim = 0;      // dim / n_heads unless key_length says otherwise (qwen3)
   int64_t rope_dims = 0;     // rotated dims per head (rope.dimension_count)
   int64_t vocab = 0;
   int64_t context_length = 0;
@@ -31,6 +32,7 @@ struct LlamaConfig {
   // than adjacent pairs (llama, mistral), decided by the architecture as
   // llama.cpp does: its converter permutes llama's Q/K rows, not qwen2's.
   bool rope_halves = false;
+  bool qk_norm = false;  // qwen3: blk.N.attn_q_norm / attn_k_norm over each head
   // Llama 3's long-context frequency factors (rope_freqs.weight) are used
   // when the file has them.
   bool has_rope_freqs = false;

@@ -46,16 +46,29 @@ class LlamaBuilder {
     const ValueId null = b_.add_null();
     const ValueId heads_shape = b_.add_int_list({1, -1, H, HD});
     const ValueId kv_shape = b_.add_int_list({1, -1, KV, HD});
-    const ValueId flat_shape = b_.add_int_list({1, -1, D});
+    const ValueId attn_shape = b_.add_int_list({1, -1, H * HD});
     for (int64_t l = 0; l < c_.n_layers; ++l) {
       const std::string p = "blk." + std::to_string(l) + ".";
       const ValueId n1 = rms_norm(h, p + "attn_norm.weight", eps);
-      const ValueId q = linear(n1, p + "attn_q", H * HD);
-      const ValueId k = linear(n1, p + "attn_k", KV * HD);
-      const ValueId v = linear(n1, p + "attn_v", KV * HD);
-      const ValueId q4 = view(q, heads_shape, {1, MAXS, H, HD});
-      const ValueId k4 = view(k, kv_shape, {1, MAXS, KV, HD});
+      ValueId q, k, v;
+      if (f_.find_tensor(p + "attn_qkv.weight")) {  // phi3: one matrix, rows Q | K | V
+        const std::string qkv = p + "attn_qkv.weight";
+        expect_rows(qkv, (H + 2 * KV) * HD);
+        q = linear(n1, weight_rows(qkv, 0, H * HD), qkv, b_.add_null());
+        k = linear(n1, weight_rows(qkv, H * HD, (H + KV) * HD), qkv, b_.add_null());
+        v = linear(n1, weight_rows(qkv, (H + KV) * HD, (H + 2 * KV) * HD), qkv, b_.add_null());
+      } else {
+        q = linear(n1, p + "attn_q", H * HD);
+        k = linear(n1, p + "attn_k", KV * HD);
+        v = linear(n1, p + "attn_v", KV * HD);
+      }
+      ValueId q4 = view(q, heads_shape, {1, MAXS, H, HD});
+      ValueId k4 = view(k, kv_shape, {1, MAXS, KV, HD});
       const ValueId v4 = view(v, kv_shape, {1, MAXS, KV, HD});
+      if (c_.qk_norm) {  // qwen3: RMSNorm over each head's vector before RoPE
+        q4 = rms_norm(q4, p + "attn_q_norm.weight", eps);
+        k4 = rms_norm(k4, p + "attn_k_norm.weight", eps);
+      }
       const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
       b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
@@ -65,12 +78,20 @@ class LlamaBuilder {
       const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       b_.add_op("sdpa_with_kv_cache.default", {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
                                                b_.add_bool(true), null, attn});
-      const ValueId attn_flat = view(attn, flat_shape, {1, MAXS, D});
+      const ValueId attn_flat = view(attn, attn_shape, {1, MAXS, H * HD});
       h = add(h, linear(attn_flat, p + "attn_output", D));
 
       const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", eps);
-      const ValueId gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
-      const ValueId up = linear(n2, p + "ffn_up", c_.ffn_dim);
+      ValueId gate, up;
+      if (f_.find_tensor(p + "ffn_gate.weight")) {
+        gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
+        up = linear(n2, p + "ffn_up", c_.ffn_dim);
+      } else {  // phi3: ffn_up holds the gate's rows, then the up projection's
+        const std::string fused = p + "ffn_up.weight";
+        expect_rows(fused, 2 * c_.ffn_dim);
+        gate = linear(n2, weight_rows(fused, 0, c_.ffn_dim), fused, b_.add_null());
+        up = linear(n2, weight_rows(fused, c_.ffn_dim, 2 * c_.ffn_dim), fused, b_.add_null());
+      }
       const ValueId prod = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
       b_.add_op("wgrt.swiglu", {gate, up, prod});
       h = add(h, linear(prod, p + "ffn_down", D));
@@ -103,33 +124,50 @@ class LlamaBuilder {
   ValueId weight(const std::string& name) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const TensorInfo& t = info(name);
-    const auto bytes = f_.tensor_data(t);
-    ValueId id;
-    if (t.dims.size() == 1) {
-      if (t.type != GgmlType::F32) {
-        throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
-      }
-      id = b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
-      weight_bytes_ += bytes.size();
-    } else {
-      const ops::QuantLayout* layout = ops::find_quant_layout(uint32_t(t.type));
-      if (layout == nullptr) {
-        throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + name + " (file offset " +
-                                                 std::to_string(t.file_offset) + ") is " + describe(t.type) +
-                                                 ", which has no GPU kernel yet");
-      }
-      const int64_t cols = int64_t(t.dims[0]), rows = int64_t(t.dims[1]);
-      const Dims dims{rows, int64_t(ops::gpu_row_bytes(*layout, cols))};
-      if (layout->file_bytes == layout->gpu_bytes) {
-        id = b_.add_constant_view(DType::U8, dims, bytes);
-      } else {
-        id = b_.add_constant(DType::U8, dims, ops::repack_for_gpu(*layout, bytes, rows, cols));
-      }
-      weight_bytes_ += uint64_t(dims[0] * dims[1]);
-    }
+    const ValueId id = t.dims.size() == 1 ? vector_weight(name) : matrix_rows(t, 0, int64_t(t.dims.at(1)));
     weights_.emplace(name, id);
     if (opt_.on_weight) opt_.on_weight(weights_.size(), total_weights_);
     return id;
+  }
+
+  // Rows [begin, end) of a fused matrix (phi3's QKV, gate|up) as their own
+  // constant: whole rows, so the stored blocks are kept as they are.
+  ValueId weight_rows(const std::string& name, int64_t begin, int64_t end) {
+    const std::string key = name + "[" + std::to_string(begin) + ":" + std::to_string(end) + "]";
+    if (auto it = weights_.find(key); it != weights_.end()) return it->second;
+    const ValueId id = matrix_rows(info(name), begin, end);
+    weights_.emplace(key, id);
+    return id;
+  }
+
+  ValueId vector_weight(const std::string& name) {
+    const TensorInfo& t = info(name);
+    if (t.type != GgmlType::F32) {
+      throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
+    }
+    const auto bytes = f_.tensor_data(t);
+    weight_bytes_ += bytes.size();
+    return b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
+  }
+
+  ValueId matrix_rows(const TensorInfo& t, int64_t begin, int64_t end) {
+    const ops::QuantLayout* layout = ops::find_quant_layout(uint32_t(t.type));
+    if (layout == nullptr) {
+      throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + t.name + " (file offset " +
+                                               std::to_string(t.file_offset) + ") is " + describe(t.type) +
+                                               ", which has no GPU kernel yet");
+    }
+    const int64_t cols = int64_t(t.dims[0]), rows = end - begin;
+    if (cols % layout->block_elems != 0 || cols % 32 != 0) {
+      throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + t.name + " has rows of " + std::to_string(cols) +
+                                               " elements, not whole " + std::string(to_string(t.type)) + " blocks");
+    }
+    const Dims dims{rows, int64_t(ops::gpu_row_bytes(*layout, cols))};
+    const uint64_t file_row = uint64_t(cols / layout->block_elems) * layout->file_bytes;
+    const auto bytes = f_.tensor_data(t).subspan(uint64_t(begin) * file_row, uint64_t(rows) * file_row);
+    weight_bytes_ += uint64_t(dims[0] * dims[1]);
+    if (layout->file_bytes == layout->gpu_bytes) return b_.add_constant_view(DType::U8, dims, bytes);
+    return b_.add_constant(DType::U8, dims, ops::repack_for_gpu(*layout, bytes, rows, cols));
   }
 
   ValueId rms_norm(ValueId x, const std::string& w, ValueId eps) {
@@ -138,18 +176,26 @@ class LlamaBuilder {
     return out;
   }
 
-  ValueId linear(ValueId x, const std::string& prefix, int64_t n) {
-    const std::string name = prefix + ".weight";
+  void expect_rows(const std::string& name, int64_t n) const {
     if (int64_t(info(name).dims.at(1)) != n) {
       throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " has " + std::to_string(info(name).dims[1]) +
                                                  " rows, expected " + std::to_string(n));
     }
-    Dims dims = max_dims(x);
-    dims.back() = n;
-    const ValueId out = b_.add_tensor(DType::F32, dims);
+  }
+
+  ValueId linear(ValueId x, const std::string& prefix, int64_t n) {
+    const std::string name = prefix + ".weight";
+    expect_rows(name, n);
     const std::string bias = prefix + ".bias";
-    const ValueId b = f_.find_tensor(bias) ? weight(bias) : b_.add_null();
-    b_.add_op("wgrt.linear_ggml", {x, weight(name), type_of(name), b, out});
+    return linear(x, weight(name), name, f_.find_tensor(bias) ? weight(bias) : b_.add_null());
+  }
+
+  // x @ w^T (+ bias) with w a matrix constant in the format of tensor `like`.
+  ValueId linear(ValueId x, ValueId w, const std::string& like, ValueId bias) {
+    Dims dims = max_dims(x);
+    dims.back() = max_dims(w)[0];
+    const ValueId out = b_.add_tensor(DType::F32, dims);
+    b_.add_op("wgrt.linear_ggml", {x, w, type_of(like), bias, out});
     return out;
   }
 
