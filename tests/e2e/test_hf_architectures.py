@@ -5,7 +5,7 @@ wgrt's logits for the prompt and for each greedy decode step after it are
 compared with transformers' (float32 eager attention, its own KV cache).
 
 Tolerance: both sides compute in float32 with different summation orders;
-logits span about +-30 here. We allow 2e-3 absolute (measured below 1e-4 on
+logits span about +-20 to +-40 here. We allow 5e-4 absolute (measured 6e-6 to 2.6e-5 on
 lavapipe) and require each step's top-2 margin to exceed 10x that, so the
 greedy picks are not decided by rounding.
 """
@@ -27,7 +27,7 @@ pytest.importorskip("transformers", reason="transformers is installed by scripts
 WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 PROMPT = [72, 101, 108, 108, 111, 44, 32, 119, 111]  # "Hello, wo" as byte tokens
 STEPS = 6  # the prompt's logits, then 5 decode steps
-LOGIT_TOL = 2e-3
+LOGIT_TOL = 5e-4
 
 
 def run_wgrt(model_path: Path, tmp_path: Path):
