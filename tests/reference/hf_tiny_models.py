@@ -27,7 +27,7 @@ BOS, EOS = 1, 2
 
 # arch -> (tokenizer.ggml.pre, whether Q/K rows are permuted for adjacent-pair RoPE)
 ARCHS = {"llama": ("default", True), "qwen2": ("qwen2", False), "qwen3": ("qwen2", False),
-         "phi3": ("default", False)}
+         "phi3": ("default", False), "gemma3": ("default", False)}
 
 
 def build(arch: str, seed: int = 0):
@@ -52,6 +52,13 @@ def build(arch: str, seed: int = 0):
         cfg = transformers.Phi3Config(**common, tie_word_embeddings=False, rope_theta=10000.0, pad_token_id=0,
                                       bos_token_id=BOS, eos_token_id=EOS)
         model = transformers.Phi3ForCausalLM(cfg)
+    elif arch == "gemma3":
+        # 6 layers: 5 sliding-window (window 4, shorter than the test's context) and 1 global.
+        common.update(num_hidden_layers=6, rms_norm_eps=1e-6)
+        cfg = transformers.Gemma3TextConfig(**common, head_dim=16, query_pre_attn_scalar=16, sliding_window=4,
+                                            tie_word_embeddings=True, pad_token_id=0, bos_token_id=BOS,
+                                            eos_token_id=EOS)
+        model = transformers.Gemma3ForCausalLM(cfg)
     else:
         raise ValueError(arch)
     # Re-draw every parameter at a scale that gives well-separated logits
@@ -59,12 +66,12 @@ def build(arch: str, seed: int = 0):
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if name.endswith("norm.weight"):
-                p.copy_(1.0 + 0.2 * torch.randn(p.shape, generator=gen))
+            if name.endswith("norm.weight"):  # Gemma's norms scale by (1 + w)
+                p.copy_((0.0 if arch == "gemma3" else 1.0) + 0.2 * torch.randn(p.shape, generator=gen))
             elif p.dim() == 1:  # biases
                 p.copy_(0.3 * torch.randn(p.shape, generator=gen))
-            elif "embed_tokens" in name:
-                p.copy_(torch.randn(p.shape, generator=gen))
+            elif "embed_tokens" in name:  # Gemma multiplies them by sqrt(64) = 8
+                p.copy_((0.3 if arch == "gemma3" else 1.0) * torch.randn(p.shape, generator=gen))
             elif "lm_head" in name:
                 p.copy_(5.0 * torch.randn(p.shape, generator=gen) / p.shape[1] ** 0.5)
             else:
@@ -73,9 +80,13 @@ def build(arch: str, seed: int = 0):
 
 
 def rope_theta(cfg) -> float:
+    """The (global layers') RoPE base."""
     theta = getattr(cfg, "rope_theta", None)
     if theta is None:
-        theta = cfg.rope_parameters["rope_theta"]
+        params = cfg.rope_parameters
+        theta = params["full_attention" if "full_attention" in params else "rope_theta"]
+        if isinstance(theta, dict):
+            theta = theta["rope_theta"]
     return float(theta)
 
 
@@ -99,6 +110,8 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
               "attention.head_count_kv": cfg.num_key_value_heads, "rope.dimension_count": head_dim,
               "attention.key_length": head_dim, "attention.value_length": head_dim,
               "attention.layer_norm_rms_epsilon": float(cfg.rms_norm_eps), "rope.freq_base": rope_theta(cfg)}
+    if arch == "gemma3":
+        values["attention.sliding_window"] = cfg.sliding_window
     values.update(meta or {})
     w = gguf.GGUFWriter(str(path), values.pop("general.architecture"))
     w.add_name(f"tiny random {arch}")
@@ -124,6 +137,9 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
              "mlp.down_proj": "ffn_down", "input_layernorm": "attn_norm", "post_attention_layernorm": "ffn_norm",
              "self_attn.q_norm": "attn_q_norm", "self_attn.k_norm": "attn_k_norm",  # qwen3
              "self_attn.qkv_proj": "attn_qkv", "mlp.gate_up_proj": "ffn_up"}  # phi3
+    if arch == "gemma3":  # sandwich norms around attention and the FFN
+        names.update({"post_attention_layernorm": "post_attention_norm", "pre_feedforward_layernorm": "ffn_norm",
+                      "post_feedforward_layernorm": "post_ffw_norm"})
     for layer in range(cfg.num_hidden_layers):
         for hf, ours in names.items():
             for kind in ("weight", "bias"):
@@ -139,6 +155,8 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
     if not cfg.tie_word_embeddings:
         tensors["output.weight"] = sd["lm_head.weight"]
     for name, t in tensors.items():
+        if arch == "gemma3" and name.endswith("norm.weight"):
+            t = t + np.float32(1.0)  # stored with Gemma's (1 + w) folded in, as llama.cpp's converter does
         if raw and name in raw:
             data, qtype = raw[name]
             if qtype is None:

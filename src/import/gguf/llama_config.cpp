@@ -18,11 +18,13 @@ std::string dims_string(const TensorInfo& t) {
 LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   LlamaConfig c;
   c.arch = f.get_string("general.architecture");
-  if (c.arch != "llama" && c.arch != "mistral" && c.arch != "qwen2" && c.arch != "qwen3" && c.arch != "phi3") {
+  if (c.arch != "llama" && c.arch != "mistral" && c.arch != "qwen2" && c.arch != "qwen3" && c.arch != "phi3" &&
+      c.arch != "gemma3") {
     throw Error(ErrorCode::NotSupported, f.name() + ": architecture '" + c.arch +
-                                             "' is not supported (llama, mistral, qwen2, qwen3 and phi3 are)");
+                                             "' is not supported (llama, mistral, qwen2, qwen3, phi3 and gemma3 are)");
   }
-  c.rope_halves = c.arch == "qwen2" || c.arch == "qwen3" || c.arch == "phi3";
+  c.rope_halves = c.arch != "llama" && c.arch != "mistral";
+  c.gemma = c.arch == "gemma3";
   const std::string a = c.arch + ".";
   if (const auto* v = f.find("general.name"); v && v->get_if<std::string>()) c.name = *v->get_if<std::string>();
   c.n_layers = f.get_int(a + "block_count");
@@ -45,6 +47,12 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   c.attention_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.has_rope_freqs = f.find_tensor("rope_freqs.weight") != nullptr;
   c.qk_norm = f.find_tensor("blk.0.attn_q_norm.weight") != nullptr;
+  if (c.gemma) {
+    // As llama.cpp reads Gemma 3: every 6th layer global, the others local
+    // with RoPE base 10000 and no scaling.
+    c.sliding_window = f.get_int_optional(a + "attention.sliding_window").value_or(0);
+    c.swa_pattern = 6;
+  }
 
   auto bad = [&](const std::string& what) { return Error(ErrorCode::InvalidProgram, f.name() + ": " + what); };
   if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {

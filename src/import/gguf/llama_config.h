@@ -1,7 +1,8 @@
 // The hyperparameters of a Llama-family model, read from GGUF metadata
 // ({arch}.block_count, .embedding_length, ...). Covers llama (SmolLM2,
 // Llama 2/3.x, TinyLlama, Mistral-style), qwen2 (attention biases), qwen3
-// (per-head Q/K RMSNorm) and phi3 (fused QKV and gate|up matrices).
+// (per-head Q/K RMSNorm), phi3 (fused QKV and gate|up matrices) and gemma3
+// (the text model: sandwich norms, GELU, sliding-window layers).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ namespace wgrt::gguf {
 class GgufFile;
 
 struct LlamaConfig {
-  std::string arch;          // "llama", "mistral", "qwen2", "qwen3", "phi3"
+  std::string arch;          // "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3"
   std::string name;          // general.name, if present
   int64_t n_layers = 0;
   int64_t dim = 0;           // embedding_length
@@ -32,7 +33,18 @@ struct LlamaConfig {
   // than adjacent pairs (llama, mistral), decided by the architecture as
   // llama.cpp does: its converter permutes llama's Q/K rows, not qwen2's.
   bool rope_halves = false;
-  bool qk_norm = false;  // qwen3: blk.N.attn_q_norm / attn_k_norm over each head
+  bool qk_norm = false;  // qwen3, gemma3: blk.N.attn_q_norm / attn_k_norm over each head
+  // gemma3: embeddings scaled by sqrt(dim); GELU (tanh) instead of SiLU in the
+  // gated FFN; norms after attention and after the FFN too (post_attention_norm,
+  // post_ffw_norm; GGUF stores Gemma's norm weights with the 1 already added);
+  // sliding-window layers (all but every swa_pattern-th) with their own RoPE base.
+  bool gemma = false;
+  int64_t sliding_window = 0;  // 0: every layer attends to the whole context
+  int64_t swa_pattern = 0;
+  double rope_theta_swa = 10000.0;
+  bool is_swa_layer(int64_t layer) const {
+    return sliding_window > 0 && swa_pattern > 0 && (layer + 1) % swa_pattern != 0;
+  }
   // Llama 3's long-context frequency factors (rope_freqs.weight) are used
   // when the file has them.
   bool has_rope_freqs = false;

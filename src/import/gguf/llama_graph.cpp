@@ -31,16 +31,24 @@ class LlamaBuilder {
     b_.add_op("sym_size.int", {tokens, b_.add_int(1), seq});
     const ValueId end = b_.add_symint(MAXS);
     b_.add_op("add", {pos, seq, end});
-    const auto [cos_table, sin_table] = rope_tables();
-    const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
-    const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
     const ValueId zero = b_.add_int(0), one = b_.add_int(1);
-    b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, pos, end, one, cos});
-    b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, pos, end, one, sin});
+    // cos/sin rows [pos, pos + S) of a table over the whole context.
+    auto rope_rows = [&](double theta, double linear_scale, bool freq_factors) {
+      const auto [cos_table, sin_table] = rope_tables(theta, linear_scale, freq_factors);
+      const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, pos, end, one, cos});
+      b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, pos, end, one, sin});
+      return std::pair{cos, sin};
+    };
+    const auto rope_global = rope_rows(c_.rope_theta, c_.rope_linear_scale, c_.has_rope_freqs);
+    std::pair<ValueId, ValueId> rope_local = rope_global;
+    if (c_.sliding_window > 0) rope_local = rope_rows(c_.rope_theta_swa, 1.0, false);
 
     const ValueId embd = weight("token_embd.weight");
     ValueId h = b_.add_tensor(DType::F32, {1, MAXS, D});
     b_.add_op("wgrt.embedding_ggml", {embd, type_of("token_embd.weight"), tokens, h});
+    if (c_.gemma) h = mul(h, scalar(float(std::sqrt(double(D)))));
 
     const ValueId eps = b_.add_double(c_.rms_eps);
     const ValueId null = b_.add_null();
@@ -69,6 +77,8 @@ class LlamaBuilder {
         q4 = rms_norm(q4, p + "attn_q_norm.weight", eps);
         k4 = rms_norm(k4, p + "attn_k_norm.weight", eps);
       }
+      const bool swa = c_.is_swa_layer(l);
+      const auto [cos, sin] = swa ? rope_local : rope_global;
       const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
       b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
@@ -76,10 +86,12 @@ class LlamaBuilder {
       const ValueId k_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId v_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
-      b_.add_op("sdpa_with_kv_cache.default", {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
-                                               b_.add_bool(true), null, attn});
+      std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
+                                   b_.add_bool(true), null, attn};
+      if (swa) sdpa.push_back(b_.add_int(c_.sliding_window));
+      b_.add_op(swa ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", sdpa);
       const ValueId attn_flat = view(attn, attn_shape, {1, MAXS, H * HD});
-      h = add(h, linear(attn_flat, p + "attn_output", D));
+      h = add(h, post_norm(linear(attn_flat, p + "attn_output", D), p + "post_attention_norm.weight", eps));
 
       const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", eps);
       ValueId gate, up;
@@ -93,8 +105,14 @@ class LlamaBuilder {
         up = linear(n2, weight_rows(fused, c_.ffn_dim, 2 * c_.ffn_dim), fused, b_.add_null());
       }
       const ValueId prod = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-      b_.add_op("wgrt.swiglu", {gate, up, prod});
-      h = add(h, linear(prod, p + "ffn_down", D));
+      if (c_.gemma) {  // GELU (tanh approximation) of the gate, times up
+        const ValueId act = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
+        b_.add_op("aten.gelu.default", {gate, b_.add_string("tanh"), act});
+        b_.add_op("aten.mul.Tensor", {act, up, prod});
+      } else {
+        b_.add_op("wgrt.swiglu", {gate, up, prod});
+      }
+      h = add(h, post_norm(linear(prod, p + "ffn_down", D), p + "post_ffw_norm.weight", eps));
     }
     const ValueId norm = rms_norm(h, "output_norm.weight", eps);
     // Only the last position's logits are needed to pick the next token.
@@ -199,6 +217,23 @@ class LlamaBuilder {
     return out;
   }
 
+  // Gemma's norm of a block's output before the residual add, when the file has it.
+  ValueId post_norm(ValueId x, const std::string& w, ValueId eps) {
+    return f_.find_tensor(w) ? rms_norm(x, w, eps) : x;
+  }
+
+  ValueId scalar(float v) {
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &v, 4);
+    return b_.add_constant(DType::F32, {1}, std::move(bytes));
+  }
+
+  ValueId mul(ValueId a, ValueId b) {
+    const ValueId out = b_.add_tensor(DType::F32, max_dims(a));
+    b_.add_op("aten.mul.Tensor", {a, b, out});
+    return out;
+  }
+
   ValueId view(ValueId x, ValueId shape, Dims max) {
     const ValueId out = b_.add_tensor(DType::F32, std::move(max));
     b_.add_op("aten.view_copy.default", {x, shape, out});
@@ -215,10 +250,10 @@ class LlamaBuilder {
 
   // cos/sin of pos * theta_i for every position of the context (pair i is
   // (2i, 2i+1) or (i, i + D/2), LlamaConfig::rope_halves).
-  std::pair<ValueId, ValueId> rope_tables() {
+  std::pair<ValueId, ValueId> rope_tables(double theta, double linear_scale, bool freq_factors) {
     const int64_t half = c_.head_dim / 2, n = opt_.max_context;
     std::vector<float> factors(half, 1.0f);
-    if (c_.has_rope_freqs) {
+    if (freq_factors) {
       const TensorInfo& t = info("rope_freqs.weight");
       const auto bytes = f_.tensor_data(t);
       if (t.type != GgmlType::F32 || bytes.size() != size_t(half) * 4) {
@@ -228,8 +263,7 @@ class LlamaBuilder {
     }
     std::vector<float> cos(n * half), sin(n * half);
     for (int64_t i = 0; i < half; ++i) {
-      const double freq = std::pow(c_.rope_theta, -2.0 * double(i) / double(c_.head_dim)) / factors[i] /
-                          c_.rope_linear_scale;
+      const double freq = std::pow(theta, -2.0 * double(i) / double(c_.head_dim)) / factors[i] / linear_scale;
       for (int64_t p = 0; p < n; ++p) {
         cos[p * half + i] = float(std::cos(double(p) * freq));
         sin[p * half + i] = float(std::sin(double(p) * freq));
