@@ -11,6 +11,7 @@
 
 #include "import/gguf/gguf_file.h"
 #include "llm/default_model.h"
+#include "llm/fixture_rows.h"
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/pretokenizer.h"
 #include "llm/tokenizer/tokenizer.h"
@@ -20,36 +21,11 @@
 namespace wgrt::llm {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(WGRT_FIXTURES_DIR) + "/gguf/" + name; }
+std::string fixture(const std::string& name) { return test::fixture_path("gguf/" + name); }
 
-std::string unhex(std::string_view h) {
-  std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) {
-    out += static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
-  }
-  return out;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
-
-// Lines of a fixture, comments skipped, split at tabs.
-std::vector<std::vector<std::string>> rows(const std::string& name) {
-  std::ifstream in(fixture(name));
-  EXPECT_TRUE(in.good()) << fixture(name);
-  std::vector<std::vector<std::string>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] != '#') out.push_back(split(line, '\t'));
-  }
-  return out;
-}
+std::vector<std::vector<std::string>> rows(const std::string& name) { return test::fixture_rows(fixture(name)); }
+using test::split;
+using test::unhex;
 
 std::vector<TokenId> parse_ids(const std::string& s) {
   std::vector<TokenId> ids;
@@ -214,6 +190,7 @@ TEST(TokenizerSpm, EncodeMatchesSentencePieceAndRoundTrips) {
 TEST(TokenizerChat, SmolLM2MatchesJinja) {
   const ChatTemplate tmpl = ChatTemplate::from_gguf(smollm2_file());
   EXPECT_EQ(tmpl.format(), ChatFormat::ChatML);
+  EXPECT_TRUE(tmpl.runs_jinja());  // the file's own template, through the Jinja interpreter
   ASSERT_TRUE(tmpl.default_system().has_value());
   EXPECT_EQ(*tmpl.default_system(), "You are a helpful AI assistant named SmolLM, trained by Hugging Face");
   const auto lines = rows("chat_smollm2.txt");
