@@ -6,7 +6,6 @@
 #include <map>
 
 #include "import/gguf/gguf_file.h"
-#include "ops/quant/quant_layout.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gguf {
@@ -128,7 +127,7 @@ class LlamaBuilder {
     out.config = c_;
     out.max_context = opt_.max_context;
     out.max_chunk = opt_.max_chunk;
-    out.weight_bytes = weight_bytes_;
+    for (const auto& [name, id] : weights_) out.weights.push_back(id);
     return out;
   }
 
@@ -137,8 +136,8 @@ class LlamaBuilder {
 
   ValueId type_of(const std::string& name) { return b_.add_int(int64_t(info(name).type)); }
 
-  // A weight as a graph constant: f32 vectors as f32, matrices in their
-  // stored block format (u8 rows), re-laid out only where words need padding.
+  // A weight as a graph constant pointing into the mapped file: f32 vectors
+  // as f32, matrices in their stored block format (u8 rows).
   ValueId weight(const std::string& name) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const TensorInfo& t = info(name);
@@ -163,29 +162,30 @@ class LlamaBuilder {
     if (t.type != GgmlType::F32) {
       throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
     }
-    const auto bytes = f_.tensor_data(t);
-    weight_bytes_ += bytes.size();
-    return b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
+    return b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, f_.tensor_data(t));
   }
 
+  // Rows [begin, end) of a matrix as stored, [rows, row bytes]: the op's
+  // load-time prepare step puts the blocks into the layout its kernels read.
   ValueId matrix_rows(const TensorInfo& t, int64_t begin, int64_t end) {
-    const ops::QuantLayout* layout = ops::find_quant_layout(uint32_t(t.type));
-    if (layout == nullptr) {
+    // Named here, with the tensor, rather than by the op's argument check.
+    if (!is_supported(t.type) || t.type == GgmlType::BF16) {
       throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + t.name + " (file offset " +
                                                std::to_string(t.file_offset) + ") is " + describe(t.type) +
-                                               ", which has no GPU kernel yet");
+                                               ", which wgrt cannot run (weight types: " + supported_type_names() +
+                                               " but BF16)");
     }
+    const GgmlTypeInfo& type = ggml_type_info(t.type);
     const int64_t cols = int64_t(t.dims[0]), rows = end - begin;
-    if (cols % layout->block_elems != 0 || cols % 32 != 0) {
-      throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + t.name + " has rows of " + std::to_string(cols) +
-                                               " elements, not whole " + std::string(to_string(t.type)) + " blocks");
+    if (cols % type.block_size != 0) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + t.name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has rows of " +
+                                                 std::to_string(cols) + " elements, not whole " + describe(t.type) +
+                                                 " blocks");
     }
-    const Dims dims{rows, int64_t(ops::gpu_row_bytes(*layout, cols))};
-    const uint64_t file_row = uint64_t(cols / layout->block_elems) * layout->file_bytes;
-    const auto bytes = f_.tensor_data(t).subspan(uint64_t(begin) * file_row, uint64_t(rows) * file_row);
-    weight_bytes_ += uint64_t(dims[0] * dims[1]);
-    if (layout->file_bytes == layout->gpu_bytes) return b_.add_constant_view(DType::U8, dims, bytes);
-    return b_.add_constant(DType::U8, dims, ops::repack_for_gpu(*layout, bytes, rows, cols));
+    const uint64_t row_bytes = uint64_t(cols / type.block_size) * type.block_bytes;
+    const auto bytes = f_.tensor_data(t).subspan(uint64_t(begin) * row_bytes, uint64_t(rows) * row_bytes);
+    return b_.add_constant_view(DType::U8, {rows, int64_t(row_bytes)}, bytes);
   }
 
   ValueId rms_norm(ValueId x, const std::string& w, ValueId eps) {
@@ -283,7 +283,6 @@ class LlamaBuilder {
   GraphBuilder b_;
   std::map<std::string, ValueId> weights_;
   size_t total_weights_ = 0;
-  uint64_t weight_bytes_ = 0;
 };
 
 }  // namespace
