@@ -59,3 +59,24 @@ def test_logits_match_transformers_over_prefill_and_decode(arch, tmp_path):
           f"logit range +-{np.abs(want).max():.1f}")
     assert diff.max() <= LOGIT_TOL
     assert ids == want_ids
+
+
+def test_quantized_weights_as_stored_in_the_file(tmp_path):
+    # Q4_0, Q4_1, Q5_0, Q5_1 and Q8_0 matrices in the file's block layout (the
+    # ops re-lay them out at load), from gguf.quants.quantize; transformers
+    # runs the same rounded weights in float32.
+    from gguf import GGMLQuantizationType as Q
+
+    model = hf_tiny_models.build("llama", seed=0)
+    types = {"model.layers.0.self_attn.q_proj.weight": Q.Q5_0, "model.layers.0.self_attn.k_proj.weight": Q.Q5_1,
+             "model.layers.0.self_attn.v_proj.weight": Q.Q4_0, "model.layers.0.mlp.down_proj.weight": Q.Q8_0,
+             "model.layers.1.mlp.gate_proj.weight": Q.Q4_1, "model.layers.1.self_attn.o_proj.weight": Q.Q5_0}
+    quant = hf_tiny_models.quantize_weights(model, types)
+    path = tmp_path / "tiny_llama_quant.gguf"
+    hf_tiny_models.write_gguf(model, "llama", path, quant=quant)
+    want_ids, want = hf_tiny_models.greedy_logits(model, PROMPT, STEPS)
+    ids, got = run_wgrt(path, tmp_path)
+    diff = np.abs(got - want).max(axis=1)
+    print(f"quantized llama: max |logit difference| per step {np.array2string(diff, precision=2)}")
+    assert diff.max() <= LOGIT_TOL
+    assert ids == want_ids

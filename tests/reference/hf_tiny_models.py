@@ -4,9 +4,11 @@ comparing wgrt's logits with transformers' (tests/e2e/test_hf_architectures.py).
 
 The layout written here follows the public GGUF naming (token_embd,
 blk.N.attn_q, ...) and one convention that matters for correctness: for the
-`llama` architecture the converter permutes the rows of Q and K within each
-head so that RoPE can rotate adjacent pairs (ggml's "normal" RoPE); for
-`qwen2` it stores them as they are and RoPE rotates halves (ggml's NEOX).
+`llama` (and `mistral`) architecture the converter permutes the rows of Q
+and K within each head so that RoPE can rotate adjacent pairs (ggml's
+"normal" RoPE); for `qwen2`, `qwen3`, `phi3` and `gemma3` it stores them as
+they are and RoPE rotates halves (ggml's NEOX). Gemma's norm weights are
+stored with Gemma's "1 +" folded in, as the converter does.
 
 The vocabulary is 256 byte tokens (a GPT-2 byte-level BPE without merges), so
 any token id sequence is valid text. Weights are stored as F32: the
@@ -26,8 +28,8 @@ VOCAB = 256
 BOS, EOS = 1, 2
 
 # arch -> (tokenizer.ggml.pre, whether Q/K rows are permuted for adjacent-pair RoPE)
-ARCHS = {"llama": ("default", True), "qwen2": ("qwen2", False), "qwen3": ("qwen2", False),
-         "phi3": ("default", False), "gemma3": ("default", False)}
+ARCHS = {"llama": ("default", True), "mistral": ("default", True), "qwen2": ("qwen2", False),
+         "qwen3": ("qwen2", False), "phi3": ("default", False), "gemma3": ("default", False)}
 
 
 def build(arch: str, seed: int = 0):
@@ -41,6 +43,10 @@ def build(arch: str, seed: int = 0):
     if arch == "llama":
         cfg = transformers.LlamaConfig(**common, tie_word_embeddings=False, rope_theta=10000.0)
         model = transformers.LlamaForCausalLM(cfg)
+    elif arch == "mistral":
+        cfg = transformers.MistralConfig(**common, tie_word_embeddings=False, rope_theta=1000000.0,
+                                         sliding_window=None)
+        model = transformers.MistralForCausalLM(cfg)
     elif arch == "qwen2":
         cfg = transformers.Qwen2Config(**common, tie_word_embeddings=True, rope_theta=1000000.0)
         model = transformers.Qwen2ForCausalLM(cfg)
@@ -79,6 +85,24 @@ def build(arch: str, seed: int = 0):
     return model.float().eval()
 
 
+def quantize_weights(model, types: dict) -> dict:
+    """Rounds the HF parameters named in `types` (HF name -> ggml type) to
+    what the type can hold, in place, and returns the GGUF `raw` entries
+    holding them as gguf.quants.quantize lays them out (blocks lie within
+    rows, so the converter's row permutation commutes with quantization)."""
+    import torch
+
+    raw = {}
+    params = dict(model.named_parameters())
+    for hf_name, qtype in types.items():
+        p = params[hf_name]
+        data = gguf.quants.quantize(p.detach().numpy().astype(np.float32), qtype)
+        with torch.no_grad():
+            p.copy_(torch.from_numpy(gguf.quants.dequantize(data, qtype).reshape(p.shape)))
+        raw[hf_name] = qtype
+    return raw
+
+
 def rope_theta(cfg) -> float:
     """The (global layers') RoPE base."""
     theta = getattr(cfg, "rope_theta", None)
@@ -96,7 +120,8 @@ def interleave_heads(w: np.ndarray, n_heads: int) -> np.ndarray:
     return w.reshape(n_heads, 2, rows // n_heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict | None = None) -> None:
+def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict | None = None,
+               quant: dict | None = None) -> None:
     """`meta` overrides metadata values by key suffix after "{arch}." (or a full
     key such as "general.architecture"); `raw` maps a tensor name to
     (uint8 array, ggml type) stored instead of its F32 value. Both are for
@@ -151,6 +176,10 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
                     heads = cfg.num_attention_heads if ours == "attn_q" else cfg.num_key_value_heads
                     t = interleave_heads(t, heads)
                 tensors[f"blk.{layer}.{ours}.{kind}"] = t
+                if quant and key in quant:
+                    raw = dict(raw or {})
+                    raw[f"blk.{layer}.{ours}.{kind}"] = (gguf.quants.quantize(np.ascontiguousarray(t), quant[key]),
+                                                         quant[key])
     tensors["output_norm.weight"] = sd["model.norm.weight"]
     if not cfg.tie_word_embeddings:
         tensors["output.weight"] = sd["lm_head.weight"]

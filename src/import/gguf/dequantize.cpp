@@ -274,7 +274,8 @@ std::vector<float> dequantize_tensor(const GgufFile& file, const TensorInfo& inf
   if (!is_supported(info.type)) {
     throw Error(ErrorCode::NotSupported, "gguf '" + file.name() + "': tensor '" + info.name +
                                              "' has ggml type " + describe(info.type) +
-                                             ", which wgrt does not support (supported: " + supported_type_names() + ")");
+                                             ", which wgrt does not support (supported: " +
+                                             supported_type_names() + ")");
   }
   std::vector<float> out(info.n_elements);
   dequantize(info.type, file.tensor_data(info), out);

@@ -58,7 +58,9 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {
     throw bad("block_count, embedding_length, feed_forward_length and head counts must be positive");
   }
-  if (c.context_length <= 0) throw bad(a + "context_length is " + std::to_string(c.context_length) + ", expected a positive length");
+  if (c.context_length <= 0) {
+    throw bad(a + "context_length is " + std::to_string(c.context_length) + ", expected a positive length");
+  }
   // The tensors' shapes first: a wrong embedding_length would otherwise
   // surface as a head-size mismatch.
   if (embd.dims.size() != 2 || int64_t(embd.dims[0]) != c.dim) {
@@ -80,7 +82,8 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
               " KV heads");
   }
   if (c.head_dim <= 0 || c.head_dim % 2 != 0) {
-    throw bad(a + "attention.key_length (head size) is " + std::to_string(c.head_dim) + ", expected a positive even number");
+    throw bad(a + "attention.key_length (head size) is " + std::to_string(c.head_dim) +
+              ", expected a positive even number");
   }
   if (f.find_tensor("rope_factors_long.weight") || f.find_tensor("rope_factors_short.weight")) {
     throw Error(ErrorCode::NotSupported, f.name() + ": LongRoPE scaling (rope_factors_long/short) is not supported");

@@ -46,19 +46,47 @@ struct Value {
   std::shared_ptr<Object> object;
 
   static Value none() { return with(Kind::None); }
-  static Value boolean(bool v) { Value r = with(Kind::Bool); r.b = v; return r; }
-  static Value integer(int64_t v) { Value r = with(Kind::Int); r.i = v; return r; }
-  static Value number(double v) { Value r = with(Kind::Float); r.f = v; return r; }
-  static Value string(std::string v) { Value r = with(Kind::String); r.s = std::move(v); return r; }
-  static Value list(Array v = {}) { Value r = with(Kind::Array); r.array = std::make_shared<Array>(std::move(v)); return r; }
-  static Value dict(Object v = {}) { Value r = with(Kind::Object); r.object = std::make_shared<Object>(std::move(v)); return r; }
+  static Value boolean(bool v) {
+    Value r = with(Kind::Bool);
+    r.b = v;
+    return r;
+  }
+  static Value integer(int64_t v) {
+    Value r = with(Kind::Int);
+    r.i = v;
+    return r;
+  }
+  static Value number(double v) {
+    Value r = with(Kind::Float);
+    r.f = v;
+    return r;
+  }
+  static Value string(std::string v) {
+    Value r = with(Kind::String);
+    r.s = std::move(v);
+    return r;
+  }
+  static Value list(Array v = {}) {
+    Value r = with(Kind::Array);
+    r.array = std::make_shared<Array>(std::move(v));
+    return r;
+  }
+  static Value dict(Object v = {}) {
+    Value r = with(Kind::Object);
+    r.object = std::make_shared<Object>(std::move(v));
+    return r;
+  }
 
   bool is(Kind k) const { return kind == k; }
   // The member named `key` of an object, or nullptr.
   const Value* find(std::string_view key) const;
 
  private:
-  static Value with(Kind k) { Value r; r.kind = k; return r; }
+  static Value with(Kind k) {
+    Value r;
+    r.kind = k;
+    return r;
+  }
 };
 
 struct Node;

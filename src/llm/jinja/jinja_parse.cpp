@@ -6,14 +6,10 @@
 #include <cstdlib>
 
 #include "llm/jinja/jinja_ast.h"
-#include "wgrt/error.h"
+#include "llm/jinja/jinja_values.h"
 
 namespace wgrt::llm::jinja {
 namespace {
-
-[[noreturn]] void fail(int line, const std::string& what) {
-  throw Error(ErrorCode::InvalidArgument, "chat template line " + std::to_string(line) + ": " + what);
-}
 
 // --- source -> text and tags ---
 
@@ -47,8 +43,8 @@ std::vector<Piece> split_source(std::string_view src) {
   bool strip_next = false, trim_newline = false;
   while (pos <= src.size()) {
     size_t open = src.find('{', pos);
-    while (open != std::string_view::npos && open + 1 < src.size() && src[open + 1] != '{' &&
-           src[open + 1] != '%' && src[open + 1] != '#') {
+    while (open != std::string_view::npos && open + 1 < src.size() && src[open + 1] != '{' && src[open + 1] != '%' &&
+           src[open + 1] != '#') {
       open = src.find('{', open + 1);
     }
     if (open + 1 >= src.size()) open = std::string_view::npos;
@@ -58,8 +54,10 @@ std::vector<Piece> split_source(std::string_view src) {
       while (k < text.size() && is_space(text[k])) ++k;
       text.erase(0, k);
     } else if (trim_newline) {
-      if (text.rfind("\r\n", 0) == 0) text.erase(0, 2);
-      else if (!text.empty() && text[0] == '\n') text.erase(0, 1);
+      if (text.rfind("\r\n", 0) == 0)
+        text.erase(0, 2);
+      else if (!text.empty() && text[0] == '\n')
+        text.erase(0, 1);
     }
     if (open == std::string_view::npos) {
       if (!text.empty()) pieces.push_back({Piece::Kind::Text, text, line});
@@ -117,7 +115,10 @@ std::vector<Token> tokenize(const std::string& s, int line) {
   size_t i = 0;
   while (i < s.size()) {
     const char c = s[i];
-    if (is_space(c)) { ++i; continue; }
+    if (is_space(c)) {
+      ++i;
+      continue;
+    }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t j = i;
       while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
@@ -140,7 +141,10 @@ std::vector<Token> tokenize(const std::string& s, int line) {
       std::string v;
       size_t j = i + 1;
       for (; j < s.size() && s[j] != c; ++j) {
-        if (s[j] != '\\' || j + 1 >= s.size()) { v += s[j]; continue; }
+        if (s[j] != '\\' || j + 1 >= s.size()) {
+          v += s[j];
+          continue;
+        }
         const char e = s[++j];
         v += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
       }
@@ -257,9 +261,12 @@ class ExprParser {
   ExprPtr additive() {
     ExprPtr v = concat();
     while (true) {
-      if (accept_op("+")) v = binary("+", std::move(v), concat());
-      else if (accept_op("-")) v = binary("-", std::move(v), concat());
-      else return v;
+      if (accept_op("+"))
+        v = binary("+", std::move(v), concat());
+      else if (accept_op("-"))
+        v = binary("-", std::move(v), concat());
+      else
+        return v;
     }
   }
   ExprPtr concat() {
@@ -270,11 +277,16 @@ class ExprParser {
   ExprPtr multiplicative() {
     ExprPtr v = unary();
     while (true) {
-      if (accept_op("*")) v = binary("*", std::move(v), unary());
-      else if (accept_op("//")) v = binary("//", std::move(v), unary());
-      else if (accept_op("/")) v = binary("/", std::move(v), unary());
-      else if (accept_op("%")) v = binary("%", std::move(v), unary());
-      else return v;
+      if (accept_op("*"))
+        v = binary("*", std::move(v), unary());
+      else if (accept_op("//"))
+        v = binary("//", std::move(v), unary());
+      else if (accept_op("/"))
+        v = binary("/", std::move(v), unary());
+      else if (accept_op("%"))
+        v = binary("%", std::move(v), unary());
+      else
+        return v;
     }
   }
   ExprPtr unary() {
@@ -333,7 +345,10 @@ class ExprParser {
         bool slice = false;
         for (int k = 0; k < 3; ++k) {
           if (!(t_[i_].kind == Token::Kind::Op && (t_[i_].text == ":" || t_[i_].text == "]"))) parts[k] = expression();
-          if (k < 2 && accept_op(":")) { slice = true; continue; }
+          if (k < 2 && accept_op(":")) {
+            slice = true;
+            continue;
+          }
           break;
         }
         expect_op("]");
@@ -371,10 +386,14 @@ class ExprParser {
     if (t.kind == Token::Kind::Name) {
       ++i_;
       auto e = make(Expr::Kind::Literal);
-      if (t.text == "true" || t.text == "True") e->value = Value::boolean(true);
-      else if (t.text == "false" || t.text == "False") e->value = Value::boolean(false);
-      else if (t.text == "none" || t.text == "None") e->value = Value::none();
-      else return make(Expr::Kind::Name, t.text);
+      if (t.text == "true" || t.text == "True")
+        e->value = Value::boolean(true);
+      else if (t.text == "false" || t.text == "False")
+        e->value = Value::boolean(false);
+      else if (t.text == "none" || t.text == "None")
+        e->value = Value::none();
+      else
+        return make(Expr::Kind::Name, t.text);
       return e;
     }
     if (accept_op("(")) {
@@ -383,7 +402,8 @@ class ExprParser {
         auto list = make(Expr::Kind::List);
         list->args.push_back(std::move(v));
         if (!accept_op(")")) {
-          do list->args.push_back(expression()); while (accept_op(","));
+          do list->args.push_back(expression());
+          while (accept_op(","));
           expect_op(")");
         }
         return list;
@@ -511,7 +531,8 @@ class Parser {
     }
     if (kw == "for") {
       auto n = node(Node::Kind::For, p.line);
-      do n->vars.push_back(e.name()); while (e.accept_op(","));
+      do n->vars.push_back(e.name());
+      while (e.accept_op(","));
       if (!e.accept_name("in")) fail(p.line, "expected 'in' in a for loop");
       n->expr = e.expression();
       if (e.accept_name("if")) n->loop_filter = e.expression();
@@ -547,8 +568,10 @@ class Parser {
 
 Template Template::parse(std::string_view source) {
   // Jinja drops one newline at the very end of a template (keep_trailing_newline off).
-  if (source.size() >= 2 && source.substr(source.size() - 2) == "\r\n") source.remove_suffix(2);
-  else if (!source.empty() && source.back() == '\n') source.remove_suffix(1);
+  if (source.size() >= 2 && source.substr(source.size() - 2) == "\r\n")
+    source.remove_suffix(2);
+  else if (!source.empty() && source.back() == '\n')
+    source.remove_suffix(1);
   Template t;
   t.root_ = Parser(split_source(source)).document();
   return t;

@@ -1,234 +1,20 @@
-// Evaluation of the syntax tree: Python-like values (str(), comparisons,
-// truthiness as Jinja has them), scopes (a for loop's body has its own, so
-// `set` inside it does not leak, hence namespace()), filters, tests and the
-// string/dict methods chat templates call.
+// Evaluation of the syntax tree: scopes (a for loop's body has its own, so
+// `set` inside it does not leak, hence namespace()), expressions, filters,
+// tests and the string/dict methods chat templates call.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "llm/jinja/jinja_ast.h"
+#include "llm/jinja/jinja_values.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm::jinja {
 
-using K = Value::Kind;
-
-const Value* Value::find(std::string_view key) const {
-  if (kind != K::Object) return nullptr;
-  for (const auto& [k, v] : *object) {
-    if (k == key) return &v;
-  }
-  return nullptr;
-}
-
 namespace {
 
-[[noreturn]] void fail(int line, const std::string& what) {
-  throw Error(ErrorCode::InvalidArgument, "chat template line " + std::to_string(line) + ": " + what);
-}
-
-const char* kind_name(K k) {
-  switch (k) {
-    case K::Undefined: return "undefined";
-    case K::None: return "none";
-    case K::Bool: return "bool";
-    case K::Int: return "int";
-    case K::Float: return "float";
-    case K::String: return "string";
-    case K::Array: return "list";
-    case K::Object: return "dict";
-  }
-  return "?";
-}
-
-bool truthy(const Value& v) {
-  switch (v.kind) {
-    case K::Undefined: case K::None: return false;
-    case K::Bool: return v.b;
-    case K::Int: return v.i != 0;
-    case K::Float: return v.f != 0;
-    case K::String: return !v.s.empty();
-    case K::Array: return !v.array->empty();
-    case K::Object: return !v.object->empty();
-  }
-  return false;
-}
-
-bool is_number(const Value& v) { return v.is(K::Int) || v.is(K::Float) || v.is(K::Bool); }
-double as_double(const Value& v) { return v.is(K::Float) ? v.f : v.is(K::Bool) ? double(v.b) : double(v.i); }
-
-// Python's repr of a float: the shortest text that reads back the same.
-std::string float_text(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  char buf[32];
-  for (int p = 1; p <= 17; ++p) {
-    std::snprintf(buf, sizeof buf, "%.*g", p, d);
-    if (std::strtod(buf, nullptr) == d) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
-
-std::string str(const Value& v);
-
-std::string repr(const Value& v) {
-  if (!v.is(K::String)) return str(v);
-  const char q = v.s.find('\'') != std::string::npos && v.s.find('"') == std::string::npos ? '"' : '\'';
-  std::string out(1, q);
-  for (char c : v.s) {
-    if (c == q || c == '\\') out += '\\';
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else out += c;
-  }
-  return out + q;
-}
-
-// Python's str() of a value, as {{ }} prints it.
-std::string str(const Value& v) {
-  switch (v.kind) {
-    case K::Undefined: return "";
-    case K::None: return "None";
-    case K::Bool: return v.b ? "True" : "False";
-    case K::Int: return std::to_string(v.i);
-    case K::Float: return float_text(v.f);
-    case K::String: return v.s;
-    case K::Array: {
-      std::string out = "[";
-      for (size_t k = 0; k < v.array->size(); ++k) out += (k ? ", " : "") + repr((*v.array)[k]);
-      return out + "]";
-    }
-    case K::Object: {
-      std::string out = "{";
-      bool first = true;
-      for (const auto& [key, val] : *v.object) {
-        out += (first ? "" : ", ") + repr(Value::string(key)) + ": " + repr(val);
-        first = false;
-      }
-      return out + "}";
-    }
-  }
-  return "";
-}
-
-void json_string(const std::string& s, std::string& out) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += char(c);  // non-ASCII kept (ensure_ascii=False)
-        }
-    }
-  }
-  out += '"';
-}
-
-// json.dumps(v, ensure_ascii=False, indent=indent) as Hugging Face's tojson does.
-void json(const Value& v, int indent, int depth, std::string& out) {
-  auto newline = [&](int d) {
-    if (indent < 0) return;
-    out += '\n';
-    out.append(size_t(indent * d), ' ');
-  };
-  const std::string item_sep = indent < 0 ? ", " : ",";
-  switch (v.kind) {
-    case K::Undefined: case K::None: out += "null"; return;
-    case K::Bool: out += v.b ? "true" : "false"; return;
-    case K::Int: out += std::to_string(v.i); return;
-    case K::Float: out += float_text(v.f); return;
-    case K::String: json_string(v.s, out); return;
-    case K::Array:
-      if (v.array->empty()) { out += "[]"; return; }
-      out += '[';
-      for (size_t k = 0; k < v.array->size(); ++k) {
-        if (k) out += item_sep;
-        newline(depth + 1);
-        json((*v.array)[k], indent, depth + 1, out);
-      }
-      newline(depth);
-      out += ']';
-      return;
-    case K::Object: {
-      if (v.object->empty()) { out += "{}"; return; }
-      out += '{';
-      bool first = true;
-      for (const auto& [key, val] : *v.object) {
-        if (!first) out += item_sep;
-        first = false;
-        newline(depth + 1);
-        json_string(key, out);
-        out += ": ";
-        json(val, indent, depth + 1, out);
-      }
-      newline(depth);
-      out += '}';
-      return;
-    }
-  }
-}
-
-bool equal(const Value& a, const Value& b) {
-  if (is_number(a) && is_number(b)) return as_double(a) == as_double(b);
-  if ((a.is(K::None) || a.is(K::Undefined)) && (b.is(K::None) || b.is(K::Undefined))) return a.kind == b.kind;
-  if (a.kind != b.kind) return false;
-  switch (a.kind) {
-    case K::String: return a.s == b.s;
-    case K::Array:
-      if (a.array->size() != b.array->size()) return false;
-      for (size_t k = 0; k < a.array->size(); ++k) {
-        if (!equal((*a.array)[k], (*b.array)[k])) return false;
-      }
-      return true;
-    case K::Object:
-      if (a.object->size() != b.object->size()) return false;
-      for (const auto& [key, val] : *a.object) {
-        const Value* other = b.find(key);
-        if (!other || !equal(val, *other)) return false;
-      }
-      return true;
-    default: return false;
-  }
-}
-
-std::string strip_chars(const std::string& s, bool left, bool right, const std::string& chars = " \t\n\r\f\v") {
-  size_t a = 0, b = s.size();
-  if (left) while (a < b && chars.find(s[a]) != std::string::npos) ++a;
-  if (right) while (b > a && chars.find(s[b - 1]) != std::string::npos) --b;
-  return s.substr(a, b - a);
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  if (from.empty()) return s;
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
-std::string title_case(std::string s, bool every_word) {
-  bool start = true;
-  for (char& c : s) {
-    const bool alpha = std::isalpha(static_cast<unsigned char>(c));
-    if (alpha) c = char(start ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
-    start = every_word ? !alpha : false;
-  }
-  return s;
-}
+using K = Value::Kind;
 
 enum class Flow { Normal, Break, Continue };
 
@@ -243,14 +29,19 @@ class Renderer {
           if (Flow f = exec(*c, out); f != Flow::Normal) return f;
         }
         return Flow::Normal;
-      case Node::Kind::Text: out += n.text; return Flow::Normal;
-      case Node::Kind::Output: out += str(eval(*n.expr)); return Flow::Normal;
+      case Node::Kind::Text:
+        out += n.text;
+        return Flow::Normal;
+      case Node::Kind::Output:
+        out += str(eval(*n.expr));
+        return Flow::Normal;
       case Node::Kind::If:
         for (size_t k = 0; k < n.bodies.size(); ++k) {
           if (k >= n.conditions.size() || truthy(eval(*n.conditions[k]))) return exec(*n.bodies[k], out);
         }
         return Flow::Normal;
-      case Node::Kind::For: return exec_for(n, out);
+      case Node::Kind::For:
+        return exec_for(n, out);
       case Node::Kind::Set: {
         Value v = eval(*n.expr);
         if (n.target_attr.empty()) {
@@ -260,13 +51,18 @@ class Renderer {
         Value ns = lookup(n.target);
         if (!ns.is(K::Object)) fail(n.line, "'" + n.target + "' is not a namespace");
         for (auto& [key, val] : *ns.object) {
-          if (key == n.target_attr) { val = std::move(v); return Flow::Normal; }
+          if (key == n.target_attr) {
+            val = std::move(v);
+            return Flow::Normal;
+          }
         }
         ns.object->emplace_back(n.target_attr, std::move(v));
         return Flow::Normal;
       }
-      case Node::Kind::Break: return Flow::Break;
-      case Node::Kind::Continue: return Flow::Continue;
+      case Node::Kind::Break:
+        return Flow::Break;
+      case Node::Kind::Continue:
+        return Flow::Continue;
     }
     return Flow::Normal;
   }
@@ -327,8 +123,10 @@ class Renderer {
 
   Value eval(const Expr& e) {
     switch (e.kind) {
-      case Expr::Kind::Literal: return e.value;
-      case Expr::Kind::Name: return lookup(e.name);
+      case Expr::Kind::Literal:
+        return e.value;
+      case Expr::Kind::Name:
+        return lookup(e.name);
       case Expr::Kind::List: {
         Array a;
         for (const auto& x : e.args) a.push_back(eval(*x));
@@ -344,11 +142,16 @@ class Renderer {
         if (const Value* v = obj.find(e.name)) return *v;
         return {};
       }
-      case Expr::Kind::Index: return index(e, eval(*e.args[0]), eval(*e.args[1]));
-      case Expr::Kind::Slice: return slice(e, eval(*e.args[0]));
-      case Expr::Kind::Call: return call(e);
-      case Expr::Kind::Filter: return filter(e);
-      case Expr::Kind::Test: return Value::boolean(test(e) != e.negate);
+      case Expr::Kind::Index:
+        return index(e, eval(*e.args[0]), eval(*e.args[1]));
+      case Expr::Kind::Slice:
+        return slice(e, eval(*e.args[0]));
+      case Expr::Kind::Call:
+        return call(e);
+      case Expr::Kind::Filter:
+        return filter(e);
+      case Expr::Kind::Test:
+        return Value::boolean(test(e) != e.negate);
       case Expr::Kind::Unary: {
         const Value v = eval(*e.args[0]);
         if (e.name == "not") return Value::boolean(!truthy(v));
@@ -356,7 +159,8 @@ class Renderer {
         if (v.is(K::Float)) return Value::number(e.name == "-" ? -v.f : v.f);
         fail(e.line, "unary " + e.name + " of a " + kind_name(v.kind));
       }
-      case Expr::Kind::Binary: return binary(e);
+      case Expr::Kind::Binary:
+        return binary(e);
       case Expr::Kind::Ternary:
         if (truthy(eval(*e.args[1]))) return eval(*e.args[0]);
         return e.args.size() > 2 ? eval(*e.args[2]) : Value();
@@ -394,8 +198,10 @@ class Renderer {
     Array items;
     std::string s;
     for (int64_t k = a; step > 0 ? k < b : k > b; k += step) {
-      if (obj.is(K::Array)) items.push_back((*obj.array)[size_t(k)]);
-      else s += obj.s[size_t(k)];
+      if (obj.is(K::Array))
+        items.push_back((*obj.array)[size_t(k)]);
+      else
+        s += obj.s[size_t(k)];
     }
     return obj.is(K::Array) ? Value::list(std::move(items)) : Value::string(std::move(s));
   }
@@ -432,7 +238,9 @@ class Renderer {
   }
 
   Value method(const Expr& e, const Value& obj, const std::string& m, const std::vector<Value>& a) {
-    auto arg_str = [&](size_t k, const std::string& dflt) { return k < a.size() && a[k].is(K::String) ? a[k].s : dflt; };
+    auto arg_str = [&](size_t k, const std::string& dflt) {
+      return k < a.size() && a[k].is(K::String) ? a[k].s : dflt;
+    };
     if (obj.is(K::String)) {
       const std::string& s = obj.s;
       const std::string ws = " \t\n\r\f\v";
@@ -441,7 +249,9 @@ class Renderer {
       if (m == "rstrip") return Value::string(strip_chars(s, false, true, arg_str(0, ws)));
       if (m == "upper" || m == "lower") {
         std::string r = s;
-        for (char& c : r) c = char(m == "upper" ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+        for (char& c : r)
+          c = char(m == "upper" ? std::toupper(static_cast<unsigned char>(c))
+                                : std::tolower(static_cast<unsigned char>(c)));
         return Value::string(r);
       }
       if (m == "title") return Value::string(title_case(s, true));
@@ -479,8 +289,10 @@ class Renderer {
       if (m == "items" || m == "keys" || m == "values") {
         Array out;
         for (const auto& [k, v] : *obj.object) {
-          if (m == "items") out.push_back(Value::list({Value::string(k), v}));
-          else out.push_back(m == "keys" ? Value::string(k) : v);
+          if (m == "items")
+            out.push_back(Value::list({Value::string(k), v}));
+          else
+            out.push_back(m == "keys" ? Value::string(k) : v);
         }
         return Value::list(std::move(out));
       }
@@ -513,7 +325,8 @@ class Renderer {
       json(v, indent, 0, out);
       return Value::string(out);
     }
-    if (f == "upper" || f == "lower" || f == "title" || f == "capitalize") return method(e, Value::string(str(v)), f, {});
+    if (f == "upper" || f == "lower" || f == "title" || f == "capitalize")
+      return method(e, Value::string(str(v)), f, {});
     if (f == "replace") return method(e, Value::string(str(v)), f, a);
     if (f == "default" || f == "d") {
       const bool boolean = a.size() > 1 && truthy(a[1]);
@@ -522,7 +335,8 @@ class Renderer {
     }
     if (f == "first" || f == "last") {
       if (v.is(K::Array)) return v.array->empty() ? Value() : f == "first" ? v.array->front() : v.array->back();
-      if (v.is(K::String)) return v.s.empty() ? Value() : Value::string(std::string(1, f == "first" ? v.s.front() : v.s.back()));
+      if (v.is(K::String))
+        return v.s.empty() ? Value() : Value::string(std::string(1, f == "first" ? v.s.front() : v.s.back()));
       fail(e.line, f + " of a " + kind_name(v.kind));
     }
     if (f == "join") {
@@ -546,7 +360,8 @@ class Renderer {
       return Value::list(Array(v.array->rbegin(), v.array->rend()));
     }
     if (f == "items") return method(e, v, "items", {});
-    if (f == "int") return Value::integer(is_number(v) ? int64_t(as_double(v)) : std::strtoll(str(v).c_str(), nullptr, 10));
+    if (f == "int")
+      return Value::integer(is_number(v) ? int64_t(as_double(v)) : std::strtoll(str(v).c_str(), nullptr, 10));
     if (f == "float") return Value::number(is_number(v) ? as_double(v) : std::strtod(str(v).c_str(), nullptr));
     if (f == "abs") return v.is(K::Int) ? Value::integer(std::llabs(v.i)) : Value::number(std::fabs(as_double(v)));
     if (f == "selectattr" || f == "rejectattr") {
@@ -609,17 +424,24 @@ class Renderer {
     if (op == "!=") return Value::boolean(!equal(a, b));
     if (op == "in" || op == "not in") {
       bool found = false;
-      if (b.is(K::String)) found = b.s.find(str(a)) != std::string::npos;
-      else if (b.is(K::Array)) found = std::any_of(b.array->begin(), b.array->end(), [&](const Value& x) { return equal(a, x); });
-      else if (b.is(K::Object)) found = b.find(str(a)) != nullptr;
-      else if (!b.is(K::Undefined)) fail(e.line, std::string("'in' a ") + kind_name(b.kind));
+      if (b.is(K::String))
+        found = b.s.find(str(a)) != std::string::npos;
+      else if (b.is(K::Array))
+        found = std::any_of(b.array->begin(), b.array->end(), [&](const Value& x) { return equal(a, x); });
+      else if (b.is(K::Object))
+        found = b.find(str(a)) != nullptr;
+      else if (!b.is(K::Undefined))
+        fail(e.line, std::string("'in' a ") + kind_name(b.kind));
       return Value::boolean(found != (op == "not in"));
     }
     if (op == "<" || op == ">" || op == "<=" || op == ">=") {
       int c;
-      if (is_number(a) && is_number(b)) c = as_double(a) < as_double(b) ? -1 : as_double(a) > as_double(b) ? 1 : 0;
-      else if (a.is(K::String) && b.is(K::String)) c = a.s.compare(b.s);
-      else fail(e.line, std::string("cannot compare a ") + kind_name(a.kind) + " with a " + kind_name(b.kind));
+      if (is_number(a) && is_number(b))
+        c = as_double(a) < as_double(b) ? -1 : as_double(a) > as_double(b) ? 1 : 0;
+      else if (a.is(K::String) && b.is(K::String))
+        c = a.s.compare(b.s);
+      else
+        fail(e.line, std::string("cannot compare a ") + kind_name(a.kind) + " with a " + kind_name(b.kind));
       return Value::boolean(op == "<" ? c < 0 : op == ">" ? c > 0 : op == "<=" ? c <= 0 : c >= 0);
     }
     if (op == "+" && a.is(K::String) && b.is(K::String)) return Value::string(a.s + b.s);
