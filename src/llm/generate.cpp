@@ -38,7 +38,7 @@ std::optional<Generation::Step> Generation::next() {
     const auto t0 = Clock::now();
     logits_ = model_.forward(history_);
     stats_.prompt_seconds = seconds_since(t0);
-    if (options_.on_prompt_logits) options_.on_prompt_logits(logits_);
+    if (options_.on_logits) options_.on_logits(logits_);
   }
   if (stopping_ || produced_ >= options_.max_tokens) return finish();
   if (options_.cancel && options_.cancel->load()) {
@@ -53,6 +53,7 @@ std::optional<Generation::Step> Generation::next() {
     }
     const TokenId last = history_.back();
     logits_ = model_.forward(std::span(&last, 1));
+    if (options_.on_logits) options_.on_logits(logits_);
   }
   const TokenId token = sampler_.sample(logits_, history_);
   stats_.generate_seconds += seconds_since(t0);

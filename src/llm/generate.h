@@ -28,8 +28,9 @@ struct GenerateOptions {
   // Generation ends where the text first contains one of these; the stop
   // string is not part of the output.
   std::vector<std::string> stop;
-  // Sees the logits after the prompt, before the first token is sampled.
-  std::function<void(std::span<const float>)> on_prompt_logits;
+  // Sees each logits vector a token is sampled from: the prompt's last
+  // position first, then one per decode step.
+  std::function<void(std::span<const float>)> on_logits;
 };
 
 struct GenerateStats {
