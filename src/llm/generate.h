@@ -1,9 +1,20 @@
 // The generation loop: prefill the prompt, then sample and feed back one
 // token at a time, streaming text as it completes, until EOS, the token
 // budget, a full context, or the caller says stop.
+//
+// By default the token never visits the host on its way to the next step:
+// the GPU sampler (ops/sampling/) writes it into the model's token input, the
+// next forward pass reads it there, and `in_flight` steps are queued ahead of
+// the host. Token ids come back through a ring of mapped readback buffers as
+// their steps finish. When generation stops (EOS, budget, cancel), the steps
+// still in flight are waited for and their tokens dropped; the model's cache
+// is rewound to the tokens kept, and the KV rows those steps wrote past it
+// are overwritten by whatever runs next.
 #pragma once
 
 #include <atomic>
+#include <deque>
+#include <memory>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -14,13 +25,20 @@
 
 #include "llm/llm_model.h"
 #include "llm/sampler.h"
+#include "gpu/readback_ring.h"
 #include "llm/tokenizer/utf8_stream.h"
+#include "ops/sampling/gpu_sampler.h"
 
 namespace wgrt::llm {
 
 struct GenerateOptions {
   int32_t max_tokens = 128;
   SamplerOptions sampler;
+  // Sample on the GPU and feed the token back there (false: read the logits
+  // back and sample on the host with llm::Sampler, one wait per token).
+  bool gpu_sampling = true;
+  // GPU sampling: steps queued ahead of the host (>= 1; 1 waits for each token).
+  int32_t in_flight = 4;
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
@@ -43,6 +61,11 @@ struct GenerateStats {
   }
 };
 
+// Checks options that need no model (temperature, top-p, min-p, penalty,
+// in_flight); with `vocab` > 0 also top-k against it. Throws
+// Error(InvalidArgument) naming the option.
+void validate(const GenerateOptions& options, int64_t vocab = 0);
+
 // The same loop one token at a time, for callers that pull (a Python
 // iterator): each next() returns the next token and the text it completes;
 // after the last token, one more step with token -1 carries any text still
@@ -55,6 +78,10 @@ class Generation {
   };
   // Nothing runs until the first next(), which runs the prompt.
   Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options);
+  // Waits for the steps still in flight (their tokens are dropped).
+  ~Generation();
+  Generation(const Generation&) = delete;
+  Generation& operator=(const Generation&) = delete;
   std::optional<Step> next();
   // Ends the loop early: the next next() returns the held-back text, if any.
   void stop() { stopping_ = true; }
@@ -62,6 +89,13 @@ class Generation {
 
  private:
   std::optional<Step> finish();
+  std::optional<TokenId> next_token();
+  std::optional<TokenId> next_token_on_gpu();
+  void start_on_gpu();
+  // Queues steps until in_flight are pending or no more are needed.
+  void fill_pipeline();
+  // Waits for and drops the steps in flight; rewinds the cache to what was kept.
+  void drop_in_flight();
 
   LlmModel& model_;
   GenerateOptions options_;
@@ -72,6 +106,14 @@ class Generation {
   GenerateStats stats_;
   bool started_ = false, stopping_ = false, finished_ = false;
   int32_t produced_ = 0;
+  // GPU sampling state.
+  std::unique_ptr<ops::GpuSampler> gpu_sampler_;
+  std::unique_ptr<gpu::ReadbackRing> ring_;
+  std::deque<size_t> pending_;  // ring slots of steps in flight, oldest first
+  int32_t queued_ = 0;          // draws submitted so far
+  size_t next_slot_ = 0;
+  int64_t prompt_end_ = 0;      // cached positions after the prompt
+  std::optional<TokenId> first_;  // taken while timing the prompt
 };
 
 // Called with each generated token and the text it completes ("" while a
