@@ -1,5 +1,6 @@
 #include "llm/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <vector>
@@ -64,13 +65,16 @@ std::optional<Generation::Step> Generation::finish() {
 }
 
 void Generation::drop_in_flight() {
-  if (!ring_ || queued_ == 0) return;
-  ring_->discard_all();
-  pending_.clear();
-  // Step j >= 1 fed token j - 1: keep the positions of tokens that were kept.
-  const int64_t fed = std::min<int64_t>(produced_, queued_ - 1);
-  if (model_.cached() > prompt_end_ + fed) model_.rewind(prompt_end_ + fed);
-  queued_ = 0;
+  if (!started_) return;
+  if (ring_ && queued_ > 0) {
+    ring_->discard_all();
+    pending_.clear();
+    queued_ = 0;
+  }
+  // The cache keeps the prompt and every token taken but the last, however
+  // generation ended, so a caller continues by feeding that last token.
+  const int64_t keep = prompt_end_ + std::max<int64_t>(0, produced_ - 1);
+  if (model_.cached() > keep) model_.rewind(keep);
 }
 
 void Generation::start_on_gpu() {
@@ -154,6 +158,7 @@ std::optional<Generation::Step> Generation::next() {
       }
     } else {
       logits_ = model_.forward(history_);
+      prompt_end_ = model_.cached();
       if (options_.on_prompt_logits) options_.on_prompt_logits(logits_);
     }
     stats_.prompt_seconds = seconds_since(t0);

@@ -10,6 +10,10 @@
 // still in flight are waited for and their tokens dropped; the model's cache
 // is rewound to the tokens kept, and the KV rows those steps wrote past it
 // are overwritten by whatever runs next.
+//
+// However generation ends (either sampler), the cache then holds the prompt
+// and every generated token but the last: to continue a conversation, feed
+// that last token first.
 #pragma once
 
 #include <atomic>
@@ -94,7 +98,8 @@ class Generation {
   void start_on_gpu();
   // Queues steps until in_flight are pending or no more are needed.
   void fill_pipeline();
-  // Waits for and drops the steps in flight; rewinds the cache to what was kept.
+  // Waits for and drops the steps in flight; rewinds the cache to the prompt
+  // and the tokens taken but the last.
   void drop_in_flight();
 
   LlmModel& model_;
