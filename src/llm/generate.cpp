@@ -123,7 +123,9 @@ std::optional<TokenId> Generation::next_token_on_gpu() {
   const size_t slot = pending_.front();
   pending_.pop_front();
   int32_t token = -1;
+  const auto t0 = Clock::now();
   ring_->take(slot, &token);
+  stats_.wait_seconds += seconds_since(t0);
   return token;
 }
 

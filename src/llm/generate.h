@@ -55,6 +55,7 @@ struct GenerateStats {
   size_t generated_tokens = 0;
   double prompt_seconds = 0;    // prefill, including the first token's logits
   double generate_seconds = 0;  // every decode step after that
+  double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
   bool stopped_at_eos = false;
   bool cancelled = false;
   bool context_full = false;
