@@ -1,6 +1,7 @@
 """wgrt generate on SmolLM2-135M-Instruct (Q4_1) against the independent numpy
 reference in tests/reference (same GGUF weights dequantized by the `gguf`
-package, fp32 math): the prompt's logits and a 32-token greedy continuation.
+package, fp32 math): the prompt's logits and a 32-token greedy continuation,
+sampled on the GPU with steps in flight (the default, 4; and 9) and on the CPU.
 
 Tolerance: logits are fp32 on both sides and differ only in summation order;
 we allow 1e-3 absolute (logits span about +-20; measured 3.8e-5 on lavapipe).
@@ -64,8 +65,32 @@ def test_logits_and_greedy_continuation_match_reference(tmp_path, reference):
 
 def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
     # Two tokens per forward pass: the prompt runs as 3 chunks through the
-    # same graph at live S = 2, 2, 1 before decoding at S = 1.
+    # same graph at live S = 2, 2, 1 before decoding at S = 1; 9 decode steps
+    # in flight, each fed the token the GPU sampled in the step before.
     ref_ids, ref_logits = reference
-    ids, logits = run_wgrt(tmp_path, "--chunk", "2")
+    ids, logits = run_wgrt(tmp_path, "--chunk", "2", "--in-flight", "9")
     assert float(np.abs(logits - ref_logits).max()) <= LOGIT_TOL
     assert ids == ref_ids
+
+
+def test_cpu_sampling_gives_the_same_result(tmp_path, reference):
+    # The loop without GPU sampling (logits read back each token).
+    ref_ids, ref_logits = reference
+    ids, logits = run_wgrt(tmp_path, "--cpu-sampling")
+    assert float(np.abs(logits - ref_logits).max()) <= LOGIT_TOL
+    assert ids == ref_ids
+
+
+@pytest.mark.parametrize("args,what", [
+    (["--top-k", "49153"], "top-k"),
+    (["--top-p", "0"], "top-p"),
+    (["--top-p", "1.5"], "top-p"),
+    (["--temp", "-0.5"], "temperature"),
+    (["--in-flight", "0"], "in flight"),
+])
+def test_bad_sampling_options_fail_before_loading(args, what):
+    proc = subprocess.run([str(WGRT), "generate", "hello", "-n", "4", *args], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode != 0
+    assert what in proc.stderr, proc.stderr
+    assert "uploading" not in proc.stderr and "compiling" not in proc.stderr
