@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "wgrt/error.h"
+#include "wgrt/version.h"
 
 namespace {
 
@@ -19,7 +20,7 @@ void print_usage() {
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
                "\n"
-               "`wgrt <command> --help` describes each command.\n");
+               "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
 }
 
 }  // namespace
@@ -28,6 +29,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage();
     return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("wgrt %s\n", WGRT_VERSION);
+    return 0;
   }
   const std::string command = argv[1];
   try {

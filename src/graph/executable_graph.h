@@ -9,12 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "core/host_tensor.h"
 #include "gpu/command_batch.h"
+#include "gpu/device_memory.h"
 #include "graph/graph_state.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
 #include "graph/scratch_pool.h"
-#include "runtime/device_memory.h"
 #include "wgrt/memory_stats.h"
 
 namespace wgrt {
@@ -23,24 +24,18 @@ namespace gpu {
 class Device;
 }
 
+// 64, or WGRT_SUBMIT_EVERY when set.
+size_t submit_every_from_env();
+
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
   bool scratch_pool = ScratchPool::pooling_from_env();
+  // Submit after this many dispatches (0: once per run): the GPU starts on
+  // the first part while the CPU encodes the rest. Measured on the H200:
+  // SmolLM2 decode 156 -> 203 tokens/s at 64.
+  size_t submit_every = submit_every_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
-};
-
-// Host data of one tensor, in host layout (numpy's), row-major.
-struct HostTensor {
-  DType dtype = DType::F32;
-  Dims dims;
-  std::vector<uint8_t> data;
-};
-
-struct HostTensorView {
-  DType dtype = DType::F32;
-  Dims dims;
-  std::span<const uint8_t> data;
 };
 
 // A tensor already on the GPU, in device layout (I64 as i32): the graph binds
@@ -109,6 +104,12 @@ class ExecutableGraph {
   // Checks every op, plans memory (assigning mem_obj_ids if the graph has
   // none), allocates, uploads constants and lowers every op. Throws
   // wgrt::Error; nothing stays allocated on failure.
+  // Before that, each op's prepare step puts its constants into the layout
+  // its kernels read. options.registry is not used: `registry` is.
+  static std::unique_ptr<ExecutableGraph> load(gpu::Device& device, Graph graph, const OpRegistry& registry,
+                                               const LoadOptions& options = {});
+  // The same with options.registry, or OpRegistry::builtin() when it is null.
+  // Defined by ops/ (register_ops.cpp) with the op list, so graph/ links no op.
   static std::unique_ptr<ExecutableGraph> load(gpu::Device& device, Graph graph, const LoadOptions& options = {});
 
   const Graph& graph() const { return state_.graph; }
@@ -152,10 +153,7 @@ class ExecutableGraph {
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
   HostTimes host_times_;
-  // Submit after this many dispatches (0: once per run; WGRT_SUBMIT_EVERY
-  // overrides): the GPU starts on the first part while the CPU encodes the
-  // rest. Measured on the H200: SmolLM2 decode 156 -> 203 tokens/s at 64.
-  size_t submit_every_ = 64;
+  size_t submit_every_ = 64;  // LoadOptions::submit_every
   uint64_t hooks_fired_last_ = 0;
   uint64_t last_submission_ = 0;
   ExecuteTraffic traffic_;

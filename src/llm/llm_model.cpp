@@ -37,13 +37,13 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
-  m->weight_bytes_ = lg.weight_bytes;
-  LoadOptions lopt;
+  LoadOptions lopt = options.graph;
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
   m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
   m->graph_ = m->own_graph_.get();
+  for (ValueId w : lg.weights) m->weight_bytes_ += m->graph_->graph().tensor(w).max_device_bytes();
   if (options.warm_up) m->warm_up(device, options);
   return m;
 }
@@ -61,7 +61,7 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
   m->device_ = &device;
-  m->program_ = Program::load(device, options.path);
+  m->program_ = Program::load(device, options.path, "", options.graph);
   m->graph_ = &m->program_->method("forward").graph();
 
   // ExecuTorch's Llama export: forward(tokens i64 [1, S], input_pos i64 [1])

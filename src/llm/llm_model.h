@@ -30,13 +30,14 @@ struct LlmLoadOptions {
   int64_t chunk = 256;          // most tokens per forward pass
   // Progress while weights are prepared and uploaded: (done, total, what).
   std::function<void(size_t, size_t, const char*)> on_progress;
-  // Runs every kernel once at load (a 2-token and a 1-token pass, and the
-  // GPU sampler), so that drivers which compile shaders on first use (Mesa's
-  // lavapipe) do it inside loading, not inside the first prompt.
+  // Runs the decode pass and the GPU sampler once at load, so that drivers
+  // which compile shaders on first use (Mesa's lavapipe) do it inside
+  // loading, not inside the first prompt.
   bool warm_up = true;
   // Called with the tokenizer's vocabulary size before any weight is read,
   // so options checked against it (top-k) fail before the long part of loading.
   std::function<void(int64_t)> check_vocab;
+  LoadOptions graph;  // how the model's graph is loaded (its on_upload is replaced)
 };
 
 class LlmModel {

@@ -142,6 +142,44 @@ TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   }
 }
 
+// Importers add weights as the file stores them; the ops' prepare step
+// re-lays them out at load. One file-layout table shared by the embedding and
+// a tied output head (prepared once) must give the dequantizer's values.
+TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  constexpr int64_t kVocab = 40, kDim = 256;
+  const auto file = random_blocks(*l, kVocab, kDim, c.type + 11);
+  std::vector<float> table(kVocab * kDim);
+  gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, table);
+
+  GraphBuilder b;
+  const ValueId w = b.add_constant_view(DType::U8, {kVocab, int64_t(ops::file_row_bytes(*l, kDim))}, file);
+  const ValueId ids = b.add_tensor(DType::I64, {1, 1});
+  b.mark_input(ids);
+  const ValueId emb = b.add_tensor(DType::F32, {1, 1, kDim});
+  b.add_op("wgrt.embedding_ggml", {w, b.add_int(c.type), ids, emb});
+  const ValueId row = b.add_tensor(DType::F32, {1, kDim});
+  b.add_op("aten.view_copy.default", {emb, b.add_int_list({1, kDim}), row});
+  const ValueId logits = b.add_tensor(DType::F32, {1, kVocab});
+  b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), logits});
+  b.mark_output(logits);
+  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  EXPECT_EQ(uint64_t(g->graph().tensor(w).max_dims[1]), ops::gpu_row_bytes(*l, kDim));
+
+  const int64_t token = 5;
+  const HostTensorView in[] = {{DType::I64, {1, 1}, std::span(reinterpret_cast<const uint8_t*>(&token), 8)}};
+  const auto got = test::floats(g->execute(in)[0]);
+  for (int64_t v = 0; v < kVocab; ++v) {
+    double want = 0, mag = 0;
+    for (int64_t k = 0; k < kDim; ++k) {
+      want += double(table[token * kDim + k]) * table[v * kDim + k];
+      mag += std::abs(double(table[token * kDim + k]) * table[v * kDim + k]);
+    }
+    EXPECT_NEAR(got[v], want, 1e-5 * (mag + 1e-6)) << "vocab row " << v;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
                          ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},
                                            Case{8, "Q8_0"}, Case{12, "Q4_K"}, Case{14, "Q6_K"}),

@@ -12,6 +12,14 @@
 namespace wgrt::pte {
 namespace {
 
+// A method's CPU kernels, each named once (in first-call order) however often
+// the plan calls it.
+void add_cpu_kernel(Method& m, std::string name) {
+  if (std::find(m.cpu_kernels.begin(), m.cpu_kernels.end(), name) == m.cpu_kernels.end()) {
+    m.cpu_kernels.push_back(std::move(name));
+  }
+}
+
 // eh00 header at offset 8, after the flatbuffer root offset and identifier:
 // magic, u32 length, u64 program_size, u64 segment_base_offset, then (when
 // length >= 32) u64 segment_data_size, which wgrt does not need.
@@ -251,7 +259,7 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
             name += '.';
             name += op->overload()->string_view();
           }
-          m.cpu_kernels.push_back(std::move(name));
+          add_cpu_kernel(m, std::move(name));
           break;
         }
         default:
@@ -259,7 +267,7 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
           std::string name = "(";
           name += fb::EnumNameInstructionArguments(instr->instr_args_type());
           name += ')';
-          m.cpu_kernels.push_back(std::move(name));
+          add_cpu_kernel(m, std::move(name));
         }
       }
     }

@@ -1,4 +1,4 @@
-#include "graph/dtype.h"
+#include "wgrt/dtype.h"
 
 namespace wgrt {
 
