@@ -35,6 +35,7 @@ constexpr const char* kUsage =
     "  --min-p P            drop tokens below P x the best one's probability (default 0.05)\n"
     "  --repeat-penalty R   penalize the last 64 tokens (default 1.0: off)\n"
     "  --seed S             random seed (default 0); the same seed repeats the output\n"
+    "  --stop TEXT          stop where the output contains TEXT (not printed); repeatable\n"
     "  --in-flight K        decode steps queued ahead of the host, sampled and fed back on the\n"
     "                       GPU (default 4; 1 waits for each token)\n"
     "  --cpu-sampling       read the logits back and sample on the CPU each token instead\n"
@@ -47,7 +48,9 @@ constexpr const char* kUsage =
     "\n"
     "for testing against a reference:\n"
     "  --prompt-tokens IDS  comma-separated token ids instead of a text prompt\n"
-    "  --dump-logits PATH   write the prompt's last-position logits as .npy\n"
+    "  --dump-logits PATH   write the logits each token was sampled from as .npy [steps, vocab]\n"
+    "                       (samples on the CPU: every step's logits come back)\n"
+    "                       (row 0: the prompt's last position; one row per decode step after)\n"
     "  --print-token-ids    print the generated token ids on stderr at the end\n"
     "  --ignore-eos         keep generating past end-of-sequence tokens\n";
 
@@ -88,7 +91,7 @@ int run_generate(int argc, char** argv) {
     return 0;
   }
   const Args args(argc, argv,
-                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
+                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits", "--in-flight"},
                   {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling"});
   std::string prompt;
@@ -118,6 +121,7 @@ int run_generate(int argc, char** argv) {
   gen.gpu_sampling = !args.flag("--cpu-sampling");
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.flag("--ignore-eos");
+  gen.stop = args.get_all("--stop");
   if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
   llm::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
 
@@ -156,12 +160,14 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::vector<llm::TokenId> generated;
-  gen.on_prompt_logits = [&](std::span<const float> logits) {
-    if (auto path = args.get("--dump-logits")) {
-      write_npy(*path, DType::F32, {int64_t(logits.size())},
-                std::span(reinterpret_cast<const uint8_t*>(logits.data()), logits.size() * 4));
-    }
-  };
+  std::vector<float> dumped;  // every step's logits, for --dump-logits
+  size_t dumped_steps = 0;
+  if (args.get("--dump-logits")) {
+    gen.on_logits = [&](std::span<const float> logits) {
+      dumped.insert(dumped.end(), logits.begin(), logits.end());
+      ++dumped_steps;
+    };
+  }
   const llm::GenerateStats stats = llm::generate(*model, tokens, gen, [&](llm::TokenId id, std::string_view text) {
     if (id >= 0) generated.push_back(id);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -170,6 +176,10 @@ int run_generate(int argc, char** argv) {
   });
   std::signal(SIGINT, SIG_DFL);
   std::fputs("\n", stdout);
+  if (auto path = args.get("--dump-logits"); path && dumped_steps > 0) {
+    write_npy(*path, DType::F32, {int64_t(dumped_steps), int64_t(dumped.size() / dumped_steps)},
+              std::span(reinterpret_cast<const uint8_t*>(dumped.data()), dumped.size() * 4));
+  }
 
   if (args.flag("--print-token-ids")) {
     std::string ids;
@@ -183,7 +193,7 @@ int run_generate(int argc, char** argv) {
                  stats.prompt_seconds, stats.prompt_tokens_per_second());
     std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
                  stats.generate_seconds, stats.generate_tokens_per_second(),
-                 gen.gpu_sampling && model->can_sample_on_gpu()
+                 gen.gpu_sampling && model->can_sample_on_gpu() && !gen.on_logits
                      ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
                      : "sampled on the CPU");
     std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "

@@ -44,8 +44,9 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
       options_((validate(options, model.sampling_vocab()), options)),
       sampler_(options.sampler),
       decoder_(model.tokenizer()),
+      stops_(options.stop),
       history_(prompt.begin(), prompt.end()) {
-  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu();
+  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
 
@@ -59,7 +60,9 @@ Generation::~Generation() {
 std::optional<Generation::Step> Generation::finish() {
   finished_ = true;
   drop_in_flight();
-  std::string rest = decoder_.finish();
+  std::string rest = stops_.push(decoder_.finish());
+  if (stops_.matched()) stats_.stopped_at_stop_string = true;
+  rest += stops_.flush();
   if (rest.empty()) return std::nullopt;
   return Step{-1, std::move(rest)};
 }
@@ -85,18 +88,14 @@ void Generation::start_on_gpu() {
   gpu_sampler_->reset(history_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
-  std::span<const float> logits = model_.submit(
-      history_,
-      [this, slot](gpu::CommandBatch& batch) {
-        gpu_sampler_->record(batch);
-        ring_->record_copy(batch, model_.token_buffer(), 0, slot);
-      },
-      bool(options_.on_prompt_logits));
+  model_.submit(history_, [this, slot](gpu::CommandBatch& batch) {
+    gpu_sampler_->record(batch);
+    ring_->record_copy(batch, model_.token_buffer(), 0, slot);
+  });
   ring_->request(slot, model_.last_submission());
   pending_.push_back(slot);
   queued_ = 1;
   prompt_end_ = model_.cached();
-  if (options_.on_prompt_logits) options_.on_prompt_logits(logits);
 }
 
 void Generation::fill_pipeline() {
@@ -138,6 +137,7 @@ std::optional<TokenId> Generation::next_token() {
     }
     const TokenId last = history_.back();
     logits_ = model_.forward(std::span(&last, 1));
+    if (options_.on_logits) options_.on_logits(logits_);
   }
   return sampler_.sample(logits_.first(size_t(model_.sampling_vocab())), history_);
 }
@@ -161,7 +161,7 @@ std::optional<Generation::Step> Generation::next() {
     } else {
       logits_ = model_.forward(history_);
       prompt_end_ = model_.cached();
-      if (options_.on_prompt_logits) options_.on_prompt_logits(logits_);
+      if (options_.on_logits) options_.on_logits(logits_);
     }
     stats_.prompt_seconds = seconds_since(t0);
   }
@@ -183,7 +183,13 @@ std::optional<Generation::Step> Generation::next() {
   history_.push_back(*token);
   ++produced_;
   ++stats_.generated_tokens;
-  return Step{*token, decoder_.push(*token)};
+  std::string text = stops_.push(decoder_.push(*token));
+  if (stops_.matched()) {
+    stats_.stopped_at_stop_string = true;
+    finished_ = true;  // the text after the stop string is never shown
+    drop_in_flight();
+  }
+  return Step{*token, std::move(text)};
 }
 
 GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,

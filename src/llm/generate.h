@@ -1,12 +1,12 @@
 // The generation loop: prefill the prompt, then sample and feed back one
-// token at a time, streaming text as it completes, until EOS, the token
-// budget, a full context, or the caller says stop.
+// token at a time, streaming text as it completes, until EOS, a stop string,
+// the token budget, a full context, or the caller says stop.
 //
 // By default the token never visits the host on its way to the next step:
 // the GPU sampler (ops/sampling/) writes it into the model's token input, the
 // next forward pass reads it there, and `in_flight` steps are queued ahead of
 // the host. Token ids come back through a ring of mapped readback buffers as
-// their steps finish. When generation stops (EOS, budget, cancel), the steps
+// their steps finish. When generation stops (EOS, stop string, budget, cancel), the steps
 // still in flight are waited for and their tokens dropped; the model's cache
 // is rewound to the tokens kept, and the KV rows those steps wrote past it
 // are overwritten by whatever runs next.
@@ -30,6 +30,7 @@
 #include "llm/llm_model.h"
 #include "llm/sampler.h"
 #include "gpu/readback_ring.h"
+#include "llm/stop_strings.h"
 #include "llm/tokenizer/utf8_stream.h"
 #include "ops/sampling/gpu_sampler.h"
 
@@ -46,8 +47,13 @@ struct GenerateOptions {
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
-  // Sees the logits after the prompt, before the first token is sampled.
-  std::function<void(std::span<const float>)> on_prompt_logits;
+  // Generation ends where the text first contains one of these; the stop
+  // string is not part of the output.
+  std::vector<std::string> stop;
+  // Sees each logits vector a token is sampled from: the prompt's last
+  // position first, then one per decode step. Setting it samples on the CPU
+  // (every step's logits must come back to the host).
+  std::function<void(std::span<const float>)> on_logits;
 };
 
 struct GenerateStats {
@@ -57,6 +63,7 @@ struct GenerateStats {
   double generate_seconds = 0;  // every decode step after that
   double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
   bool stopped_at_eos = false;
+  bool stopped_at_stop_string = false;
   bool cancelled = false;
   bool context_full = false;
 
@@ -107,6 +114,7 @@ class Generation {
   GenerateOptions options_;
   Sampler sampler_;
   StreamDecoder decoder_;
+  StopStrings stops_;
   std::vector<TokenId> history_;
   std::span<const float> logits_;
   GenerateStats stats_;
