@@ -120,6 +120,13 @@ for m in $MODELS; do
        --profile --json "$RUN/wgrt-$m.json"
   # A/B: one submit per token (wgrt submits every 64 dispatches by default).
   WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
+  # A/B (issue 14): tg with 4 steps in flight vs one host wait per token, and
+  # the loop that reads logits back and samples on the CPU; then `generate`
+  # (greedy, GPU sampling) for its tokens/s beside tg.
+  step "wgrt-$m-in-flight-ab" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --ab
+  step "wgrt-$m-cpu-sampling" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --cpu-sampling
+  step "wgrt-$m-generate" 60 "$D/wgrt" generate --model "$model" "The capital of France is" -n "$TG" --temp 0 \
+       --ignore-eos
   if [ -x "$BIN/llama-bench-cuda" ] && [ -z "$peer_pid" ]; then
     LD_LIBRARY_PATH="$CUDA_LD" step "llamacpp-cuda-$m" 120 "$BIN/llama-bench-cuda" -m "$model" -p "$PP" -n "$TG" \
         -r "$REPS" -ngl 99 -o json

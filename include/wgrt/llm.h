@@ -31,6 +31,12 @@ struct GenerateOptions {
   float repeat_penalty = 1.0f;
   uint64_t seed = 0;
   bool ignore_eos = false;
+  // Tokens are sampled on the GPU and fed back there, with `in_flight`
+  // decode steps queued ahead of the host (1: wait for each token); false
+  // reads the logits back and samples on the CPU. The same seed gives the
+  // same tokens either way.
+  bool gpu_sampling = true;
+  int32_t in_flight = 4;
 };
 
 struct GenerateResult {
@@ -53,7 +59,9 @@ struct ChatMessage {
 using TextCallback = std::function<bool(std::string_view)>;
 
 // A model, its tokenizer and its KV cache on the GPU. Generation continues
-// from what the cache holds; reset() empties it.
+// from what the cache holds; reset() empties it. After a generation the cache
+// holds its prompt and every generated token but the last (steps that ran
+// ahead are dropped): to continue, start the next prompt with that token.
 class Llm {
  public:
   // Errors: NotFound, InvalidProgram, NotSupported (an architecture or weight

@@ -47,8 +47,10 @@ void bind_llm(nb::module_& m) {
         d["generated_tokens"] = s.generated_tokens;
         d["prompt_seconds"] = s.prompt_seconds;
         d["generate_seconds"] = s.generate_seconds;
+        d["wait_seconds"] = s.wait_seconds;
         d["stopped_at_eos"] = s.stopped_at_eos;
         d["context_full"] = s.context_full;
+        d["cancelled"] = s.cancelled;
         return d;
       });
 
@@ -87,7 +89,7 @@ void bind_llm(nb::module_& m) {
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
       .def("_generate", [](nb::handle self, const std::vector<llm::TokenId>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
-                           uint64_t seed, bool ignore_eos) {
+                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         llm::GenerateOptions options;
         options.max_tokens = max_tokens;
@@ -98,6 +100,8 @@ void bind_llm(nb::module_& m) {
         options.sampler.repeat_penalty = repeat_penalty;
         options.sampler.seed = seed;
         options.ignore_eos = ignore_eos;
+        options.in_flight = in_flight;
+        options.gpu_sampling = gpu_sampling;
         l.model->reset();  // each generate() starts a new conversation
         return PyGeneration{nb::borrow(self), std::make_unique<llm::Generation>(*l.model, prompt, options), {}};
       })

@@ -41,6 +41,8 @@ GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOpti
   g.sampler.repeat_penalty = options.repeat_penalty;
   g.sampler.seed = options.seed;
   g.ignore_eos = options.ignore_eos;
+  g.gpu_sampling = options.gpu_sampling;
+  g.in_flight = options.in_flight;
   GenerateResult r;
   const llm::GenerateStats s = llm::generate(*impl_->model, prompt, g, [&](llm::TokenId id, std::string_view text) {
     if (id >= 0) r.tokens.push_back(id);

@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
 #include "gpu/device.h"
+#include "llm/generate.h"
 #include "llm/llm_model.h"
 #include "wgrt/error.h"
 
@@ -45,6 +46,12 @@ constexpr const char* kUsage =
     "                      (default 60)\n"
     "  --ctx N             KV cache length (default: what the largest test needs)\n"
     "  --seed S            seed of the random tokens (default 1234)\n"
+    "  --in-flight K       tg: decode steps queued ahead of the host, each sampling its token\n"
+    "                      (greedy) on the GPU and feeding it to the next (default 4)\n"
+    "  --ab                tg: also run each tg test with one host wait per token (K = 1),\n"
+    "                      as tgN/wait, and print the ratio\n"
+    "  --cpu-sampling      tg: read the logits back and sample on the CPU each token (the loop\n"
+    "                      without GPU sampling)\n"
     "  --profile           GPU time per kernel for one decode step and one prompt pass\n"
     "  --top K             kernels listed per profile (default 15)\n"
     "  --json PATH         write the results as JSON\n";
@@ -99,6 +106,7 @@ struct TestResult {
   Stats tps;
   Stats ms_per_token;
   HostTimes host_ms;  // per forward pass, averaged over the timed repetitions
+  double wait_ms = 0;  // tg: per token, the host blocked on the GPU
   std::string error;
 };
 
@@ -108,6 +116,14 @@ struct Profile {
   double gpu_ms = 0;
   size_t dispatches = 0;
   std::vector<KernelRow> kernels;  // by total time, descending
+};
+
+// How tg tests generate: GPU sampling with `in_flight` steps queued, or the
+// CPU sampler (logits read back each token).
+struct TgMode {
+  bool gpu_sampling = true;
+  int32_t in_flight = 4;
+  std::string suffix;  // appended to the test's name ("/wait")
 };
 
 class Bench {
@@ -122,9 +138,10 @@ class Bench {
   }
 
   // One run of a test: wall seconds of the timed part; adds the graph's host
-  // times of each timed forward pass to `host` (one pass per chunk).
+  // times of each timed forward pass to `host` (one pass per chunk, or per
+  // generated token).
   double run_once(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, HostTimes* host = nullptr,
-                  size_t* passes = nullptr) {
+                  size_t* passes = nullptr, double* wait_s = nullptr) {
     auto note = [&] {
       if (!host) return;
       const HostTimes& h = model_.graph().last_host_times();
@@ -143,30 +160,40 @@ class Bench {
       note();
       return s;
     }
-    if (tg_prefill > 0) model_.forward(random_tokens(tg_prefill));
-    const auto tokens = random_tokens(n_gen);
-    double s = 0;
+    // tgN: N decode steps after the prompt (the tg-prefill tokens, or one
+    // token), each producing the next token greedily; the prompt's own draw
+    // is not timed. Steps in flight are encoded while earlier ones run.
+    llm::GenerateOptions gen;
+    gen.max_tokens = int32_t(n_gen + 1);
+    gen.sampler.temperature = 0;
+    gen.ignore_eos = true;
+    gen.gpu_sampling = tg_.gpu_sampling;
+    gen.in_flight = tg_.in_flight;
+    llm::Generation g(model_, random_tokens(std::max<int64_t>(1, tg_prefill)), gen);
+    if (!g.next()) throw Error(ErrorCode::Internal, "bench: the prompt produced no token");
     for (int64_t i = 0; i < n_gen; ++i) {
-      const auto t0 = Clock::now();
-      model_.forward(std::span(&tokens[size_t(i)], 1));
-      s += seconds_since(t0);
+      if (!g.next()) throw Error(ErrorCode::Internal, "bench: generation ended early");
       note();
     }
-    return s;
+    if (wait_s) *wait_s += g.stats().wait_seconds;
+    return g.stats().generate_seconds;
   }
+
+  void set_tg_mode(const TgMode& mode) { tg_ = mode; }
+  const TgMode& tg_mode() const { return tg_; }
 
   TestResult run_test(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, int reps, double max_seconds) {
     TestResult r;
     r.n_prompt = n_prompt;
     r.n_gen = n_gen;
-    r.name = n_prompt > 0 ? "pp" + std::to_string(n_prompt) : "tg" + std::to_string(n_gen);
+    r.name = n_prompt > 0 ? "pp" + std::to_string(n_prompt) : "tg" + std::to_string(n_gen) + tg_.suffix;
     const int64_t tokens = n_prompt > 0 ? n_prompt : n_gen;
     try {
       const auto start = Clock::now();
       run_once(n_prompt, n_gen, tg_prefill);  // warm-up
       size_t passes = 0;
       for (int i = 0; i < reps; ++i) {
-        const double s = run_once(n_prompt, n_gen, tg_prefill, &r.host_ms, &passes);
+        const double s = run_once(n_prompt, n_gen, tg_prefill, &r.host_ms, &passes, &r.wait_ms);
         r.seconds.push_back(s);
         r.tok_s.push_back(double(tokens) / s);
         if (seconds_since(start) > max_seconds && i + 1 < reps) {
@@ -181,6 +208,7 @@ class Bench {
         r.host_ms.wait_ms /= double(passes);
         r.host_ms.readback_ms /= double(passes);
       }
+      if (n_gen > 0 && !r.seconds.empty()) r.wait_ms = 1e3 * r.wait_ms / double(r.seconds.size() * n_gen);
     } catch (const Error& e) {
       r.error = e.what();
     }
@@ -213,6 +241,7 @@ class Bench {
  private:
   llm::LlmModel& model_;
   std::mt19937_64 rng_;
+  TgMode tg_;
 };
 
 void print_profile(const Profile& p, size_t top) {
@@ -296,8 +325,9 @@ int run_bench(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json"},
-                  {"--profile"});
+  const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json",
+                   "--in-flight"},
+                  {"--profile", "--ab", "--cpu-sampling"});
   if (!args.positionals().empty()) throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "'");
   const std::vector<int64_t> pps = parse_list(args.get_or("-p", "128,512"), "-p");
   const std::vector<int64_t> tgs = parse_list(args.get_or("-n", "128"), "-n");
@@ -308,11 +338,16 @@ int run_bench(int argc, char** argv) {
   const bool profile = args.flag("--profile");
   if (reps < 1) throw Error(ErrorCode::InvalidArgument, "-r must be >= 1");
   if (tg_prefill < 0) throw Error(ErrorCode::InvalidArgument, "--tg-prefill must be >= 0");
+  TgMode tg_mode;
+  tg_mode.in_flight = int32_t(args.get_int("--in-flight", 4));
+  tg_mode.gpu_sampling = !args.flag("--cpu-sampling");
+  if (tg_mode.in_flight < 1) throw Error(ErrorCode::InvalidArgument, "--in-flight must be >= 1");
+  const bool ab = args.flag("--ab");
 
   const int64_t max_pp = pps.empty() ? 0 : *std::max_element(pps.begin(), pps.end());
   const int64_t max_tg = tgs.empty() ? 0 : *std::max_element(tgs.begin(), tgs.end());
   // The profiled decode step runs at position 16 (after a 16-token prefill).
-  const int64_t need = std::max({max_pp, tg_prefill + max_tg, profile ? int64_t(17) : int64_t(1)});
+  const int64_t need = std::max({max_pp, std::max<int64_t>(1, tg_prefill) + max_tg + 1, profile ? int64_t(17) : int64_t(1)});
 
   auto device = gpu::Device::create();
   llm::LlmLoadOptions load;
@@ -343,16 +378,16 @@ int run_bench(int argc, char** argv) {
 
   Bench bench(*model, uint64_t(args.get_int("--seed", 1234)));
   std::vector<TestResult> results;
-  std::printf("%-8s %5s %14s %14s %12s %6s\n", "test", "runs", "tok/s median", "mean +- std", "ms/token", "GB/s");
+  std::printf("%-10s %5s %14s %14s %12s %6s\n", "test", "runs", "tok/s median", "mean +- std", "ms/token", "GB/s");
   auto report = [&](const TestResult& r) {
     if (!r.error.empty()) {
-      std::printf("%-8s failed: %s\n", r.name.c_str(), r.error.c_str());
+      std::printf("%-10s failed: %s\n", r.name.c_str(), r.error.c_str());
     } else {
       // Weight bytes read per second for decode (each step reads every weight once).
       const double gbs = r.n_gen > 0 ? double(model->weight_bytes()) * r.tps.median * 1e-9 : 0;
       char mean_std[64];
       std::snprintf(mean_std, sizeof mean_std, "%.1f +- %.1f", r.tps.mean, r.tps.stddev);
-      std::printf("%-8s %5zu %14.2f %14s %12.3f", r.name.c_str(), r.seconds.size(), r.tps.median, mean_std,
+      std::printf("%-10s %5zu %14.2f %14s %12.3f", r.name.c_str(), r.seconds.size(), r.tps.median, mean_std,
                   r.ms_per_token.median);
       if (r.n_gen > 0) std::printf(" %6.1f", gbs);
       std::printf("\n");
@@ -364,15 +399,38 @@ int run_bench(int argc, char** argv) {
     report(results.back());
   }
   for (int64_t n : tgs) {
+    bench.set_tg_mode(tg_mode);
     results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds));
     report(results.back());
+    if (ab && tg_mode.gpu_sampling) {
+      TgMode wait = tg_mode;
+      wait.in_flight = 1;
+      wait.suffix = "/wait";
+      bench.set_tg_mode(wait);
+      results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds));
+      report(results.back());
+      const TestResult& a = results[results.size() - 2];
+      const TestResult& b = results.back();
+      if (a.error.empty() && b.error.empty() && b.tps.median > 0) {
+        std::printf("  A/B: %d steps in flight / one host wait per token = %.3fx\n", tg_mode.in_flight,
+                    a.tps.median / b.tps.median);
+      }
+    }
   }
 
-  std::printf("\nhost time per forward pass (ms, mean): prepare / encode+submit / wait for GPU / readback\n");
+  std::printf("\ntg: %s\n", !tg_mode.gpu_sampling ? "logits read back and sampled on the CPU each token"
+                                : ("greedy sampling on the GPU, the token fed back on the GPU, " +
+                                   std::to_string(tg_mode.in_flight) + " steps in flight").c_str());
+  std::printf("host time per forward pass (ms, mean): prepare / encode+submit / wait for GPU / readback; "
+              "encode per dispatch (us); tg: host blocked per token (ms)\n");
+  const double dispatches = double(model->graph().dispatch_count()) + (tg_mode.gpu_sampling ? 1.0 : 0.0);
   for (const auto& r : results) {
     if (!r.error.empty()) continue;
-    std::printf("  %-8s %8.3f %8.3f %8.3f %8.3f\n", r.name.c_str(), r.host_ms.prepare_ms, r.host_ms.encode_ms,
-                r.host_ms.wait_ms, r.host_ms.readback_ms);
+    std::printf("  %-10s %8.3f %8.3f %8.3f %8.3f   %6.2f us", r.name.c_str(), r.host_ms.prepare_ms,
+                r.host_ms.encode_ms, r.host_ms.wait_ms, r.host_ms.readback_ms,
+                1e3 * r.host_ms.encode_ms / dispatches);
+    if (r.n_gen > 0) std::printf("   %8.3f", r.wait_ms);
+    std::printf("\n");
   }
   const MemoryStats mem = model->memory_stats();
   std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB, scratch %.1f MiB); "

@@ -36,6 +36,9 @@ constexpr const char* kUsage =
     "  --repeat-penalty R   penalize the last 64 tokens (default 1.0: off)\n"
     "  --seed S             random seed (default 0); the same seed repeats the output\n"
     "  --stop TEXT          stop where the output contains TEXT (not printed); repeatable\n"
+    "  --in-flight K        decode steps queued ahead of the host, sampled and fed back on the\n"
+    "                       GPU (default 4; 1 waits for each token)\n"
+    "  --cpu-sampling       read the logits back and sample on the CPU each token instead\n"
     "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
     "  --chunk N            most prompt tokens per forward pass (default 256)\n"
     "  --chat               wrap the prompt in the model's chat template\n"
@@ -46,6 +49,7 @@ constexpr const char* kUsage =
     "for testing against a reference:\n"
     "  --prompt-tokens IDS  comma-separated token ids instead of a text prompt\n"
     "  --dump-logits PATH   write the logits each token was sampled from as .npy [steps, vocab]\n"
+    "                       (samples on the CPU: every step's logits come back)\n"
     "                       (row 0: the prompt's last position; one row per decode step after)\n"
     "  --print-token-ids    print the generated token ids on stderr at the end\n"
     "  --ignore-eos         keep generating past end-of-sequence tokens\n";
@@ -88,8 +92,8 @@ int run_generate(int argc, char** argv) {
   }
   const Args args(argc, argv,
                   {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
-                   "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits"},
-                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos"});
+                   "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits", "--in-flight"},
+                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling"});
   std::string prompt;
   if (auto file = args.get("--file")) {
     std::FILE* f = std::fopen(file->c_str(), "rb");
@@ -113,10 +117,13 @@ int run_generate(int argc, char** argv) {
   gen.sampler.min_p = float(args.get_double("--min-p", 0.05));
   gen.sampler.repeat_penalty = float(args.get_double("--repeat-penalty", 1.0));
   gen.sampler.seed = uint64_t(args.get_int("--seed", 0));
+  gen.in_flight = int32_t(args.get_int("--in-flight", 4));
+  gen.gpu_sampling = !args.flag("--cpu-sampling");
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.flag("--ignore-eos");
   gen.stop = args.get_all("--stop");
   if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
+  llm::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
 
   auto device = gpu::Device::create();
   llm::LlmLoadOptions load;
@@ -124,6 +131,7 @@ int run_generate(int argc, char** argv) {
   load.tokenizer_path = args.get_or("--tokenizer", "");
   load.context = args.get_int("--ctx", 2048);
   load.chunk = args.get_int("--chunk", 256);
+  load.check_vocab = [&](int64_t vocab) { llm::validate(gen, vocab); };
   std::unique_ptr<llm::LlmModel> model;
   {
     ProgressBar bar("loading");
@@ -183,8 +191,11 @@ int run_generate(int argc, char** argv) {
     std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");
     std::fprintf(stderr, "prompt:     %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.prompt_tokens,
                  stats.prompt_seconds, stats.prompt_tokens_per_second());
-    std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.generated_tokens,
-                 stats.generate_seconds, stats.generate_tokens_per_second());
+    std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
+                 stats.generate_seconds, stats.generate_tokens_per_second(),
+                 gen.gpu_sampling && model->can_sample_on_gpu() && !gen.on_logits
+                     ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
+                     : "sampled on the CPU");
     std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
                  "peak on the device %.1f MiB\n",
                  mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0,

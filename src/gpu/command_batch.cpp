@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "gpu/device.h"
+#include "gpu/native.h"
 #include "gpu/pipeline_cache.h"
 #include "gpu/webgpu_util.h"
 #include "wgrt/error.h"
@@ -81,7 +82,7 @@ void CommandBatch::flush() {
   if (submitted_ || timing_) return;
   end_pass();
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
-  wgpuQueueSubmit(device_.queue(), 1, &cmd);
+  submission_ = native::submit(device_.queue(), cmd);
   wgpuCommandBufferRelease(cmd);
   wgpuCommandEncoderRelease(encoder_);
   encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
@@ -99,7 +100,7 @@ void CommandBatch::submit() {
     wgpuCommandEncoderCopyBufferToBuffer(encoder_, query_resolve_.raw(), 0, query_readback_.raw(), 0, bytes);
   }
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
-  wgpuQueueSubmit(device_.queue(), 1, &cmd);
+  submission_ = native::submit(device_.queue(), cmd);
   wgpuCommandBufferRelease(cmd);
   submitted_ = true;
   device_.check_errors();

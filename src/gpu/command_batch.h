@@ -54,6 +54,8 @@ class CommandBatch {
   // Waits until the submitted work is done; throws any WebGPU error it raised.
   void wait();
   const std::vector<DispatchTiming>& timings() const { return timings_; }
+  // The index of the last submit (flush or submit), for ReadbackRing.
+  uint64_t submission() const { return submission_; }
 
  private:
   void end_pass();
@@ -64,6 +66,7 @@ class CommandBatch {
   bool timing_ = false;
   bool submitted_ = false;
   size_t dispatches_ = 0;
+  uint64_t submission_ = 0;
   WGPUQuerySet queries_ = nullptr;
   uint32_t query_capacity_ = 0;
   Buffer query_resolve_;

@@ -16,6 +16,13 @@ WGPUInstance create_instance();
 // the queue is idle first.
 void poll(WGPUDevice device, bool wait);
 
+// Submits one command buffer and returns its submission index, for
+// poll_until. (Standard webgpu.h has no index; wgpu-native's does.)
+uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands);
+// Processes completed work and fires ready callbacks, blocking until the
+// submission `index` has finished (not the work submitted after it).
+void poll_until(WGPUDevice device, uint64_t index);
+
 // wgpu-native offers subgroups as its own feature (WGPUNativeFeature_Subgroup)
 // rather than the standard WGPUFeatureName_Subgroups; this is its value.
 unsigned subgroups_feature();

@@ -16,6 +16,15 @@ WGPUInstance create_instance() {
 
 void poll(WGPUDevice device, bool wait) { wgpuDevicePoll(device, wait, nullptr); }
 
+uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands) {
+  return wgpuQueueSubmitForIndex(queue, 1, &commands);
+}
+
+void poll_until(WGPUDevice device, uint64_t index) {
+  const WGPUSubmissionIndex i = index;
+  wgpuDevicePoll(device, true, &i);
+}
+
 unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
 
 std::string version() {

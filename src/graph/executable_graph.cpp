@@ -139,14 +139,19 @@ void ExecutableGraph::check_device_input(size_t i, const DeviceTensorView& in, c
 std::vector<gpu::BindGroup> ExecutableGraph::rebind_inputs(std::span<const InputView> inputs) {
   const Graph& g = state_.graph;
   // The common case (host inputs only, every token of a generation) allocates nothing.
-  if (std::none_of(inputs.begin(), inputs.end(),
-                   [](const InputView& in) { return std::holds_alternative<DeviceTensorView>(in); })) {
-    return {};
+  // So does a device input that is the graph's own buffer for it (a token
+  // sampled on the GPU into the token input).
+  bool foreign = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
+    foreign |= dev != nullptr && (!memory_.has_buffer(g.inputs[i]) || dev->buffer != &memory_.buffer(g.inputs[i]));
   }
+  if (!foreign) return {};
   std::vector<const gpu::Buffer*> external(g.values.size(), nullptr);
   std::vector<size_t> input_index(g.values.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) {
+    const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
+    if (dev != nullptr && (!memory_.has_buffer(g.inputs[i]) || dev->buffer != &memory_.buffer(g.inputs[i]))) {
       external[g.inputs[i]] = dev->buffer;
       input_index[g.inputs[i]] = i;
     }
@@ -224,7 +229,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
                                                 " entries for " + std::to_string(n_out) + " outputs");
   }
   auto is_device = [&](size_t o) { return !on_device.empty() && on_device[o]; };
-  auto is_read = [&](size_t o) { return !is_device(o) && (want.empty() || want[o]); };
+  auto is_read = [&](size_t o) { return options.wait && !is_device(o) && (want.empty() || want[o]); };
   if (std::find(on_device.begin(), on_device.end(), true) != on_device.end()) {
     if (options.allocator == nullptr) {
       throw Error(ErrorCode::InvalidArgument, "device outputs were asked for without a device allocator");
@@ -370,12 +375,14 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       batch.copy(*from, 0, readback_[o], 0, live_bytes[o]);
     }
   }
+  if (options.encode_after) options.encode_after(batch);
   batch.submit();
+  last_submission_ = batch.submission();
   times.encode_ms = ms_since(t_encode);
   const auto t_wait = Clock::now();
-  batch.wait();
+  if (options.wait) batch.wait();
   times.wait_ms = ms_since(t_wait);
-  timings_ = batch.timings();
+  timings_ = options.wait ? batch.timings() : std::vector<gpu::DispatchTiming>{};
   const auto t_read = Clock::now();
 
   std::vector<OutputTensor> outputs(n_out);

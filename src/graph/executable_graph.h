@@ -41,7 +41,9 @@ struct LoadOptions {
 // A tensor already on the GPU, in device layout (I64 as i32): the graph binds
 // this buffer itself for one call, without a copy. It must be a storage
 // buffer of the graph's device, at least the live shape's bytes, and stay
-// alive until the call returns (not after: nothing keeps it bound).
+// alive until the call returns (not after: nothing keeps it bound). The
+// graph's own buffer for that input (tensor_buffer) binds nothing new: how a
+// token sampled on the GPU into that buffer feeds the next step.
 struct DeviceTensorView {
   DType dtype = DType::F32;
   Dims dims;
@@ -71,6 +73,13 @@ struct ExecuteOptions {
   // empty means none. Needs `allocator`, which makes each one.
   std::vector<bool> device_outputs;
   DeviceAllocator* allocator = nullptr;
+  // Records more work into the same submit, after the graph's dispatches and
+  // output copies (e.g. sampling the next token from the logits).
+  std::function<void(gpu::CommandBatch&)> encode_after;
+  // false: submit and return at once, reading nothing back (outputs come
+  // with their live shapes and no data); last_submission() identifies the
+  // submit. Steps queued this way run in order on the GPU.
+  bool wait = true;
 };
 
 // What the last call moved between host and device, for tests and stats.
@@ -122,6 +131,8 @@ class ExecutableGraph {
   MemoryStats memory_stats() const;
   const std::vector<gpu::DispatchTiming>& last_timings() const { return timings_; }
   const HostTimes& last_host_times() const { return host_times_; }
+  // The index of the last run's final submit (for gpu::ReadbackRing).
+  uint64_t last_submission() const { return last_submission_; }
   size_t dispatch_count() const { return state_.dispatches.size(); }
   // Resize hooks that ran during the last execute (0 when no shape changed).
   uint64_t hooks_fired_last_execute() const { return hooks_fired_last_; }
@@ -144,6 +155,7 @@ class ExecutableGraph {
   HostTimes host_times_;
   size_t submit_every_ = 64;  // LoadOptions::submit_every
   uint64_t hooks_fired_last_ = 0;
+  uint64_t last_submission_ = 0;
   ExecuteTraffic traffic_;
 };
 

@@ -1,7 +1,11 @@
 #include "llm/generate.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <vector>
+
+#include "wgrt/error.h"
 
 namespace wgrt::llm {
 namespace {
@@ -10,20 +14,52 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+ops::SamplingParams gpu_params(const SamplerOptions& o) {
+  ops::SamplingParams p;
+  p.temperature = o.temperature;
+  p.top_k = o.top_k;
+  p.top_p = o.top_p;
+  p.min_p = o.min_p;
+  p.repeat_penalty = o.repeat_penalty;
+  p.repeat_window = o.repeat_window;
+  p.seed = o.seed;
+  return p;
+}
+
 }  // namespace
+
+void validate(const GenerateOptions& options, int64_t vocab) {
+  ops::GpuSampler::validate(gpu_params(options.sampler), vocab > 0 ? vocab : std::numeric_limits<int32_t>::max());
+  if (options.max_tokens < 0) {
+    throw Error(ErrorCode::InvalidArgument, "max tokens must be >= 0, got " + std::to_string(options.max_tokens));
+  }
+  if (options.in_flight < 1) {
+    throw Error(ErrorCode::InvalidArgument,
+                "steps in flight must be >= 1 (1 waits for each token), got " + std::to_string(options.in_flight));
+  }
+}
 
 Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options)
     : model_(model),
-      options_(options),
+      options_((validate(options, model.sampling_vocab()), options)),
       sampler_(options.sampler),
       decoder_(model.tokenizer()),
       stops_(options.stop),
       history_(prompt.begin(), prompt.end()) {
+  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
+}
+
+Generation::~Generation() {
+  try {
+    drop_in_flight();
+  } catch (...) {  // a lost device: nothing left in flight
+  }
 }
 
 std::optional<Generation::Step> Generation::finish() {
   finished_ = true;
+  drop_in_flight();
   std::string rest = stops_.push(decoder_.finish());
   if (stops_.matched()) stats_.stopped_at_stop_string = true;
   rest += stops_.flush();
@@ -31,14 +67,103 @@ std::optional<Generation::Step> Generation::finish() {
   return Step{-1, std::move(rest)};
 }
 
+void Generation::drop_in_flight() {
+  if (!started_) return;
+  if (ring_ && queued_ > 0) {
+    ring_->discard_all();
+    pending_.clear();
+    queued_ = 0;
+  }
+  // The cache keeps the prompt and every token taken but the last, however
+  // generation ended, so a caller continues by feeding that last token.
+  const int64_t keep = prompt_end_ + std::max<int64_t>(0, produced_ - 1);
+  if (model_.cached() > keep) model_.rewind(keep);
+}
+
+void Generation::start_on_gpu() {
+  const uint32_t vocab = uint32_t(model_.sampling_vocab());
+  gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
+                                                   gpu_params(options_.sampler));
+  ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
+  gpu_sampler_->reset(history_);
+  const size_t slot = next_slot_;
+  next_slot_ = (next_slot_ + 1) % ring_->slots();
+  model_.submit(history_, [this, slot](gpu::CommandBatch& batch) {
+    gpu_sampler_->record(batch);
+    ring_->record_copy(batch, model_.token_buffer(), 0, slot);
+  });
+  ring_->request(slot, model_.last_submission());
+  pending_.push_back(slot);
+  queued_ = 1;
+  prompt_end_ = model_.cached();
+}
+
+void Generation::fill_pipeline() {
+  while (pending_.size() < size_t(options_.in_flight) && queued_ < options_.max_tokens &&
+         model_.cached() < model_.context()) {
+    const size_t slot = next_slot_;
+    next_slot_ = (next_slot_ + 1) % ring_->slots();
+    model_.submit_fed([this, slot](gpu::CommandBatch& batch) {
+      gpu_sampler_->record(batch);
+      ring_->record_copy(batch, model_.token_buffer(), 0, slot);
+    });
+    ring_->request(slot, model_.last_submission());
+    pending_.push_back(slot);
+    ++queued_;
+  }
+}
+
+std::optional<TokenId> Generation::next_token_on_gpu() {
+  fill_pipeline();
+  if (pending_.empty()) {
+    stats_.context_full = true;
+    return std::nullopt;
+  }
+  const size_t slot = pending_.front();
+  pending_.pop_front();
+  int32_t token = -1;
+  const auto t0 = Clock::now();
+  ring_->take(slot, &token);
+  stats_.wait_seconds += seconds_since(t0);
+  return token;
+}
+
+std::optional<TokenId> Generation::next_token() {
+  if (options_.gpu_sampling) return next_token_on_gpu();
+  if (produced_ > 0) {  // the logits after the last token, run only when asked for
+    if (model_.cached() >= model_.context()) {
+      stats_.context_full = true;
+      return std::nullopt;
+    }
+    const TokenId last = history_.back();
+    logits_ = model_.forward(std::span(&last, 1));
+    if (options_.on_logits) options_.on_logits(logits_);
+  }
+  return sampler_.sample(logits_.first(size_t(model_.sampling_vocab())), history_);
+}
+
 std::optional<Generation::Step> Generation::next() {
   if (finished_) return std::nullopt;
   if (!started_) {
     started_ = true;
     const auto t0 = Clock::now();
-    logits_ = model_.forward(history_);
+    if (options_.gpu_sampling) {
+      start_on_gpu();
+      if (options_.max_tokens > 0) {
+        // Time to the first token: the prompt, its draw and the readback.
+        fill_pipeline();
+        const size_t slot = pending_.front();
+        int32_t token = -1;
+        ring_->take(slot, &token);
+        pending_.pop_front();
+        first_ = token;
+      }
+    } else {
+      logits_ = model_.forward(history_);
+      prompt_end_ = model_.cached();
+      if (options_.on_logits) options_.on_logits(logits_);
+    }
     stats_.prompt_seconds = seconds_since(t0);
-    if (options_.on_logits) options_.on_logits(logits_);
   }
   if (stopping_ || produced_ >= options_.max_tokens) return finish();
   if (options_.cancel && options_.cancel->load()) {
@@ -46,30 +171,25 @@ std::optional<Generation::Step> Generation::next() {
     return finish();
   }
   const auto t0 = Clock::now();
-  if (produced_ > 0) {  // the logits after the last token, run only when asked for
-    if (model_.cached() >= model_.context()) {
-      stats_.context_full = true;
-      return finish();
-    }
-    const TokenId last = history_.back();
-    logits_ = model_.forward(std::span(&last, 1));
-    if (options_.on_logits) options_.on_logits(logits_);
-  }
-  const TokenId token = sampler_.sample(logits_, history_);
+  std::optional<TokenId> token = first_;
+  first_.reset();
+  if (!token) token = next_token();
   stats_.generate_seconds += seconds_since(t0);
-  if (!options_.ignore_eos && model_.tokenizer().is_end_of_generation(token)) {
+  if (!token) return finish();
+  if (!options_.ignore_eos && model_.tokenizer().is_end_of_generation(*token)) {
     stats_.stopped_at_eos = true;
     return finish();
   }
-  history_.push_back(token);
+  history_.push_back(*token);
   ++produced_;
   ++stats_.generated_tokens;
-  std::string text = stops_.push(decoder_.push(token));
+  std::string text = stops_.push(decoder_.push(*token));
   if (stops_.matched()) {
     stats_.stopped_at_stop_string = true;
     finished_ = true;  // the text after the stop string is never shown
+    drop_in_flight();
   }
-  return Step{token, std::move(text)};
+  return Step{*token, std::move(text)};
 }
 
 GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,

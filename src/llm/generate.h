@@ -1,9 +1,24 @@
 // The generation loop: prefill the prompt, then sample and feed back one
 // token at a time, streaming text as it completes, until EOS, a stop string,
 // the token budget, a full context, or the caller says stop.
+//
+// By default the token never visits the host on its way to the next step:
+// the GPU sampler (ops/sampling/) writes it into the model's token input, the
+// next forward pass reads it there, and `in_flight` steps are queued ahead of
+// the host. Token ids come back through a ring of mapped readback buffers as
+// their steps finish. When generation stops (EOS, stop string, budget, cancel), the steps
+// still in flight are waited for and their tokens dropped; the model's cache
+// is rewound to the tokens kept, and the KV rows those steps wrote past it
+// are overwritten by whatever runs next.
+//
+// However generation ends (either sampler), the cache then holds the prompt
+// and every generated token but the last: to continue a conversation, feed
+// that last token first.
 #pragma once
 
 #include <atomic>
+#include <deque>
+#include <memory>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -14,14 +29,21 @@
 
 #include "llm/llm_model.h"
 #include "llm/sampler.h"
+#include "gpu/readback_ring.h"
 #include "llm/stop_strings.h"
 #include "llm/tokenizer/utf8_stream.h"
+#include "ops/sampling/gpu_sampler.h"
 
 namespace wgrt::llm {
 
 struct GenerateOptions {
   int32_t max_tokens = 128;
   SamplerOptions sampler;
+  // Sample on the GPU and feed the token back there (false: read the logits
+  // back and sample on the host with llm::Sampler, one wait per token).
+  bool gpu_sampling = true;
+  // GPU sampling: steps queued ahead of the host (>= 1; 1 waits for each token).
+  int32_t in_flight = 4;
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
@@ -29,7 +51,8 @@ struct GenerateOptions {
   // string is not part of the output.
   std::vector<std::string> stop;
   // Sees each logits vector a token is sampled from: the prompt's last
-  // position first, then one per decode step.
+  // position first, then one per decode step. Setting it samples on the CPU
+  // (every step's logits must come back to the host).
   std::function<void(std::span<const float>)> on_logits;
 };
 
@@ -38,6 +61,7 @@ struct GenerateStats {
   size_t generated_tokens = 0;
   double prompt_seconds = 0;    // prefill, including the first token's logits
   double generate_seconds = 0;  // every decode step after that
+  double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
   bool stopped_at_eos = false;
   bool stopped_at_stop_string = false;
   bool cancelled = false;
@@ -48,6 +72,11 @@ struct GenerateStats {
     return generate_seconds > 0 ? generated_tokens / generate_seconds : 0;
   }
 };
+
+// Checks options that need no model (temperature, top-p, min-p, penalty,
+// in_flight); with `vocab` > 0 also top-k against it. Throws
+// Error(InvalidArgument) naming the option.
+void validate(const GenerateOptions& options, int64_t vocab = 0);
 
 // The same loop one token at a time, for callers that pull (a Python
 // iterator): each next() returns the next token and the text it completes;
@@ -61,6 +90,10 @@ class Generation {
   };
   // Nothing runs until the first next(), which runs the prompt.
   Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options);
+  // Waits for the steps still in flight (their tokens are dropped).
+  ~Generation();
+  Generation(const Generation&) = delete;
+  Generation& operator=(const Generation&) = delete;
   std::optional<Step> next();
   // Ends the loop early: the next next() returns the held-back text, if any.
   void stop() { stopping_ = true; }
@@ -68,6 +101,14 @@ class Generation {
 
  private:
   std::optional<Step> finish();
+  std::optional<TokenId> next_token();
+  std::optional<TokenId> next_token_on_gpu();
+  void start_on_gpu();
+  // Queues steps until in_flight are pending or no more are needed.
+  void fill_pipeline();
+  // Waits for and drops the steps in flight; rewinds the cache to the prompt
+  // and the tokens taken but the last.
+  void drop_in_flight();
 
   LlmModel& model_;
   GenerateOptions options_;
@@ -79,6 +120,14 @@ class Generation {
   GenerateStats stats_;
   bool started_ = false, stopping_ = false, finished_ = false;
   int32_t produced_ = 0;
+  // GPU sampling state.
+  std::unique_ptr<ops::GpuSampler> gpu_sampler_;
+  std::unique_ptr<gpu::ReadbackRing> ring_;
+  std::deque<size_t> pending_;  // ring slots of steps in flight, oldest first
+  int32_t queued_ = 0;          // draws submitted so far
+  size_t next_slot_ = 0;
+  int64_t prompt_end_ = 0;      // cached positions after the prompt
+  std::optional<TokenId> first_;  // taken while timing the prompt
 };
 
 // Called with each generated token and the text it completes ("" while a

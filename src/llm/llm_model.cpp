@@ -5,6 +5,8 @@
 
 #include "import/gguf/llama_graph.h"
 #include "llm/default_model.h"
+#include "ops/sampling/gpu_sampler.h"
+#include "gpu/command_batch.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -19,9 +21,11 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   const std::string path = options.path.empty() ? default_model_path() : options.path;
   gguf::GgufFile file = gguf::GgufFile::open(path);
   Tokenizer tokenizer = Tokenizer::from_gguf(file);
+  if (options.check_vocab) options.check_vocab(int64_t(tokenizer.vocab_size()));
   ChatTemplate chat = ChatTemplate::from_gguf(file);
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = path;
+  m->device_ = &device;
 
   gguf::LlamaGraphOptions gopt;
   gopt.max_context = options.context;
@@ -40,6 +44,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
   m->graph_ = m->own_graph_.get();
   for (ValueId w : lg.weights) m->weight_bytes_ += m->graph_->graph().tensor(w).max_device_bytes();
+  if (options.warm_up) m->warm_up(device, options);
   return m;
 }
 
@@ -51,9 +56,11 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   }
   gguf::GgufFile file = gguf::GgufFile::open(options.tokenizer_path);
   Tokenizer tokenizer = Tokenizer::from_gguf(file);
+  if (options.check_vocab) options.check_vocab(int64_t(tokenizer.vocab_size()));
   ChatTemplate chat = ChatTemplate::from_gguf(file);
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
+  m->device_ = &device;
   m->program_ = Program::load(device, options.path, "", options.graph);
   m->graph_ = &m->program_->method("forward").graph();
 
@@ -88,17 +95,85 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
                                                 " tokens, more than the model's vocabulary of " +
                                                 std::to_string(m->config_.vocab));
   }
+  if (options.warm_up) m->warm_up(device, options);
   return m;
 }
 
-std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const ExecuteOptions& options) {
-  if (tokens.empty()) throw Error(ErrorCode::InvalidArgument, "forward: no tokens");
-  if (cached_ + int64_t(tokens.size()) > context_) {
+void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
+  // Pipelines are created (and, on most drivers, compiled) while the graph is
+  // lowered; this runs the decode pass and the sampler once for drivers that
+  // compile on first use. The prompt pass is not run: on lavapipe its tiled
+  // kernels cost far more than their compilation saves.
+  if (options.on_progress) options.on_progress(0, 2, "compiling kernels");
+  ops::GpuSampler::prepare_pipelines(device);
+  const TokenId token = 0;
+  forward(std::span(&token, 1));
+  if (options.on_progress) options.on_progress(1, 2, "compiling kernels");
+  if (can_sample_on_gpu()) {
+    ops::SamplingParams greedy;
+    greedy.temperature = 0;
+    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), greedy);
+    gpu::CommandBatch batch(device);
+    sampler.record(batch);
+    batch.wait();
+  }
+  reset();
+  if (options.on_progress) options.on_progress(2, 2, "compiling kernels");
+}
+
+int64_t LlmModel::sampling_vocab() const {
+  return std::min<int64_t>(int64_t(tokenizer_.vocab_size()), model_vocab());
+}
+
+const gpu::Buffer& LlmModel::token_buffer() const { return graph_->tensor_buffer(graph_->graph().inputs[0]); }
+
+const gpu::Buffer& LlmModel::logits_buffer() const { return graph_->tensor_buffer(graph_->graph().outputs[0]); }
+
+void LlmModel::check_room(size_t tokens) const {
+  if (cached_ + int64_t(tokens) > context_) {
     throw Error(ErrorCode::InvalidArgument, "context full: " + std::to_string(cached_) + " cached + " +
-                                                std::to_string(tokens.size()) + " new tokens > context " +
+                                                std::to_string(tokens) + " new tokens > context " +
                                                 std::to_string(context_) + " (raise --ctx)");
   }
-  const int64_t vocab = std::min<int64_t>(int64_t(tokenizer_.vocab_size()), model_vocab());
+}
+
+void LlmModel::rewind(int64_t cached) {
+  if (cached < 0 || cached > cached_) {
+    throw Error(ErrorCode::InvalidArgument, "rewind to " + std::to_string(cached) + ": only " +
+                                                std::to_string(cached_) + " positions are cached");
+  }
+  cached_ = cached;
+}
+
+std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const ExecuteOptions& options) {
+  return submit_chunks(tokens, options, nullptr, true);
+}
+
+std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, const RecordAfter& after, bool read_logits) {
+  ExecuteOptions options;
+  options.wait = read_logits;
+  return submit_chunks(tokens, options, &after, read_logits);
+}
+
+void LlmModel::submit_fed(const RecordAfter& after) {
+  check_room(1);
+  const int64_t pos = cached_;
+  const InputView inputs[] = {
+      DeviceTensorView{DType::I64, {1, 1}, &token_buffer()},
+      HostTensorView{DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
+  };
+  ExecuteOptions options;
+  options.wait = false;
+  options.encode_after = after;
+  graph_->run(inputs, options);
+  cached_ += 1;
+}
+
+std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
+                                               const RecordAfter* after, bool read_logits) {
+  if (tokens.empty()) throw Error(ErrorCode::InvalidArgument, "forward: no tokens");
+  check_room(tokens.size());
+  const int64_t vocab = sampling_vocab();
   for (TokenId t : tokens) {
     if (t < 0 || t >= vocab) {
       throw Error(ErrorCode::InvalidArgument, "token id " + std::to_string(t) + " is outside the vocabulary of " +
@@ -106,17 +181,25 @@ std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const 
     }
   }
   std::vector<int64_t> ids;
+  const bool wait = options.wait;
   for (size_t start = 0; start < tokens.size(); start += size_t(chunk_)) {
     const size_t n = std::min(tokens.size() - start, size_t(chunk_));
+    const bool last = start + n == tokens.size();
     ids.assign(tokens.begin() + start, tokens.begin() + start + n);
     const int64_t pos = cached_;
-    const HostTensorView inputs[] = {
-        {DType::I64, {1, int64_t(n)}, std::span(reinterpret_cast<const uint8_t*>(ids.data()), n * 8)},
-        {DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
+    const InputView inputs[] = {
+        HostTensorView{DType::I64, {1, int64_t(n)}, std::span(reinterpret_cast<const uint8_t*>(ids.data()), n * 8)},
+        HostTensorView{DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
     };
-    logits_ = std::move(graph_->execute(inputs, options)[0]);  // f32: viewed in place, not copied
+    // Only the last chunk's logits matter; earlier chunks queue without a wait.
+    options.wait = last && wait;
+    options.read_outputs = {last && read_logits};
+    options.encode_after = last && after != nullptr ? *after : RecordAfter{};
+    std::vector<OutputTensor> out = graph_->run(inputs, options);
+    if (last && read_logits) logits_.data = std::move(out[0].data);  // f32: viewed in place, not copied
     cached_ += int64_t(n);
   }
+  if (!read_logits) return {};
   return {reinterpret_cast<const float*>(logits_.data.data()), logits_.data.size() / sizeof(float)};
 }
 

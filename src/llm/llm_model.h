@@ -30,6 +30,13 @@ struct LlmLoadOptions {
   int64_t chunk = 256;          // most tokens per forward pass
   // Progress while weights are prepared and uploaded: (done, total, what).
   std::function<void(size_t, size_t, const char*)> on_progress;
+  // Runs the decode pass and the GPU sampler once at load, so that drivers
+  // which compile shaders on first use (Mesa's lavapipe) do it inside
+  // loading, not inside the first prompt.
+  bool warm_up = true;
+  // Called with the tokenizer's vocabulary size before any weight is read,
+  // so options checked against it (top-k) fail before the long part of loading.
+  std::function<void(int64_t)> check_vocab;
   LoadOptions graph;  // how the model's graph is loaded (its on_upload is replaced)
 };
 
@@ -38,6 +45,7 @@ class LlmModel {
   static std::unique_ptr<LlmModel> load(gpu::Device& device, const LlmLoadOptions& options);
 
   const std::string& path() const { return path_; }
+  gpu::Device& device() const { return *device_; }
   const gguf::LlamaConfig& config() const { return config_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
   const ChatTemplate& chat_template() const { return chat_; }
@@ -53,6 +61,30 @@ class LlmModel {
   // overflow (nothing is run then).
   std::span<const float> forward(std::span<const TokenId> tokens, const ExecuteOptions& options = {});
 
+  // The steps of generation with the next token kept on the GPU. `after`
+  // records work into a step's submit after the forward pass (sampling from
+  // logits_buffer() into token_buffer()). Nothing is waited for or read
+  // back unless `read_logits`; positions advance at submit.
+  using RecordAfter = std::function<void(gpu::CommandBatch&)>;
+  // Runs `tokens` (a prompt) like forward(); `after` joins the last chunk.
+  std::span<const float> submit(std::span<const TokenId> tokens, const RecordAfter& after, bool read_logits = false);
+  // One decode step whose token is the id in token_buffer()[0], put there by
+  // the previous step's sampler.
+  void submit_fed(const RecordAfter& after);
+  // The last submit's index (gpu::ReadbackRing::request).
+  uint64_t last_submission() const { return graph_->last_submission(); }
+  // Forgets cached positions from `cached` on (steps sampled but not kept);
+  // their KV rows stay until later tokens overwrite them.
+  void rewind(int64_t cached);
+  // The token input (i32 on the GPU) and the last position's logits (f32).
+  const gpu::Buffer& token_buffer() const;
+  const gpu::Buffer& logits_buffer() const;
+  // Whether the two are separate buffers (an ExecuTorch memory plan may share
+  // one): GPU sampling needs them apart.
+  bool can_sample_on_gpu() const { return &token_buffer() != &logits_buffer(); }
+  // Tokens that may be sampled: the tokenizer's, without padded rows.
+  int64_t sampling_vocab() const;
+
   ExecutableGraph& graph() { return *graph_; }
   MemoryStats memory_stats() const { return graph_->memory_stats(); }
   // The vocabulary the model's logits cover (the tokenizer may use fewer).
@@ -61,8 +93,13 @@ class LlmModel {
  private:
   LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat);
   static std::unique_ptr<LlmModel> load_pte(gpu::Device& device, const LlmLoadOptions& options);
+  void check_room(size_t tokens) const;
+  std::span<const float> submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
+                                       const RecordAfter* after, bool read_logits);
+  void warm_up(gpu::Device& device, const LlmLoadOptions& options);
 
   std::string path_;
+  gpu::Device* device_ = nullptr;
   gguf::GgufFile file_;  // the graph points into its mapping: destroyed last
   Tokenizer tokenizer_;
   ChatTemplate chat_;

@@ -1,11 +1,16 @@
 // Picks the next token from logits: greedy at temperature 0, otherwise
 // repetition penalty, temperature, then top-k, top-p and min-p filtering and
 // a draw from a seeded generator (the same seed gives the same tokens).
+//
+// This is the reference that the GPU sampler (ops/sampling/) must match:
+// distribution() is the exact law of the next token. Candidates are ordered by
+// logit, then by lower token id, so ties have one defined answer.
 #pragma once
 
 #include <cstdint>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace wgrt::llm {
@@ -22,10 +27,16 @@ struct SamplerOptions {
 
 class Sampler {
  public:
+  // Throws Error(InvalidArgument) naming the option that is out of range.
   explicit Sampler(const SamplerOptions& options);
 
   // `history` holds earlier tokens (prompt and generated) for the penalty.
   int32_t sample(std::span<const float> logits, std::span<const int32_t> history);
+
+  // The tokens that may come next and their probabilities (summing to 1), in
+  // candidate order; one token with probability 1 when greedy.
+  std::vector<std::pair<int32_t, double>> distribution(std::span<const float> logits,
+                                                       std::span<const int32_t> history);
 
   const SamplerOptions& options() const { return options_; }
 
@@ -34,6 +45,7 @@ class Sampler {
   std::mt19937_64 rng_;
   std::vector<float> scratch_;
   std::vector<int32_t> order_;
+  std::vector<double> weights_;
 };
 
 }  // namespace wgrt::llm

@@ -1,6 +1,8 @@
 """wgrt generate on SmolLM2-135M-Instruct (Q4_1) against the independent numpy
 reference in tests/reference (same GGUF weights dequantized by the `gguf`
-package, fp32 math): the prompt's logits and a 32-token greedy continuation.
+package, fp32 math): the prompt's logits and a 32-token greedy continuation
+(dumping logits samples on the CPU), and the same continuation sampled on the
+GPU with steps in flight (the default, 4; and 9 after a chunked prefill).
 
 Tolerance: logits are fp32 on both sides and differ only in summation order;
 we allow 1e-3 absolute (logits span about +-20; measured 3.8e-5 on lavapipe).
@@ -40,15 +42,20 @@ def reference():
     return ids, logits[-1]
 
 
-def run_wgrt(tmp_path, *extra):
+def run_wgrt(tmp_path, *extra, dump=True):
     logits_path = tmp_path / "logits.npy"
     cmd = [str(WGRT), "generate", "--prompt-tokens", ",".join(map(str, PROMPT)), "-n", str(N_GREEDY),
-           "--temp", "0", "--ignore-eos", "--dump-logits", str(logits_path), "--print-token-ids", *extra]
+           "--temp", "0", "--ignore-eos", "--print-token-ids", *extra]
+    if dump:
+        cmd += ["--dump-logits", str(logits_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
     assert line, proc.stderr
     ids = [int(t) for t in line[-1][len("token ids: "):].split(",")]
+    if not dump:
+        assert "sampled on the GPU" in proc.stderr, proc.stderr
+        return ids, None
     return ids, np.load(logits_path)[0]  # row 0: the prompt's last position
 
 
@@ -69,3 +76,25 @@ def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
     ids, logits = run_wgrt(tmp_path, "--chunk", "2")
     assert float(np.abs(logits - ref_logits).max()) <= LOGIT_TOL
     assert ids == ref_ids
+
+
+@pytest.mark.parametrize("extra", [[], ["--chunk", "2", "--in-flight", "9"]])
+def test_gpu_sampling_with_steps_in_flight_gives_the_same_tokens(tmp_path, reference, extra):
+    # Greedy on the GPU, each step fed the token the step before sampled there.
+    ids, _ = run_wgrt(tmp_path, *extra, dump=False)
+    assert ids == reference[0]
+
+
+@pytest.mark.parametrize("args,what", [
+    (["--top-k", "49153"], "top-k"),
+    (["--top-p", "0"], "top-p"),
+    (["--top-p", "1.5"], "top-p"),
+    (["--temp", "-0.5"], "temperature"),
+    (["--in-flight", "0"], "in flight"),
+])
+def test_bad_sampling_options_fail_before_loading(args, what):
+    proc = subprocess.run([str(WGRT), "generate", "hello", "-n", "4", *args], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode != 0
+    assert what in proc.stderr, proc.stderr
+    assert "uploading" not in proc.stderr and "compiling" not in proc.stderr

@@ -52,3 +52,22 @@ def test_greedy_stream_matches_reference(llm, reference):
     assert "Paris" in "".join(pieces)
     stats = llm.memory_stats()
     assert stats["constant_bytes"] > 0 and stats["total_bytes"] >= stats["constant_bytes"]
+
+
+def test_gpu_sampling_repeats_across_steps_in_flight(llm):
+    # Sampled (not greedy) on the GPU: the same seed gives the same tokens
+    # whether Python waits for each token or 6 steps are queued ahead.
+    kwargs = dict(max_tokens=6, temperature=0.9, top_k=20, seed=5, ignore_eos=True)
+    one = llm.generate(PROMPT_TEXT, in_flight=1, **kwargs)
+    "".join(one)
+    six = llm.generate(PROMPT_TEXT, in_flight=6, **kwargs)
+    "".join(six)
+    assert len(one.tokens) == 6 and one.tokens == six.tokens
+    assert six.stats["generated_tokens"] == 6
+
+
+def test_bad_sampling_options_are_clear_errors(llm):
+    with pytest.raises(wgrt.Error, match="top-k"):
+        llm.generate(PROMPT_TEXT, top_k=llm.vocab_size + 1)
+    with pytest.raises(wgrt.Error, match="in flight"):
+        llm.generate(PROMPT_TEXT, in_flight=0)

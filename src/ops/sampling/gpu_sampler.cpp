@@ -1,0 +1,120 @@
+#include "ops/sampling/gpu_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gpu/command_batch.h"
+#include "gpu/device.h"
+#include "wgrt/error.h"
+
+namespace wgrt::ops {
+namespace {
+
+constexpr const char* kShader = "sampling/sample.wgsl";
+
+struct Params {
+  uint32_t vocab = 0;
+  uint32_t top_k = 0;
+  uint32_t window = 0;
+  uint32_t seed_lo = 0;
+  uint32_t seed_hi = 0;
+  float temperature = 0;
+  float top_p = 1;
+  float log_min_p = 0;
+  float penalty = 1;
+  uint32_t pad[3] = {};
+};
+static_assert(sizeof(Params) == 48, "must match Params in sample.wgsl");
+
+bool penalizes(const SamplingParams& p) { return p.repeat_penalty != 1.0f && p.repeat_window > 0; }
+
+}  // namespace
+
+void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
+  auto bad = [](const std::string& what) { return Error(ErrorCode::InvalidArgument, "sampling: " + what); };
+  if (!(p.temperature >= 0) || !std::isfinite(p.temperature)) {
+    throw bad("temperature must be >= 0 (0 is greedy), got " + std::to_string(p.temperature));
+  }
+  if (p.top_k < 0 || p.top_k > vocab) {
+    throw bad("top-k must be in [0, " + std::to_string(vocab) + "] (0 is off; the vocabulary has " +
+              std::to_string(vocab) + " tokens), got " + std::to_string(p.top_k));
+  }
+  if (!(p.top_p > 0 && p.top_p <= 1)) throw bad("top-p must be in (0, 1], got " + std::to_string(p.top_p));
+  if (!(p.min_p >= 0 && p.min_p <= 1)) throw bad("min-p must be in [0, 1], got " + std::to_string(p.min_p));
+  if (!(p.repeat_penalty > 0) || !std::isfinite(p.repeat_penalty)) {
+    throw bad("repeat penalty must be > 0 (1 is off), got " + std::to_string(p.repeat_penalty));
+  }
+  if (p.repeat_window < 0 || p.repeat_window > kMaxWindow) {
+    throw bad("repeat window must be in [0, " + std::to_string(kMaxWindow) + "], got " +
+              std::to_string(p.repeat_window));
+  }
+}
+
+void GpuSampler::prepare_pipelines(gpu::Device& device) {
+  device.pipelines().get(kShader, "sample");
+  device.pipelines().get(kShader, "penalize");
+}
+
+GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
+                       const SamplingParams& params)
+    : device_(device), params_(params) {
+  validate(params, vocab);
+  if (logits.size() < uint64_t(vocab) * 4) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: the logits buffer holds " + std::to_string(logits.size() / 4) +
+                                                " values, fewer than the vocabulary of " + std::to_string(vocab));
+  }
+  window_ = penalizes(params) ? uint32_t(params.repeat_window) : 0;
+  state_ = gpu::Buffer::create(device, 12, gpu::BufferKind::Storage, "sampler state");
+  ring_ = gpu::Buffer::create(device, std::max<uint64_t>(4, uint64_t(window_) * 4), gpu::BufferKind::Storage,
+                              "sampler window");
+  uniform_ = gpu::Buffer::create(device, sizeof(Params), gpu::BufferKind::Uniform, "sampler params");
+  Params u;
+  u.vocab = vocab;
+  u.top_k = params.top_k >= 0 && int64_t(params.top_k) < int64_t(vocab) ? uint32_t(params.top_k) : 0;
+  u.window = window_;
+  u.seed_lo = uint32_t(params.seed);
+  u.seed_hi = uint32_t(params.seed >> 32);
+  u.temperature = params.temperature;
+  u.top_p = params.top_p;
+  u.log_min_p = params.min_p > 0 ? std::log(params.min_p) : -3.4e38f;
+  u.penalty = params.repeat_penalty;
+  uniform_.write(0, &u, sizeof u);
+
+  sample_ = &device.pipelines().get(kShader, "sample");
+  penalize_ = &device.pipelines().get(kShader, "penalize");
+  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}};
+  sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
+  if (window_ > 0) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
+  reset({});
+}
+
+void GpuSampler::reset(std::span<const int32_t> history, uint32_t counter) {
+  const size_t n = std::min<size_t>(history.size(), window_);
+  const uint32_t state[3] = {counter, uint32_t(n), 1};  // draw counter, ring count, draws per step
+  state_.write(0, state, sizeof state);
+  if (n > 0) ring_.write(0, history.data() + (history.size() - n), n * 4);
+}
+
+void GpuSampler::record_penalty(gpu::CommandBatch& batch) const {
+  if (window_ > 0) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
+}
+
+void GpuSampler::record(gpu::CommandBatch& batch) const {
+  record_penalty(batch);
+  batch.dispatch(*sample_, sample_group_, {1, 1, 1}, "sampling.sample");
+}
+
+void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t draws) const {
+  const uint32_t limit = device_.limits().max_compute_workgroups_per_dimension;
+  if (rows == 0 || rows > limit || draws == 0) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: a batch needs 1 to " + std::to_string(limit) +
+                                                " rows and at least one draw, got " + std::to_string(rows) +
+                                                " rows of " + std::to_string(draws));
+  }
+  state_.write(8, &draws, 4);
+  batch.dispatch(*sample_, sample_group_, {rows, 1, 1}, "sampling.batch");
+}
+
+}  // namespace wgrt::ops

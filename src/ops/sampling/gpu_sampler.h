@@ -1,0 +1,82 @@
+// Sampling on the GPU (sample.wgsl): each recorded step reads a row of logits
+// in a GPU buffer and writes one token id into another, with no host round
+// trip. The token buffer can be a graph's token input, so the next step's
+// embedding reads the id where the sampler left it. The repetition window
+// and the draw counter live on the GPU too.
+//
+// Made once per generation (its buffers and bind groups are made here, never
+// per token); record() only records dispatches.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "gpu/buffer.h"
+#include "gpu/pipeline_cache.h"
+
+namespace wgrt::gpu {
+class CommandBatch;
+class Device;
+}  // namespace wgrt::gpu
+
+namespace wgrt::ops {
+
+// The CPU sampler's options (llm::SamplerOptions), repeated here because ops
+// sit below llm.
+struct SamplingParams {
+  float temperature = 0.8f;  // 0: greedy
+  int32_t top_k = 40;        // 0: off
+  float top_p = 0.95f;       // 1: off
+  float min_p = 0.05f;       // 0: off
+  float repeat_penalty = 1.0f;
+  int32_t repeat_window = 64;
+  uint64_t seed = 0;
+};
+
+class GpuSampler {
+ public:
+  // The most tokens the repetition window may hold on the GPU.
+  static constexpr int32_t kMaxWindow = 4096;
+
+  // Throws Error(InvalidArgument) naming the option when `params` is out of
+  // range for a vocabulary of `vocab` tokens; needs no device.
+  static void validate(const SamplingParams& params, int64_t vocab);
+  // Compiles the pipelines now (at load), so the first step does not.
+  static void prepare_pipelines(gpu::Device& device);
+
+  // `logits`: f32, at least `vocab` values (rows of them for record_batch) (only [0, vocab) are drawn);
+  // `tokens`: i32, where step draws are written (element 0). Both must
+  // outlive the sampler. With `penalize`, the penalty is applied to `logits`
+  // in place (they are rewritten by the next forward pass anyway).
+  GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
+             const SamplingParams& params);
+
+  // Starts a generation: the repetition window gets the last tokens of
+  // `history` (the prompt) and the draw counter `counter` (normally 0).
+  // Queued writes: ordered before the next submit.
+  void reset(std::span<const int32_t> history, uint32_t counter = 0);
+  // One step: penalty (if on), then one draw into tokens[0]; the window and
+  // the counter advance on the GPU.
+  void record(gpu::CommandBatch& batch) const;
+  // Batches for tests, from the logits as they are (no penalty): `rows`
+  // rows of `vocab` logits each, and from each row `draws` draws with
+  // counters counter .. counter + draws - 1, into tokens[row * draws + d].
+  // With draws > 1 no state changes; reset() goes back to steps.
+  void record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t draws) const;
+  // Applies the repetition penalty to the logits in place (what record()
+  // does first), for tests that then call record_draws().
+  void record_penalty(gpu::CommandBatch& batch) const;
+
+  const SamplingParams& params() const { return params_; }
+
+ private:
+  gpu::Device& device_;
+  SamplingParams params_;
+  uint32_t window_ = 0;
+  gpu::Buffer state_, ring_, uniform_;
+  const gpu::ComputePipeline* sample_ = nullptr;
+  const gpu::ComputePipeline* penalize_ = nullptr;
+  gpu::BindGroup sample_group_, penalize_group_;
+};
+
+}  // namespace wgrt::ops

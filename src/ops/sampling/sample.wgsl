@@ -1,0 +1,484 @@
+// Picks the next token on the GPU from one row of logits, drawing from exactly
+// the distribution llm::Sampler (the CPU reference) defines:
+//   temperature 0: argmax, lowest index on ties;
+//   otherwise: candidates = the top_k logits in the order (logit desc, index
+//   asc); probabilities p = softmax((l - max) / T) over those candidates;
+//   min-p keeps p >= min_p * p_max; top-p keeps the shortest prefix of that
+//   order whose mass reaches top_p; one draw from what is kept.
+// Nothing is sorted over the whole vocabulary: top-k is a radix select on the
+// logits' ordered bits (4 passes of 8 bits), min-p a threshold on the logit;
+// the survivors (at most CAP) are sorted in workgroup memory, where top-p's
+// prefix sums and an inverse-CDF draw happen. When more than CAP survive (no
+// top-k, or a large one, and a weak min-p), top-p's cut is a binary search
+// over the ordered bits (32 mass passes) and the draw is Gumbel-max over the
+// vocabulary. Random numbers come from a counter-based hash of (seed, step,
+// token), so the same seed gives the same tokens however steps are submitted.
+//
+// Workgroup w reads row w of the logits. A step (state[2] <= 1) makes one
+// draw per row; with one row it also appends the token to the repetition
+// ring and advances the draw counter. Tests ask for many draws per row
+// (state[2] > 1): the distribution is cut once, then each thread draws with
+// its own counters, so 20,000 draws take one dispatch.
+//
+// `penalize` (one workgroup, before `sample`) applies the repetition penalty
+// in place to the logits of the distinct tokens in the ring.
+
+const WG: u32 = 256u;
+const CAP: u32 = 1024u;  // survivors sorted in workgroup memory
+const NONE: u32 = 0xffffffffu;
+
+struct Params {
+  vocab: u32,        // tokens that may be drawn: [0, vocab)
+  top_k: u32,        // 0: off (also when >= vocab)
+  window: u32,       // repetition ring slots; 0: no ring
+  seed_lo: u32,
+  seed_hi: u32,
+  temperature: f32,  // 0: greedy
+  top_p: f32,        // 1: off
+  log_min_p: f32,    // ln(min_p); -3.4e38 when off
+  penalty: f32,      // repetition penalty; 1: off
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+// state[0]: draws made so far (the counter of the next one); state[1]: tokens
+// ever appended to the ring (its valid slots are the last `window` of them).
+@group(0) @binding(2) var<storage, read_write> state: array<u32>;
+@group(0) @binding(3) var<storage, read_write> ring: array<i32>;
+@group(0) @binding(4) var<uniform> params: Params;
+
+var<workgroup> red_f: array<f32, WG>;
+var<workgroup> red_u: array<u32, WG>;
+var<workgroup> hist: array<atomic<u32>, WG>;
+var<workgroup> list_l: array<f32, CAP>;  // survivors' logits, then their cumulative probabilities
+var<workgroup> list_i: array<u32, CAP>;  // survivors' token ids
+var<workgroup> list_n: atomic<u32>;
+var<workgroup> pick: atomic<u32>;
+var<workgroup> bc_f: f32;
+var<workgroup> bc_u: u32;
+var<workgroup> bc_u2: u32;
+var<workgroup> bc_draws: u32;
+var<private> row_base: u32;  // this workgroup's row of logits
+
+fn logit(i: u32) -> f32 { return logits[row_base + i]; }
+
+// A 4-lane counter-based hash (the pcg4d construction of Jarzynski and
+// Olano, "Hash Functions for GPU Rendering", JCGT 2020): an LCG step on each
+// lane, then lanes mixed into each other, twice around a shift.
+fn hash4(v_in: vec4<u32>) -> vec4<u32> {
+  var v = v_in * 1664525u + 1013904223u;
+  v.x += v.y * v.w;
+  v.y += v.z * v.x;
+  v.z += v.x * v.y;
+  v.w += v.y * v.z;
+  v ^= v >> vec4<u32>(16u);
+  v.x += v.y * v.w;
+  v.y += v.z * v.x;
+  v.z += v.x * v.y;
+  v.w += v.y * v.z;
+  return v;
+}
+
+// Uniform in (0, 1) from 24 random bits, never exactly 0 or 1.
+fn uniform01(counter: u32, lane: u32) -> f32 {
+  let h = hash4(vec4<u32>(lane, counter, params.seed_lo, params.seed_hi ^ 0x5bd1e995u));
+  return (f32(h.x >> 8u) + 0.5) * (1.0 / 16777216.0);
+}
+
+// Float order as unsigned order: larger key, larger value.
+fn okey(x: f32) -> u32 {
+  let b = bitcast<u32>(x);
+  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+fn sum_f(lid: u32, v: f32) -> f32 {
+  red_f[lid] = v;
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    workgroupBarrier();
+    if (lid < s) { red_f[lid] += red_f[lid + s]; }
+  }
+  workgroupBarrier();
+  if (lid == 0u) { bc_f = red_f[0]; }
+  return workgroupUniformLoad(&bc_f);
+}
+
+fn sum_u(lid: u32, v: u32) -> u32 {
+  red_u[lid] = v;
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    workgroupBarrier();
+    if (lid < s) { red_u[lid] += red_u[lid + s]; }
+  }
+  workgroupBarrier();
+  if (lid == 0u) { bc_u = red_u[0]; }
+  return workgroupUniformLoad(&bc_u);
+}
+
+// The largest value and, among equal ones, the lowest index; the index is
+// returned, the value left in bc_f.
+fn argmax(lid: u32, v: f32, i: u32) -> u32 {
+  red_f[lid] = v;
+  red_u[lid] = i;
+  for (var s = WG / 2u; s > 0u; s >>= 1u) {
+    workgroupBarrier();
+    if (lid < s) {
+      let w = red_f[lid + s];
+      let wi = red_u[lid + s];
+      if (w > red_f[lid] || (w == red_f[lid] && wi < red_u[lid])) {
+        red_f[lid] = w;
+        red_u[lid] = wi;
+      }
+    }
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    bc_f = red_f[0];
+    bc_u = red_u[0];
+  }
+  workgroupBarrier();
+  return workgroupUniformLoad(&bc_u);
+}
+
+// Inclusive prefix sum of red_u over the workgroup.
+fn scan_u(lid: u32) {
+  for (var off = 1u; off < WG; off <<= 1u) {
+    workgroupBarrier();
+    var v = red_u[lid];
+    if (lid >= off) { v += red_u[lid - off]; }
+    workgroupBarrier();
+    red_u[lid] = v;
+  }
+  workgroupBarrier();
+}
+
+fn scan_f(lid: u32) {
+  for (var off = 1u; off < WG; off <<= 1u) {
+    workgroupBarrier();
+    var v = red_f[lid];
+    if (lid >= off) { v += red_f[lid - off]; }
+    workgroupBarrier();
+    red_f[lid] = v;
+  }
+  workgroupBarrier();
+}
+
+// The top-k cut: candidates are tokens whose key is above `kth`, or equal to
+// it at an index <= `tie`.
+struct Cut {
+  kth: u32,
+  tie: u32,
+}
+
+fn in_cut(c: Cut, k: u32, i: u32) -> bool {
+  return k > c.kth || (k == c.kth && i <= c.tie);
+}
+
+// Radix select of the top_k-th key in (logit desc, index asc) order.
+fn top_k_cut(lid: u32, vocab: u32) -> Cut {
+  var prefix = 0u;
+  var mask = 0u;
+  var remaining = params.top_k;  // how many of the keys matching prefix are still to take
+  var equal = 0u;
+  for (var round8 = 0u; round8 < 4u; round8++) {
+    let shift = 24u - 8u * round8;
+    atomicStore(&hist[lid], 0u);
+    workgroupBarrier();
+    for (var i = lid; i < vocab; i += WG) {
+      let k = okey(logit(i));
+      if ((k & mask) == prefix) { atomicAdd(&hist[(k >> shift) & 255u], 1u); }
+    }
+    workgroupBarrier();
+    red_u[lid] = atomicLoad(&hist[255u - lid]);  // bins from the top
+    scan_u(lid);
+    let above = select(0u, red_u[max(lid, 1u) - 1u], lid > 0u);
+    if (red_u[lid] >= remaining && above < remaining) {
+      bc_u = 255u - lid;
+      bc_u2 = above;
+    }
+    let bin = workgroupUniformLoad(&bc_u);
+    let taken = workgroupUniformLoad(&bc_u2);
+    prefix |= bin << shift;
+    mask |= 255u << shift;
+    remaining -= taken;
+    if (lid == 0u) { bc_u = atomicLoad(&hist[bin]); }
+    equal = workgroupUniformLoad(&bc_u);
+  }
+  var cut = Cut(prefix, NONE);
+  if (equal > remaining) {
+    // More tokens share the k-th logit than fit: the lowest indices win.
+    // Contiguous chunks per thread, so thread order is index order.
+    let chunk = (vocab + WG - 1u) / WG;
+    let begin = min(lid * chunk, vocab);
+    let end = min(begin + chunk, vocab);
+    var n = 0u;
+    for (var i = begin; i < end; i++) { n += select(0u, 1u, okey(logit(i)) == prefix); }
+    red_u[lid] = n;
+    scan_u(lid);
+    let before = red_u[lid] - n;
+    if (before < remaining && red_u[lid] >= remaining) {
+      var seen = before;
+      for (var i = begin; i < end; i++) {
+        if (okey(logit(i)) == prefix) {
+          seen++;
+          if (seen == remaining) { bc_u = i; }
+        }
+      }
+    }
+    cut.tie = workgroupUniformLoad(&bc_u);
+  }
+  return cut;
+}
+
+// "a comes before b": larger logit, then lower index.
+fn before(a: u32, b: u32) -> bool {
+  return list_l[a] > list_l[b] || (list_l[a] == list_l[b] && list_i[a] < list_i[b]);
+}
+
+// Sorts the n survivors in (logit desc, index asc) order, replaces their
+// logits with cumulative probabilities, and returns how many top-p keeps.
+fn sort_and_cut(lid: u32, n: u32, top: f32, inv_t: f32, z: f32) -> u32 {
+  var size = 2u;
+  while (size < n) { size <<= 1u; }
+  for (var t = n + lid; t < size; t += WG) {
+    list_l[t] = bitcast<f32>(0xff800000u);  // -inf: sorts last
+    list_i[t] = NONE;
+  }
+  for (var k = 2u; k <= size; k <<= 1u) {
+    for (var j = k >> 1u; j > 0u; j >>= 1u) {
+      workgroupBarrier();
+      for (var t = lid; t < size; t += WG) {
+        let o = t ^ j;
+        if (o > t && before(t, o) != ((t & k) == 0u)) {
+          let l = list_l[t];
+          list_l[t] = list_l[o];
+          list_l[o] = l;
+          let i = list_i[t];
+          list_i[t] = list_i[o];
+          list_i[o] = i;
+        }
+      }
+    }
+  }
+  workgroupBarrier();
+  // Each thread owns 4 consecutive entries (size <= CAP = 4 * WG).
+  let base = lid * 4u;
+  var part: array<f32, 4>;
+  var acc = 0.0;
+  for (var q = 0u; q < 4u; q++) {
+    let t = base + q;
+    if (t < n) { acc += exp((list_l[t] - top) * inv_t) / z; }
+    part[q] = acc;
+  }
+  red_f[lid] = acc;
+  scan_f(lid);
+  let offset = select(0.0, red_f[max(lid, 1u) - 1u], lid > 0u);
+  workgroupBarrier();
+  for (var q = 0u; q < 4u; q++) {
+    let t = base + q;
+    if (t < size) { list_l[t] = offset + part[q]; }
+  }
+  workgroupBarrier();
+  // Entry t stays when the mass before it is below top_p (the first always).
+  var kept = 0u;
+  for (var q = 0u; q < 4u; q++) {
+    let t = base + q;
+    if (t < n && (t == 0u || list_l[t - 1u] < params.top_p)) { kept++; }
+  }
+  return sum_u(lid, kept);
+}
+
+// Inverse CDF over the first n_keep sorted survivors: the first whose
+// cumulative probability exceeds a uniform draw scaled to their mass.
+fn pick_from_list(n_keep: u32, counter: u32) -> u32 {
+  let goal = uniform01(counter, NONE) * list_l[n_keep - 1u];
+  var lo = 0u;
+  var hi = n_keep - 1u;
+  while (lo < hi) {
+    let mid = (lo + hi) / 2u;
+    if (list_l[mid] > goal) { hi = mid; } else { lo = mid + 1u; }
+  }
+  return list_i[lo];
+}
+
+// What a draw needs once the logits are read: how the distribution was cut.
+struct Plan {
+  mode: u32,       // 0: greedy (token), 1: sorted survivors (n_keep), 2: Gumbel-max
+  token: u32,
+  n_keep: u32,
+  cut: Cut,
+  use_cut: bool,
+  floor_key: u32,  // Gumbel: top-p keeps keys >= floor_key
+  top: f32,
+  inv_t: f32,
+}
+
+fn kept(plan: Plan, i: u32, l: f32) -> bool {
+  let k = okey(l);
+  return k >= plan.floor_key && (!plan.use_cut || in_cut(plan.cut, k, i)) &&
+         (l - plan.top) * plan.inv_t >= params.log_min_p;
+}
+
+fn gumbel_score(plan: Plan, l: f32, counter: u32, i: u32) -> f32 {
+  return (l - plan.top) * plan.inv_t - log(-log(uniform01(counter, i)));
+}
+
+// Mass (softmax at the temperature, normalized by z) of the candidates whose
+// key is at least floor_key.
+fn mass_from(lid: u32, vocab: u32, plan: Plan, z: f32) -> f32 {
+  var m = 0.0;
+  for (var i = lid; i < vocab; i += WG) {
+    let l = logit(i);
+    if (kept(plan, i, l)) { m += exp((l - plan.top) * plan.inv_t) / z; }
+  }
+  return sum_f(lid, m);
+}
+
+fn plan_draw(lid: u32) -> Plan {
+  let vocab = params.vocab;
+  var best = bitcast<f32>(0xff800000u);
+  var best_i = NONE;
+  for (var i = lid; i < vocab; i += WG) {
+    let l = logit(i);
+    if (l > best || best_i == NONE) {
+      best = l;
+      best_i = i;
+    }
+  }
+  var plan = Plan(0u, argmax(lid, best, best_i), 0u, Cut(0u, NONE), false, 0u, 0.0, 0.0);
+  if (params.temperature == 0.0) { return plan; }
+  plan.top = workgroupUniformLoad(&bc_f);
+  plan.inv_t = 1.0 / params.temperature;
+  plan.use_cut = params.top_k > 0u && params.top_k < vocab;
+  if (plan.use_cut) { plan.cut = top_k_cut(lid, vocab); }
+
+  // Softmax's normalizer over the top-k candidates, and the survivors of
+  // min-p among them gathered into workgroup memory.
+  if (lid == 0u) { atomicStore(&list_n, 0u); }
+  workgroupBarrier();
+  var z = 0.0;
+  for (var i = lid; i < vocab; i += WG) {
+    let l = logit(i);
+    if (!plan.use_cut || in_cut(plan.cut, okey(l), i)) {
+      let s = (l - plan.top) * plan.inv_t;
+      z += exp(s);
+      if (s >= params.log_min_p) {
+        let slot = atomicAdd(&list_n, 1u);
+        if (slot < CAP) {
+          list_l[slot] = l;
+          list_i[slot] = i;
+        }
+      }
+    }
+  }
+  let zsum = sum_f(lid, z);
+  if (lid == 0u) { bc_u2 = atomicLoad(&list_n); }
+  let n = workgroupUniformLoad(&bc_u2);
+  if (n <= CAP) {
+    plan.mode = 1u;
+    plan.n_keep = sort_and_cut(lid, n, plan.top, plan.inv_t, zsum);
+    return plan;
+  }
+  // Too many survivors to sort: top-p's cut is the largest key whose upper
+  // mass still reaches top_p (binary search), then Gumbel-max.
+  plan.mode = 2u;
+  if (params.top_p < 1.0 && mass_from(lid, vocab, plan, zsum) >= params.top_p) {
+    var lo = 0u;
+    var hi = NONE;
+    for (var it = 0u; it < 32u; it++) {
+      if (lo >= hi) { break; }
+      let mid = lo + (hi - lo) / 2u + 1u;
+      plan.floor_key = mid;
+      if (mass_from(lid, vocab, plan, zsum) >= params.top_p) { lo = mid; } else { hi = mid - 1u; }
+    }
+    plan.floor_key = lo;
+  }
+  return plan;
+}
+
+// One draw by the whole workgroup (a generation step).
+fn draw_together(lid: u32, plan: Plan, counter: u32) -> u32 {
+  if (plan.mode == 0u) { return plan.token; }
+  if (plan.mode == 1u) {
+    if (lid == 0u) { bc_u = pick_from_list(plan.n_keep, counter); }
+    return workgroupUniformLoad(&bc_u);
+  }
+  var best = bitcast<f32>(0xff800000u);
+  var best_i = NONE;
+  for (var i = lid; i < params.vocab; i += WG) {
+    let l = logit(i);
+    if (kept(plan, i, l)) {
+      let g = gumbel_score(plan, l, counter, i);
+      if (g > best || best_i == NONE) {
+        best = g;
+        best_i = i;
+      }
+    }
+  }
+  return argmax(lid, best, best_i);
+}
+
+// One draw by one thread (batches of draws in tests): the same choice.
+fn draw_alone(plan: Plan, counter: u32) -> u32 {
+  if (plan.mode == 0u) { return plan.token; }
+  if (plan.mode == 1u) { return pick_from_list(plan.n_keep, counter); }
+  var best = bitcast<f32>(0xff800000u);
+  var best_i = NONE;
+  for (var i = 0u; i < params.vocab; i++) {
+    let l = logit(i);
+    if (kept(plan, i, l)) {
+      let g = gumbel_score(plan, l, counter, i);
+      if (g > best || best_i == NONE) {
+        best = g;
+        best_i = i;
+      }
+    }
+  }
+  return best_i;
+}
+
+// Workgroup w reads row w of the logits (rows of `vocab` values). state[2]
+// says how many draws each row makes: 0 or 1 is a step (one draw, written to
+// out[w]; with one row, the ring and the counter advance); more writes
+// out[w * draws + d] with counters state[0] + d and changes no state.
+@compute @workgroup_size(WG)
+fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>) {
+  row_base = wid.x * params.vocab;
+  let plan = plan_draw(lid);
+  if (lid == 0u) { bc_draws = state[2]; }
+  let draws = workgroupUniformLoad(&bc_draws);
+  let counter = state[0];
+  if (draws > 1u) {
+    for (var d = lid; d < draws; d += WG) { out[wid.x * draws + d] = i32(draw_alone(plan, counter + d)); }
+    return;
+  }
+  let token = draw_together(lid, plan, counter);
+  if (lid != 0u) { return; }
+  out[wid.x] = i32(token);
+  if (nwg.x == 1u) {
+    state[0] = counter + 1u;
+    if (params.window > 0u) {
+      ring[state[1] % params.window] = i32(token);
+      state[1] += 1u;
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn penalize(@builtin(local_invocation_index) lid: u32) {
+  if (lid == NONE) { out[0] = 0; }  // never: keeps the bindings the same as sample's
+  let valid = min(state[1], params.window);
+  for (var t = lid; t < valid; t += WG) {
+    let token = ring[t];
+    var repeated = false;
+    for (var j = 0u; j < t; j++) {
+      if (ring[j] == token) { repeated = true; }
+    }
+    if (!repeated && token >= 0 && u32(token) < params.vocab) {
+      let l = logits[token];
+      logits[token] = select(l * params.penalty, l / params.penalty, l > 0.0);
+    }
+  }
+}

@@ -1,0 +1,296 @@
+// The GPU sampler (ops/sampling/) against the CPU sampler (llm::Sampler),
+// which defines the distribution: greedy equals argmax (ties to the lowest
+// id) on 1,000 random vectors; for temperature, top-k (through ties), top-p,
+// min-p, their mix, the repetition penalty and the two large-vocabulary
+// paths, a chi-square test of 20,000 GPU draws against the exact CPU
+// distribution; the same seed and counter give the same draws.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "gpu/buffer.h"
+#include "gpu/command_batch.h"
+#include "gpu_test_env.h"
+#include "llm/sampler.h"
+#include "ops/sampling/gpu_sampler.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+namespace {
+
+using ops::GpuSampler;
+using ops::SamplingParams;
+
+constexpr uint32_t kDraws = 20000;
+
+llm::SamplerOptions cpu_options(const SamplingParams& p) {
+  llm::SamplerOptions o;
+  o.temperature = p.temperature;
+  o.top_k = p.top_k;
+  o.top_p = p.top_p;
+  o.min_p = p.min_p;
+  o.repeat_penalty = p.repeat_penalty;
+  o.repeat_window = p.repeat_window;
+  o.seed = p.seed;
+  return o;
+}
+
+SamplingParams plain(float temperature) {
+  SamplingParams p;
+  p.temperature = temperature;
+  p.top_k = 0;
+  p.top_p = 1;
+  p.min_p = 0;
+  return p;
+}
+
+std::vector<float> random_logits(size_t n, uint64_t seed, float scale = 2.0f) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> d(0, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// P(chi-square with k degrees of freedom > x), by Wilson and Hilferty's cube-root
+// normal approximation (ample for a threshold of 0.001).
+double chi_square_p(double x, double k) {
+  const double z = (std::cbrt(x / k) - (1 - 2 / (9 * k))) / std::sqrt(2 / (9 * k));
+  return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+class GpuSamplerTest : public test::GpuTest {
+ protected:
+  // `draws` GPU draws from `logits` (after the penalty over `history`, if on).
+  std::vector<int32_t> gpu_draws(const std::vector<float>& logits, const SamplingParams& params, uint32_t draws,
+                                 std::span<const int32_t> history = {}, uint32_t counter = 0) {
+    auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
+    auto out = gpu::Buffer::create(device(), uint64_t(draws) * 4, gpu::BufferKind::Storage, "draws");
+    logit_buf.write(0, logits.data(), logits.size() * 4);
+    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()), params);
+    sampler.reset(history, counter);
+    gpu::CommandBatch batch(device());
+    sampler.record_penalty(batch);
+    sampler.record_batch(batch, 1, draws);
+    batch.wait();
+    return test::as_vector<int32_t>(out.read(0, uint64_t(draws) * 4));
+  }
+
+  void expect_distribution(const std::vector<float>& logits, const SamplingParams& params,
+                           std::span<const int32_t> history = {}) {
+    llm::Sampler cpu(cpu_options(params));
+    const auto dist = cpu.distribution(logits, history);
+    const auto draws = gpu_draws(logits, params, kDraws, history);
+    std::map<int32_t, double> expected;
+    for (const auto& [t, p] : dist) expected[t] = p * kDraws;
+    std::map<int32_t, double> seen;
+    for (int32_t t : draws) {
+      ASSERT_TRUE(expected.count(t)) << "drew token " << t << ", which the CPU sampler gives probability 0";
+      seen[t] += 1;
+    }
+    // Bins with fewer than 5 expected draws are pooled into one.
+    double chi2 = 0, pooled_e = 0, pooled_o = 0;
+    int bins = 0;
+    for (const auto& [t, e] : expected) {
+      const double o = seen.count(t) ? seen[t] : 0;
+      if (e < 5) {
+        pooled_e += e;
+        pooled_o += o;
+        continue;
+      }
+      chi2 += (o - e) * (o - e) / e;
+      ++bins;
+    }
+    if (pooled_e > 0) {
+      chi2 += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
+      ++bins;
+    }
+    if (bins < 2) {  // one outcome: every draw must be it (checked above)
+      return;
+    }
+    const double p = chi_square_p(chi2, bins - 1);
+    EXPECT_GT(p, 0.001) << "chi-square " << chi2 << " over " << bins << " bins (" << dist.size()
+                        << " tokens possible)";
+  }
+};
+
+TEST_F(GpuSamplerTest, GreedyIsArgmaxWithTiesToTheLowestId) {
+  constexpr size_t kVocab = 700, kRows = 1000;
+  std::vector<float> all;
+  std::vector<int32_t> want;
+  std::mt19937_64 rng(7);
+  for (size_t v = 0; v < kRows; ++v) {
+    std::vector<float> logits = random_logits(kVocab, 1000 + v);
+    if (v % 3 == 0) {  // coarse values: many ties, including at the maximum
+      for (auto& x : logits) x = std::round(x);
+    }
+    if (v % 5 == 1) {  // the maximum repeated at random places
+      const float top = *std::max_element(logits.begin(), logits.end()) + 1;
+      for (int r = 0; r < 3; ++r) logits[rng() % kVocab] = top;
+    }
+    want.push_back(int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+    all.insert(all.end(), logits.begin(), logits.end());
+  }
+  auto logit_buf = gpu::Buffer::create(device(), all.size() * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), kRows * 4, gpu::BufferKind::Storage, "tokens");
+  logit_buf.write(0, all.data(), all.size() * 4);
+  GpuSampler sampler(device(), logit_buf, out, kVocab, plain(0));
+  gpu::CommandBatch batch(device());
+  sampler.record_batch(batch, kRows, 1);
+  batch.wait();
+  const auto got = test::as_vector<int32_t>(out.read(0, kRows * 4));
+  for (size_t v = 0; v < kRows; ++v) ASSERT_EQ(got[v], want[v]) << "vector " << v;
+}
+
+TEST_F(GpuSamplerTest, GreedyStepsWriteTheTokenAndAdvance) {
+  // record(): one draw into tokens[0]; the counter and the window advance on
+  // the GPU, so the penalty of the next step sees the token just drawn.
+  std::vector<float> logits = random_logits(300, 12);
+  SamplingParams p = plain(0);
+  p.repeat_penalty = 100;
+  p.repeat_window = 8;
+  auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+  GpuSampler sampler(device(), logit_buf, out, 300, p);
+  llm::Sampler cpu(cpu_options(p));
+  std::vector<int32_t> history = {5, 7};
+  sampler.reset(history);
+  for (int step = 0; step < 6; ++step) {
+    logit_buf.write(0, logits.data(), logits.size() * 4);  // a forward pass would rewrite them
+    gpu::CommandBatch batch(device());
+    sampler.record(batch);
+    batch.wait();
+    const int32_t got = test::as_vector<int32_t>(out.read(0, 4))[0];
+    const int32_t want = cpu.sample(logits, history);
+    ASSERT_EQ(got, want) << "step " << step;
+    history.push_back(got);
+  }
+}
+
+TEST_F(GpuSamplerTest, Temperature) { expect_distribution(random_logits(300, 1), plain(0.7f)); }
+
+TEST_F(GpuSamplerTest, TopK) {
+  SamplingParams p = plain(1.0f);
+  p.top_k = 20;
+  expect_distribution(random_logits(300, 2), p);
+}
+
+TEST_F(GpuSamplerTest, TopKThroughTies) {
+  // Logits on a coarse grid: the 17th largest is shared, so the lowest ids
+  // among the tied tokens complete the top-k.
+  std::vector<float> logits = random_logits(400, 3);
+  for (auto& x : logits) x = std::round(x * 2) / 2;
+  SamplingParams p = plain(1.5f);
+  p.top_k = 17;
+  expect_distribution(logits, p);
+}
+
+TEST_F(GpuSamplerTest, TopP) {
+  SamplingParams p = plain(1.0f);
+  p.top_p = 0.8f;
+  expect_distribution(random_logits(300, 4), p);
+}
+
+TEST_F(GpuSamplerTest, MinP) {
+  SamplingParams p = plain(1.0f);
+  p.min_p = 0.1f;
+  expect_distribution(random_logits(300, 5, 0.7f), p);  // narrow logits: dozens survive
+}
+
+TEST_F(GpuSamplerTest, AllFiltersTogether) {
+  SamplingParams p = plain(0.8f);
+  p.top_k = 50;
+  p.top_p = 0.9f;
+  p.min_p = 0.02f;
+  expect_distribution(random_logits(500, 6), p);
+}
+
+TEST_F(GpuSamplerTest, RepetitionPenalty) {
+  SamplingParams p = plain(1.0f);
+  p.repeat_penalty = 1.8f;
+  p.repeat_window = 16;
+  std::vector<float> logits = random_logits(200, 7);
+  // The history repeats tokens (each penalized once) and reaches past the window.
+  std::vector<int32_t> history;
+  std::vector<size_t> order(logits.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return logits[a] > logits[b]; });
+  for (int r = 0; r < 30; ++r) history.push_back(int32_t(order[r % 12]));
+  history.push_back(int32_t(order[40]));  // a negative-logit token too
+  expect_distribution(logits, p, history);
+}
+
+TEST_F(GpuSamplerTest, LargeVocabularyWithoutFilters) {
+  // More survivors than fit in workgroup memory: Gumbel-max over the vocabulary.
+  expect_distribution(random_logits(3000, 8, 1.0f), plain(1.0f));
+}
+
+TEST_F(GpuSamplerTest, LargeVocabularyTopP) {
+  // The same with top-p: its cut found by binary search over the logits' bits.
+  SamplingParams p = plain(1.0f);
+  p.top_p = 0.5f;
+  expect_distribution(random_logits(3000, 9, 1.0f), p);
+}
+
+TEST_F(GpuSamplerTest, SameSeedSameDraws) {
+  const std::vector<float> logits = random_logits(300, 10);
+  SamplingParams p = plain(1.0f);
+  p.seed = 42;
+  const auto a = gpu_draws(logits, p, 500);
+  const auto b = gpu_draws(logits, p, 500);
+  EXPECT_EQ(a, b);
+  // A draw depends only on (seed, counter): draws 100.. again from counter 100.
+  const auto c = gpu_draws(logits, p, 400, {}, 100);
+  EXPECT_TRUE(std::equal(c.begin(), c.end(), a.begin() + 100));
+  p.seed = 43;
+  EXPECT_NE(gpu_draws(logits, p, 500), a);
+}
+
+TEST_F(GpuSamplerTest, OnlyTheGivenVocabularyIsDrawn) {
+  // Padded rows past the tokenizer's vocabulary hold the largest logits: never drawn.
+  std::vector<float> logits = random_logits(256, 11);
+  for (size_t i = 200; i < 256; ++i) logits[i] = 100;
+  auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), 1000 * 4, gpu::BufferKind::Storage, "draws");
+  logit_buf.write(0, logits.data(), logits.size() * 4);
+  for (float t : {0.0f, 1.0f}) {
+    GpuSampler sampler(device(), logit_buf, out, 200, plain(t));
+    gpu::CommandBatch batch(device());
+    sampler.record_batch(batch, 1, 1000);
+    batch.wait();
+    for (int32_t id : test::as_vector<int32_t>(out.read(0, 4000))) ASSERT_LT(id, 200);
+  }
+}
+
+TEST(GpuSamplerValidate, NamesTheBadOption) {
+  auto message = [](const SamplingParams& p) {
+    try {
+      GpuSampler::validate(p, 1000);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  SamplingParams p;
+  p.top_k = 1001;
+  EXPECT_NE(message(p).find("top-k"), std::string::npos);
+  p = {};
+  p.top_p = 0;
+  EXPECT_NE(message(p).find("top-p"), std::string::npos);
+  p.top_p = 1.5f;
+  EXPECT_NE(message(p).find("top-p"), std::string::npos);
+  p = {};
+  p.temperature = -0.1f;
+  EXPECT_NE(message(p).find("temperature"), std::string::npos);
+  p = {};
+  p.top_k = 1000;
+  EXPECT_EQ(message(p), "");
+}
+
+}  // namespace
+}  // namespace wgrt
