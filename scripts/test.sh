@@ -24,10 +24,11 @@ model="$(python3 -c 'import importlib.util, pathlib; s = importlib.util.find_spe
 "$prefix/build/generate_gguf" "$model" "What is the capital of France?" 8 | tee "$prefix/generated.txt"
 grep -q Paris "$prefix/generated.txt" || { echo "generate_gguf: expected Paris in its greedy answer" >&2; exit 1; }
 
-# Python suites: end-to-end checks against independent references, and the
-# Python package's tests once it is installed.
+# Python suites: end-to-end checks against independent references, the
+# Python package's tests once it is installed, and `wgrt serve` through the
+# openai client.
 suites=()
-for d in tests/e2e tests/python; do
+for d in tests/e2e tests/python tests/server; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

@@ -19,6 +19,7 @@ void print_usage() {
                "  info        the WebGPU adapter, its limits and features\n"
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
+               "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
                "\n"
                "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
 }
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (command == "run") return wgrt::cli::run_run(argc - 1, argv + 1);
     if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
     if (command == "bench") return wgrt::cli::run_bench(argc - 1, argv + 1);
+    if (command == "serve") return wgrt::cli::run_serve(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());

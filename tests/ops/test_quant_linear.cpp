@@ -47,10 +47,15 @@ std::vector<uint8_t> random_blocks(const ops::QuantLayout& l, int64_t rows, int6
       case 1:
         for (int i = 0; i < 32; ++i) put16(p + 2 * i, f32_to_f16(value(rng)));
         break;
-      case 2: case 8: put16(p, f32_to_f16(scale(rng))); break;
+      case 2: case 6: case 8: put16(p, f32_to_f16(scale(rng))); break;
       case 3: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-8 * scale(rng))); break;
-      case 12: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
+      case 7: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-16 * scale(rng))); break;
+      case 10: put16(p + 80, f32_to_f16(scale(rng) / 4)); put16(p + 82, f32_to_f16(scale(rng) / 4)); break;
+      case 11: put16(p + 108, f32_to_f16(scale(rng) / 16)); break;
+      case 12: case 13: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
       case 14: put16(p + 208, f32_to_f16(scale(rng) / 16)); break;
+      case 20: put16(p, f32_to_f16(scale(rng) / 64)); break;
+      case 23: put16(p, f32_to_f16(scale(rng) / 1024)); break;
     }
   }
   return out;
@@ -109,6 +114,12 @@ void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int6
 // WGRT_GEMV_MAX_LANES=64), and prefill tiles with a partial last tile.
 TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
 TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
+// An odd row count and K of 19 units (32-element formats) or 3 super-blocks
+// (256-element formats): not a power of two, lanes partly idle.
+TEST_P(QuantLinearTest, OddShapes) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  check_linear(device(), GetParam(), block == 32 ? 608 : 768, 37, 9);
+}
 
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();
@@ -182,7 +193,9 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
                          ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},
-                                           Case{8, "Q8_0"}, Case{12, "Q4_K"}, Case{14, "Q6_K"}),
+                                           Case{6, "Q5_0"}, Case{7, "Q5_1"}, Case{8, "Q8_0"}, Case{10, "Q2_K"},
+                                           Case{11, "Q3_K"}, Case{12, "Q4_K"}, Case{13, "Q5_K"}, Case{14, "Q6_K"},
+                                           Case{20, "IQ4_NL"}, Case{23, "IQ4_XS"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
