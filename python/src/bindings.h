@@ -18,8 +18,8 @@ namespace wgrt::py {
 
 namespace nb = nanobind;
 
-// Created on first use and kept until the process ends (never destroyed, so
-// nothing that outlives the module at exit can reach a freed device). Each
+// Runtime::process_default(): created on first use, kept until the process
+// ends, and shared with the ExecuTorch backend (libwgrt_executorch.so). Each
 // loaded program still owns its own memory and reports its own stats.
 Runtime& default_runtime();
 

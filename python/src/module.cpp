@@ -56,10 +56,7 @@ nb::list specs(const Graph& g, const std::vector<ValueId>& ids) {
 
 }  // namespace
 
-Runtime& default_runtime() {
-  static Runtime* runtime = Runtime::create().release();  // see bindings.h: kept until exit
-  return *runtime;
-}
+Runtime& default_runtime() { return Runtime::process_default(); }
 
 const char* numpy_dtype_name(DType dtype) {
   switch (dtype) {

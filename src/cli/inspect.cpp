@@ -38,6 +38,7 @@ int run_inspect(int argc, char** argv) {
 
   std::printf("program: %s\n", path.c_str());
   bool all_supported = true;
+  bool partially_delegated = false;  // CPU kernels, but every delegate op is wgrt's
   for (const pte::Method& m : parsed.methods) {
     std::printf("\nmethod '%s'\n", m.name.c_str());
     for (size_t i = 0; i < m.inputs.size(); ++i) {
@@ -67,8 +68,8 @@ int run_inspect(int argc, char** argv) {
       continue;
     }
     if (!m.cpu_kernels.empty()) {
-      all_supported = false;
-      std::printf("  CPU kernels outside the delegate (wgrt cannot run this method):\n");
+      partially_delegated = true;
+      std::printf("  CPU kernels outside the delegate (wgrt's own runtime cannot run this method):\n");
       for (const auto& k : m.cpu_kernels) std::printf("    %s\n", k.c_str());
     }
     std::map<std::string, int> counts;
@@ -94,6 +95,15 @@ int run_inspect(int argc, char** argv) {
   if (!all_supported) {
     std::printf("\nmemory: not planned (the program has parts wgrt cannot run)\n");
     return 1;
+  }
+  if (partially_delegated) {
+    std::printf("\nThis program runs through ExecuTorch's runtime with wgrt.executorch: ExecuTorch's CPU\n"
+                "kernels run the kernels listed above and wgrt runs every Vulkan delegate. In Python:\n"
+                "  import wgrt.executorch\n"
+                "  from executorch.runtime import Runtime\n"
+                "  outputs = Runtime.get().load_program(\"%s\").load_method(\"forward\").execute(inputs)\n",
+                path.c_str());
+    return 0;
   }
   auto device = gpu::Device::create();
   auto program = Program::load(*device, path, ptd);

@@ -9,4 +9,9 @@ std::unique_ptr<Runtime> Runtime::create(const gpu::DeviceOptions& options) {
   return rt;
 }
 
+Runtime& Runtime::process_default() {
+  static Runtime* runtime = create().release();
+  return *runtime;
+}
+
 }  // namespace wgrt

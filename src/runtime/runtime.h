@@ -16,6 +16,12 @@ class Runtime {
   // WebGPU allocator. No CPU allocator is registered: callers that want one
   // add it.
   static std::unique_ptr<Runtime> create(const gpu::DeviceOptions& options = {});
+  // The process's shared runtime, created on first use with default options
+  // and never destroyed (nothing alive at exit can reach a freed device).
+  // wgrt's Python module and its ExecuTorch backend both use it, so a
+  // process holds one device whichever way programs are loaded. Throws like
+  // create() and tries again on the next call.
+  static Runtime& process_default();
 
   gpu::Device& device() { return *device_; }
   DeviceAllocatorRegistry& allocators() { return allocators_; }

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Exports the small ExecuTorch programs in tests/fixtures/pte/.
+"""Exports the small ExecuTorch programs in tests/fixtures/pte/ (fully
+delegated, fixture_models.py) and tests/fixtures/executorch/ (partially
+delegated, partial_models.py; --set executorch).
 
 Each model is exported with torch.export, lowered with VulkanPartitioner
 (fp32) and serialized to NAME.pte (+ NAME.ptd for external constants). Inputs
@@ -8,7 +10,7 @@ program's input/output shapes, the ops in each Vulkan graph and the kernels
 left on the CPU, as read back from the serialized program by executorch's own
 deserializers. Seeds are fixed, so a rerun reproduces the same files.
 
-Usage: python3 tools/export/export_fixtures.py [--out DIR] [--only NAME ...]
+Usage: python3 tools/export/export_fixtures.py [--set pte|executorch] [--out DIR] [--only NAME ...]
 """
 
 import argparse
@@ -28,9 +30,12 @@ from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_models import MODELS  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
+from partial_models import PARTIAL_MODELS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_OUT = os.path.join(ROOT, "tests", "fixtures", "pte")
+# --set: (models, default output folder)
+SETS = {"pte": (MODELS, os.path.join(ROOT, "tests", "fixtures", "pte")),
+        "executorch": (PARTIAL_MODELS, os.path.join(ROOT, "tests", "fixtures", "executorch"))}
 
 
 def save_npy(out_dir, name, array):
@@ -126,11 +131,14 @@ def executorch_version():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--set", choices=sorted(SETS), default="pte")
+    parser.add_argument("--out", help="output folder (default: the set's folder under tests/fixtures/)")
     parser.add_argument("--only", nargs="*", help="export only these models")
     args = parser.parse_args()
+    models, default_out = SETS[args.set]
+    args.out = args.out or default_out
     os.makedirs(args.out, exist_ok=True)
-    chosen = [m for m in MODELS if not args.only or m.name in args.only]
+    chosen = [m for m in models if not args.only or m.name in args.only]
     if not args.only:
         for f in os.listdir(args.out):  # a full run leaves no stale files
             os.remove(os.path.join(args.out, f))

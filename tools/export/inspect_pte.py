@@ -7,13 +7,20 @@ Usage: python3 tools/export/inspect_pte.py FILE.pte [FILE.ptd ...]
        with every op's argument kinds.
 """
 
+import importlib.resources
 import json
+import os
+import re
 import sys
+import tempfile
 from collections import Counter
 
+import executorch.backends.vulkan.serialization as vk_serialization
+from executorch.backends.vulkan.serialization.vulkan_graph_schema import VkGraph
 from executorch.backends.vulkan.serialization.vulkan_graph_serialize import (
+    _flatc_decompile,
+    _json_to_dataclass,
     extract_vk_flatbuffer,
-    flatbuffer_to_vk_graph,
 )
 from executorch.exir import schema
 from executorch.exir._serialize._program import deserialize_pte_binary
@@ -23,6 +30,24 @@ _SCALAR_NAMES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "
 _VK_NAMES = {0: "bool", 1: "uint8", 2: "int8", 3: "int32", 4: "float16", 5: "float32",
              6: "float64", 7: "int64"}
 _NAMED = 2**64 - 1
+
+
+def flatbuffer_to_vk_graph(flatbuffer: bytes) -> VkGraph:
+    """executorch's own flatbuffer_to_vk_graph, except that the JSON flatc
+    writes may hold inf/nan (a -inf attention mask constant), which Python's
+    json reads only when spelled Infinity/NaN."""
+    with tempfile.TemporaryDirectory() as d:
+        schema = os.path.join(d, "schema.fbs")
+        with open(schema, "wb") as f:
+            f.write(importlib.resources.files(vk_serialization).joinpath("schema.fbs").read_bytes())
+        with open(os.path.join(d, "schema.bin"), "wb") as f:
+            f.write(flatbuffer)
+        _flatc_decompile(d, schema, os.path.join(d, "schema.bin"), ["--raw-binary"])
+        with open(os.path.join(d, "schema.json")) as f:
+            text = f.read()
+    text = re.sub(r"(?<![\w\"])(-?)inf(?![\w\"])", r"\1Infinity", text)
+    text = re.sub(r"(?<![\w\"])nan(?![\w\"])", "NaN", text)
+    return _json_to_dataclass(json.loads(text), VkGraph)
 
 
 def _io(plan, value_id):

@@ -63,6 +63,11 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
     io_dtype[outputs.back()] = io.dtype;
   }
 
+  return vk_to_graph(vk, inputs, outputs, io_dtype, where);
+}
+
+Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
+                  const std::map<uint32_t, DType>& io_dtype, const std::string& where) {
   GraphBuilder b;
   for (size_t id = 0; id < vk.values.size(); ++id) {
     const Value& v = vk.values[id];

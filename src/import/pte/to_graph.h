@@ -3,6 +3,9 @@
 // arguments carry over one to one; constants point into the Program's bytes.
 #pragma once
 
+#include <map>
+#include <span>
+
 #include "graph/graph.h"
 #include "import/pte/program.h"
 
@@ -13,6 +16,14 @@ namespace wgrt::pte {
 // for a constant of the wrong size or a dangling value id (naming it).
 // `program` must outlive the graph.
 Graph to_graph(const Program& program, const Method& method, const std::string& file_name);
+
+// The graph of one Vulkan delegate graph, taking `inputs` and giving `outputs`
+// (graph value ids) in that order. io_dtype gives the Program's dtype of I/O
+// values where it is known: an Int64 there turns the graph's 32-bit integer
+// tensor into wgrt's I64 (int64 on the host, i32 on the device). `where`
+// names the graph in messages; `vk`'s constants must outlive the graph.
+Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
+                  const std::map<uint32_t, DType>& io_dtype, const std::string& where);
 
 wgrt::DType to_wgrt_dtype(DType dtype, const std::string& where);
 

@@ -72,6 +72,19 @@ Value read_value(const vkfb::VkValue* v) {
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
                       std::span<const uint8_t> blob, const NamedDataMap& named_data,
                       std::vector<std::string>* missing) {
+  return parse_vk_blob(
+      file, blob_offset, blob,
+      [&](std::string_view key) -> std::optional<std::span<const uint8_t>> {
+        auto it = named_data.find(key);
+        if (it == named_data.end()) return std::nullopt;
+        return it->second;
+      },
+      missing);
+}
+
+VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
+                      std::span<const uint8_t> blob, const NamedDataLookup& named_data,
+                      std::vector<std::string>* missing) {
   const std::string where = "Vulkan delegate blob";
   if (blob.size() < kHeaderMin) {
     file.fail(where, blob_offset,
@@ -152,25 +165,25 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
       Constant constant;
       if (c->offset() == kNamedOffset) {
         constant.named_key = c->named_key() ? c->named_key()->str() : std::string();
-        auto it = named_data.find(constant.named_key);
-        if (it == named_data.end() && missing != nullptr) {
+        const auto found = named_data(constant.named_key);
+        if (!found && missing != nullptr) {
           if (std::find(missing->begin(), missing->end(), constant.named_key) == missing->end()) {
             missing->push_back(constant.named_key);
           }
           graph.constants.push_back(std::move(constant));
           continue;
         }
-        if (it == named_data.end()) {
+        if (!found) {
           file.fail("Vulkan graph flatbuffer", fb_at,
                     who + " is named data '" + constant.named_key +
                         "', which is in neither the program nor the .ptd files given");
         }
-        if (c->length() > it->second.size()) {
+        if (c->length() > found->size()) {
           file.fail("Vulkan graph flatbuffer", fb_at,
                     who + " '" + constant.named_key + "' needs " + std::to_string(c->length()) +
-                        " bytes, named data has " + std::to_string(it->second.size()));
+                        " bytes, named data has " + std::to_string(found->size()));
         }
-        constant.bytes = it->second.first(static_cast<size_t>(c->length()));
+        constant.bytes = found->first(static_cast<size_t>(c->length()));
       } else {
         if (!fits(c->offset(), c->length(), bytes_size)) {
           file.fail(who, blob_offset + bytes_offset + c->offset(),

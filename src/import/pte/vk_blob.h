@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "import/pte/program.h"
 
@@ -13,11 +16,18 @@ namespace wgrt::pte {
 
 using NamedDataMap = std::map<std::string, std::span<const uint8_t>, std::less<>>;
 
+// Finds a named constant's bytes; nullopt when no data source holds the key.
+// The bytes must stay alive as long as the parsed graph.
+using NamedDataLookup = std::function<std::optional<std::span<const uint8_t>>(std::string_view key)>;
+
 // blob lies inside file at blob_offset (used for messages). Constants stored
 // by key are looked up in named_data. Every id in the graph is checked to be
 // in range, so later stages may index values without checking.
 // With `missing` given, a constant whose named data no file holds is left
 // empty and its key added to `missing` (once) instead of failing.
+VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
+                      std::span<const uint8_t> blob, const NamedDataLookup& named_data,
+                      std::vector<std::string>* missing = nullptr);
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
                       std::span<const uint8_t> blob, const NamedDataMap& named_data,
                       std::vector<std::string>* missing = nullptr);
