@@ -211,34 +211,23 @@ std::vector<HostTensor> ExecutableGraph::execute(std::span<const HostTensorView>
   return host;
 }
 
+namespace {
+
+bool to_device(const ExecuteOptions& o, size_t out) { return !o.device_outputs.empty() && o.device_outputs[out]; }
+bool to_host(const ExecuteOptions& o, size_t out) {
+  return o.wait && !to_device(o, out) && (o.read_outputs.empty() || o.read_outputs[out]);
+}
+
+}  // namespace
+
 std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs, const ExecuteOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto t_start = Clock::now();
   auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   check_inputs(inputs);
+  check_output_options(options);
   Graph& g = state_.graph;
   const size_t n_out = g.outputs.size();
-  const std::vector<bool>& want = options.read_outputs;
-  const std::vector<bool>& on_device = options.device_outputs;
-  if (!want.empty() && want.size() != n_out) {
-    throw Error(ErrorCode::InvalidArgument, "read_outputs has " + std::to_string(want.size()) + " entries for " +
-                                                std::to_string(n_out) + " outputs");
-  }
-  if (!on_device.empty() && on_device.size() != n_out) {
-    throw Error(ErrorCode::InvalidArgument, "device_outputs has " + std::to_string(on_device.size()) +
-                                                " entries for " + std::to_string(n_out) + " outputs");
-  }
-  auto is_device = [&](size_t o) { return !on_device.empty() && on_device[o]; };
-  auto is_read = [&](size_t o) { return options.wait && !is_device(o) && (want.empty() || want[o]); };
-  if (std::find(on_device.begin(), on_device.end(), true) != on_device.end()) {
-    if (options.allocator == nullptr) {
-      throw Error(ErrorCode::InvalidArgument, "device outputs were asked for without a device allocator");
-    }
-    if (options.allocator->device_type() != DeviceType::WebGPU) {
-      throw Error(ErrorCode::InvalidArgument, "device outputs of a WebGPU graph need a webgpu allocator, got " +
-                                                  std::string(device_type_name(options.allocator->device_type())));
-    }
-  }
 
   // Everything that can fail on the inputs themselves, before any state changes.
   std::vector<std::vector<uint8_t>> device_bytes(inputs.size());
@@ -249,19 +238,96 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   }
   const std::vector<gpu::BindGroup> rebound = rebind_inputs(inputs);
 
-  // What the inputs set, kept to put back if a device output cannot be made.
-  std::vector<Dims> saved_dims(inputs.size());
-  std::vector<int64_t> saved_symints(inputs.size(), 0);
-  std::vector<std::vector<uint8_t>> saved_watched = state_.watched_bytes;
+  LiveShapes before = set_live_shapes(inputs);
+  std::vector<uint64_t> live_bytes(n_out, 0);
+  for (size_t o = 0; o < n_out; ++o) {
+    const Tensor& t = g.tensor(g.outputs[o]);
+    live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
+  }
+  // Every device output is made here, into locals, before anything runs: a
+  // failure part way frees those made and puts the live shapes back, so the
+  // graph is as it was and a retry starts over (seed 001).
+  std::vector<DeviceMemoryBuffer> fresh(n_out);
+  try {
+    for (size_t o = 0; o < n_out; ++o) {
+      if (to_device(options, o) && live_bytes[o] > 0) {
+        fresh[o] = options.allocator->allocate(live_bytes[o], "output " + std::to_string(o));
+      }
+    }
+  } catch (...) {
+    fresh.clear();
+    restore_live_shapes(std::move(before));
+    throw;
+  }
+
+  ExecuteTraffic traffic;
+  traffic.bound_input_buffers.assign(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) traffic.bound_input_buffers[i] = dev->buffer->raw();
+    if (device_bytes[i].empty()) continue;
+    memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());
+    traffic.host_upload_bytes += device_bytes[i].size();
+  }
+
+  HostTimes times;
+  times.prepare_ms = ms_since(t_start);
+  const auto t_encode = Clock::now();
+  gpu::CommandBatch batch(device_, options.time_dispatches);
+  encode(batch, inputs, rebound, fresh, live_bytes, options, traffic);
+  if (options.encode_after) options.encode_after(batch);
+  batch.submit();
+  last_submission_ = batch.submission();
+  times.encode_ms = ms_since(t_encode);
+  const auto t_wait = Clock::now();
+  if (options.wait) batch.wait();
+  times.wait_ms = ms_since(t_wait);
+  timings_ = options.wait ? batch.timings() : std::vector<gpu::DispatchTiming>{};
+  const auto t_read = Clock::now();
+  std::vector<OutputTensor> outputs = read_outputs(std::move(fresh), live_bytes, options, traffic);
+  traffic_ = std::move(traffic);
+  times.readback_ms = ms_since(t_read);
+  host_times_ = times;
+  return outputs;
+}
+
+void ExecutableGraph::check_output_options(const ExecuteOptions& options) const {
+  const size_t n_out = state_.graph.outputs.size();
+  if (!options.read_outputs.empty() && options.read_outputs.size() != n_out) {
+    throw Error(ErrorCode::InvalidArgument, "read_outputs has " + std::to_string(options.read_outputs.size()) +
+                                                " entries for " + std::to_string(n_out) + " outputs");
+  }
+  if (!options.device_outputs.empty() && options.device_outputs.size() != n_out) {
+    throw Error(ErrorCode::InvalidArgument, "device_outputs has " + std::to_string(options.device_outputs.size()) +
+                                                " entries for " + std::to_string(n_out) + " outputs");
+  }
+  const auto& dev = options.device_outputs;
+  if (std::find(dev.begin(), dev.end(), true) != dev.end()) {
+    if (options.allocator == nullptr) {
+      throw Error(ErrorCode::InvalidArgument, "device outputs were asked for without a device allocator");
+    }
+    if (options.allocator->device_type() != DeviceType::WebGPU) {
+      throw Error(ErrorCode::InvalidArgument, "device outputs of a WebGPU graph need a webgpu allocator, got " +
+                                                  std::string(device_type_name(options.allocator->device_type())));
+    }
+  }
+}
+
+ExecutableGraph::LiveShapes ExecutableGraph::set_live_shapes(std::span<const InputView> inputs) {
+  Graph& g = state_.graph;
+  // What the inputs set, kept to put back if a later step of the call fails.
+  LiveShapes before;
+  before.dims.resize(inputs.size());
+  before.symints.assign(inputs.size(), 0);
+  before.watched = state_.watched_bytes;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (auto* s = std::get_if<SymInt>(&g.values[g.inputs[i]])) {
-      saved_symints[i] = s->value;
+      before.symints[i] = s->value;
     } else {
-      saved_dims[i] = g.tensor(g.inputs[i]).cur_dims;
+      before.dims[i] = g.tensor(g.inputs[i]).cur_dims;
     }
   }
 
-  // Live shapes and symbolic ints first, then the hooks, then the data.
+  // Live shapes and symbolic ints first, then the hooks.
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueId id = g.inputs[i];
     if (auto* s = std::get_if<SymInt>(&g.values[id])) {
@@ -300,58 +366,36 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   }
   propagate_resizes();
   for (ValueId id : g.inputs) state_.host_inputs[id] = {};
+  return before;
+}
 
-  std::vector<uint64_t> live_bytes(n_out, 0);
-  for (size_t o = 0; o < n_out; ++o) {
-    const Tensor& t = g.tensor(g.outputs[o]);
-    live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
+void ExecutableGraph::restore_live_shapes(LiveShapes before) {
+  Graph& g = state_.graph;
+  for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
+    const ValueId id = state_.watched_inputs[w];
+    if (state_.watched_bytes[w] != before.watched[w]) state_.changed[id] = 1;
+    state_.watched_bytes[w] = std::move(before.watched[w]);
+    state_.host_inputs[id] = state_.watched_bytes[w];
   }
-  // Every device output is made here, into locals, before anything runs: a
-  // failure part way frees those made and puts the live shapes back, so the
-  // graph is as it was and a retry starts over (seed 001).
-  std::vector<DeviceMemoryBuffer> fresh(n_out);
-  try {
-    for (size_t o = 0; o < n_out; ++o) {
-      if (is_device(o) && live_bytes[o] > 0) {
-        fresh[o] = options.allocator->allocate(live_bytes[o], "output " + std::to_string(o));
-      }
+  for (size_t i = 0; i < before.dims.size(); ++i) {
+    const ValueId id = g.inputs[i];
+    if (auto* s = std::get_if<SymInt>(&g.values[id])) {
+      if (s->value != before.symints[i]) state_.changed[id] = 1;
+      s->value = before.symints[i];
+    } else if (g.tensor(id).cur_dims != before.dims[i]) {
+      g.tensor(id).cur_dims = before.dims[i];
+      state_.changed[id] = 1;
     }
-  } catch (...) {
-    fresh.clear();
-    for (size_t w = 0; w < state_.watched_inputs.size(); ++w) {
-      const ValueId id = state_.watched_inputs[w];
-      if (state_.watched_bytes[w] != saved_watched[w]) state_.changed[id] = 1;
-      state_.watched_bytes[w] = std::move(saved_watched[w]);
-      state_.host_inputs[id] = state_.watched_bytes[w];
-    }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const ValueId id = g.inputs[i];
-      if (auto* s = std::get_if<SymInt>(&g.values[id])) {
-        if (s->value != saved_symints[i]) state_.changed[id] = 1;
-        s->value = saved_symints[i];
-      } else if (g.tensor(id).cur_dims != saved_dims[i]) {
-        g.tensor(id).cur_dims = saved_dims[i];
-        state_.changed[id] = 1;
-      }
-    }
-    propagate_resizes();
-    for (ValueId id : g.inputs) state_.host_inputs[id] = {};
-    throw;
   }
+  propagate_resizes();
+  for (ValueId id : g.inputs) state_.host_inputs[id] = {};
+}
 
-  ExecuteTraffic traffic;
-  traffic.bound_input_buffers.assign(inputs.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) traffic.bound_input_buffers[i] = dev->buffer->raw();
-    if (device_bytes[i].empty()) continue;
-    memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());
-    traffic.host_upload_bytes += device_bytes[i].size();
-  }
-
-  HostTimes times;
-  times.prepare_ms = ms_since(t_start);
-  const auto t_encode = Clock::now();
-  gpu::CommandBatch batch(device_, options.time_dispatches);
+void ExecutableGraph::encode(gpu::CommandBatch& batch, std::span<const InputView> inputs,
+                             const std::vector<gpu::BindGroup>& rebound, const std::vector<DeviceMemoryBuffer>& fresh,
+                             const std::vector<uint64_t>& live_bytes, const ExecuteOptions& options,
+                             ExecuteTraffic& traffic) {
+  const Graph& g = state_.graph;
   for (size_t di = 0; di < state_.dispatches.size(); ++di) {
     const RecordedDispatch& d = state_.dispatches[di];
     const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
@@ -359,7 +403,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     batch.dispatch(*d.pipeline, swapped ? rebound[di] : d.bind_group, d.count, d.label);
     if (submit_every_ > 0 && (di + 1) % submit_every_ == 0) batch.flush();
   }
-  for (size_t o = 0; o < n_out; ++o) {
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
     if (live_bytes[o] == 0) continue;
     const ValueId id = g.outputs[o];
     // An output that is also a device input comes straight from the caller's buffer.
@@ -368,39 +412,32 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
       if (dev != nullptr && g.inputs[i] == id) from = dev->buffer;
     }
-    if (is_device(o)) {
+    if (to_device(options, o)) {
       batch.copy(*from, 0, fresh[o].gpu_buffer(), 0, live_bytes[o]);
       traffic.device_output_bytes += live_bytes[o];
-    } else if (is_read(o)) {
+    } else if (to_host(options, o)) {
       batch.copy(*from, 0, readback_[o], 0, live_bytes[o]);
     }
   }
-  if (options.encode_after) options.encode_after(batch);
-  batch.submit();
-  last_submission_ = batch.submission();
-  times.encode_ms = ms_since(t_encode);
-  const auto t_wait = Clock::now();
-  if (options.wait) batch.wait();
-  times.wait_ms = ms_since(t_wait);
-  timings_ = options.wait ? batch.timings() : std::vector<gpu::DispatchTiming>{};
-  const auto t_read = Clock::now();
+}
 
-  std::vector<OutputTensor> outputs(n_out);
-  for (size_t o = 0; o < n_out; ++o) {
+std::vector<OutputTensor> ExecutableGraph::read_outputs(std::vector<DeviceMemoryBuffer> fresh,
+                                                        const std::vector<uint64_t>& live_bytes,
+                                                        const ExecuteOptions& options, ExecuteTraffic& traffic) {
+  const Graph& g = state_.graph;
+  std::vector<OutputTensor> outputs(g.outputs.size());
+  for (size_t o = 0; o < outputs.size(); ++o) {
     const Tensor& t = g.tensor(g.outputs[o]);
     outputs[o].dtype = t.dtype;
     outputs[o].dims = t.cur_dims;
-    outputs[o].on_device = is_device(o);
-    if (is_device(o)) {
+    outputs[o].on_device = to_device(options, o);
+    if (outputs[o].on_device) {
       outputs[o].memory = std::move(fresh[o]);
-    } else if (is_read(o) && live_bytes[o] > 0) {
+    } else if (to_host(options, o) && live_bytes[o] > 0) {
       outputs[o].data = to_host_layout(t.dtype, readback_[o].read(0, live_bytes[o]));
       traffic.readback_bytes += live_bytes[o];
     }
   }
-  traffic_ = std::move(traffic);
-  times.readback_ms = ms_since(t_read);
-  host_times_ = times;
   return outputs;
 }
 

@@ -146,6 +146,27 @@ class ExecutableGraph {
   std::vector<gpu::BindGroup> rebind_inputs(std::span<const InputView> inputs);
   void propagate_resizes();
 
+  // One call in three steps. The first is all-or-nothing: it sets the
+  // inputs' live shapes and symbolic ints and runs the resize hooks, and
+  // returns what they were, which restore_live_shapes puts back (running the
+  // hooks again) when a later step fails before anything is submitted.
+  struct LiveShapes {
+    std::vector<Dims> dims;                     // per input (tensors)
+    std::vector<int64_t> symints;               // per input (symbolic ints)
+    std::vector<std::vector<uint8_t>> watched;  // the watched inputs' bytes
+  };
+  void check_output_options(const ExecuteOptions& options) const;
+  LiveShapes set_live_shapes(std::span<const InputView> inputs);
+  void restore_live_shapes(LiveShapes before);
+  // Records every dispatch and the copies of the outputs (into `fresh` for
+  // device outputs, into the readback buffers for host ones).
+  void encode(gpu::CommandBatch& batch, std::span<const InputView> inputs, const std::vector<gpu::BindGroup>& rebound,
+              const std::vector<DeviceMemoryBuffer>& fresh, const std::vector<uint64_t>& live_bytes,
+              const ExecuteOptions& options, ExecuteTraffic& traffic);
+  // After the batch is done: the outputs at their live shapes.
+  std::vector<OutputTensor> read_outputs(std::vector<DeviceMemoryBuffer> fresh, const std::vector<uint64_t>& live_bytes,
+                                         const ExecuteOptions& options, ExecuteTraffic& traffic);
+
   gpu::Device& device_;
   GraphState state_;
   MemoryPlan memory_;
