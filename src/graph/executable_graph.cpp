@@ -287,19 +287,20 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
       state_.changed[id] = 1;
     }
   }
-  propagate_resizes();
-  for (ValueId id : g.inputs) state_.host_inputs[id] = {};
-
+  // From here to the end of the device outputs' allocation, a throw (a hook
+  // refusing a live shape, e.g. positions past a KV cache, or an output that
+  // cannot be made) puts every input's shape, symbolic int and watched bytes
+  // back and re-runs the hooks, so the graph is as it was and a retry starts
+  // over (seed 001).
   std::vector<uint64_t> live_bytes(n_out, 0);
-  for (size_t o = 0; o < n_out; ++o) {
-    const Tensor& t = g.tensor(g.outputs[o]);
-    live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
-  }
-  // Every device output is made here, into locals, before anything runs: a
-  // failure part way frees those made and puts the live shapes back, so the
-  // graph is as it was and a retry starts over (seed 001).
   std::vector<DeviceMemoryBuffer> fresh(n_out);
   try {
+    propagate_resizes();
+    for (ValueId id : g.inputs) state_.host_inputs[id] = {};
+    for (size_t o = 0; o < n_out; ++o) {
+      const Tensor& t = g.tensor(g.outputs[o]);
+      live_bytes[o] = uint64_t(numel(t.cur_dims)) * device_size(t.dtype);
+    }
     for (size_t o = 0; o < n_out; ++o) {
       if (is_device(o) && live_bytes[o] > 0) {
         fresh[o] = options.allocator->allocate(live_bytes[o], "output " + std::to_string(o));
@@ -323,6 +324,8 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
         state_.changed[id] = 1;
       }
     }
+    // A hook that threw part way left `changed` marks on values it and the
+    // hooks before it touched: they fire again from the restored inputs.
     propagate_resizes();
     for (ValueId id : g.inputs) state_.host_inputs[id] = {};
     throw;

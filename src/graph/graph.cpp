@@ -1,13 +1,36 @@
 #include "graph/graph.h"
 
-#include <numeric>
+#include <limits>
 
 #include "wgrt/error.h"
 
 namespace wgrt {
 
 int64_t numel(const Dims& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+  // Dims come from files: a product past int64 is an error, never a wrap.
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(n, d, &n)) {
+      throw Error(ErrorCode::InvalidProgram, "the element count of " + dims_string(dims) + " overflows 64 bits");
+    }
+  }
+  return n;
+}
+
+void check_tensor_dims(const Dims& dims, const std::string& what) {
+  for (int64_t d : dims) {
+    if (d < 0) throw Error(ErrorCode::InvalidProgram, what + " has a negative dimension: " + dims_string(dims));
+  }
+  int64_t n = 0;
+  try {
+    n = numel(dims);
+  } catch (const Error& e) {
+    throw e.with_context(what);
+  }
+  if (n > std::numeric_limits<int64_t>::max() / 8) {
+    throw Error(ErrorCode::InvalidProgram, what + " " + dims_string(dims) + " has " + std::to_string(n) +
+                                               " elements: its byte size overflows 64 bits");
+  }
 }
 
 std::string dims_string(const Dims& dims) {
@@ -43,10 +66,7 @@ ValueId GraphBuilder::add_value(Value v) {
 }
 
 ValueId GraphBuilder::add_tensor(DType dtype, Dims max_dims, int32_t mem_obj_id) {
-  for (int64_t d : max_dims) {
-    if (d < 0) throw Error(ErrorCode::InvalidProgram, "tensor " + std::to_string(graph_.values.size()) +
-                                                          " has a negative dimension: " + dims_string(max_dims));
-  }
+  check_tensor_dims(max_dims, "tensor " + std::to_string(graph_.values.size()));
   Tensor t;
   t.dtype = dtype;
   t.cur_dims = max_dims;
@@ -138,6 +158,13 @@ Graph GraphBuilder::build() && {
   }
   for (size_t i = 0; i < n; ++i) {
     const auto* t = std::get_if<Tensor>(&graph_.values[i]);
+    // A planner never needs more shared objects than the graph has values; a
+    // larger id would size the host's table of them by a number from the file.
+    if (t != nullptr && t->mem_obj_id >= 0 && size_t(t->mem_obj_id) >= n) {
+      throw Error(ErrorCode::InvalidProgram, "tensor value " + std::to_string(i) + ": mem_obj_id " +
+                                                 std::to_string(t->mem_obj_id) + " is out of range: a graph of " +
+                                                 std::to_string(n) + " values has fewer shared objects");
+    }
     if (t == nullptr || t->storage != StorageKind::Constant) continue;
     const uint64_t want = uint64_t(numel(t->max_dims)) * host_size(t->dtype);
     if (t->bytes.size() != want) {

@@ -1,5 +1,6 @@
 #include "llm/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -51,7 +52,10 @@ std::optional<Generation::Step> Generation::next() {
     const TokenId last = history_.back();
     logits_ = model_.forward(std::span(&last, 1));
   }
-  const TokenId token = sampler_.sample(logits_, history_);
+  // The model may have more output rows than the tokenizer has tokens
+  // (padded vocabularies): only ids the tokenizer can decode are drawn.
+  const size_t vocab = std::min(logits_.size(), size_t(model_.tokenizer().vocab_size()));
+  const TokenId token = sampler_.sample(logits_.first(vocab), history_);
   stats_.generate_seconds += seconds_since(t0);
   if (!options_.ignore_eos && model_.tokenizer().is_end_of_generation(token)) {
     stats_.stopped_at_eos = true;

@@ -110,6 +110,10 @@ class LlamaBuilder {
       }
       id = b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
       weight_bytes_ += bytes.size();
+    } else if (t.dims.size() != 2) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has " +
+                                                 std::to_string(t.dims.size()) + " dimensions, expected 1 or 2");
     } else {
       const ops::QuantLayout* layout = ops::find_quant_layout(uint32_t(t.type));
       if (layout == nullptr) {
@@ -139,9 +143,13 @@ class LlamaBuilder {
 
   ValueId linear(ValueId x, const std::string& prefix, int64_t n) {
     const std::string name = prefix + ".weight";
-    if (int64_t(info(name).dims.at(1)) != n) {
-      throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " has " + std::to_string(info(name).dims[1]) +
-                                                 " rows, expected " + std::to_string(n));
+    const TensorInfo& t = info(name);
+    if (t.dims.size() != 2 || int64_t(t.dims[1]) != n) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has " +
+                                                 std::to_string(t.dims.size()) + " dimensions and " +
+                                                 std::to_string(t.dims.size() == 2 ? t.dims[1] : 0) +
+                                                 " rows, expected a matrix of " + std::to_string(n) + " rows");
     }
     Dims dims = max_dims(x);
     dims.back() = n;

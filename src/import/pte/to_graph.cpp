@@ -85,6 +85,7 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
               dtype = wgrt::DType::I64;
             }
             Dims dims(x.dims.begin(), x.dims.end());
+            check_tensor_dims(dims, vwhere);
             if (x.constant_id >= 0) {
               if (size_t(x.constant_id) >= vk.constants.size()) {
                 throw Error(ErrorCode::InvalidProgram, vwhere + ": constant_id " + std::to_string(x.constant_id) +
