@@ -10,6 +10,7 @@
 
 #include "import/pte/file_bytes.h"
 #include "import/pte/program.h"
+#include "import/pte/to_graph.h"
 #include "import/test_pte_util.h"
 #include "wgrt/error.h"
 
@@ -79,8 +80,9 @@ TEST(PteMalformed, DimsWhoseElementCountOverflows) {
   }
   ASSERT_GT(poked, 0u);
   try {
-    parse_program({"huge.pte", std::move(b)});
-    ADD_FAILURE() << "parsed dims of 2^64 elements";
+    const Program p = parse_program({"huge.pte", std::move(b)});
+    for (const Method& m : p.methods) to_graph(p, m, "huge.pte");
+    ADD_FAILURE() << "built a graph with dims of 2^64 elements";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e.what();
     EXPECT_NE(std::string(e.what()).find("overflows 64 bits"), std::string::npos) << e.what();

@@ -103,7 +103,7 @@ TEST_F(FaultInjection, EveryGpuCallOfAPteLoadAndRun) {
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].data, want.data);
   };
-  const WalkResult r = walk(device(), work, /*cold=*/true);
+  WalkResult r = walk(device(), work, /*cold=*/true);
   print("add_chain.pte load + run", r);
   EXPECT_GT(r.calls, 5u);
   for (Site s : {Site::Buffer, Site::ShaderModule, Site::Pipeline, Site::BindGroup, Site::BufferMap}) {
@@ -138,7 +138,7 @@ TEST_F(FaultInjection, EveryGpuCallOfAGgufLoadAndGenerate) {
     EXPECT_EQ(tokens, first) << "greedy tokens changed after an injected failure";
   };
   work();  // compiles the pipelines, and sets the tokens every run must give
-  const WalkResult r = walk(device(), work, /*cold=*/false);
+  WalkResult r = walk(device(), work, /*cold=*/false);
   print("tiny_llama_q4_0.gguf load + generate 3 tokens", r);
   EXPECT_GT(r.calls, 10u);
   for (Site s : {Site::Buffer, Site::BindGroup, Site::BufferMap}) {

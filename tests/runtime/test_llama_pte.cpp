@@ -16,6 +16,7 @@
 #include "host_tensors.h"
 #include "import/test_pte_util.h"
 #include "runtime/program.h"
+#include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
@@ -178,8 +179,9 @@ TEST_F(LlamaPte, BadPositionsAndTokenIdsAreRefusedAndChangeNothing) {
   run_step(graph, steps[0], atol, rtol, bad);  // the prefill: S tokens
   ASSERT_EQ(bad, 0u);
   // One token at position 40 of a 32-row cache: the shape changes ([1, S] to
-  // [1, 1]) and the cache hook refuses the position.
-  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {5}), i64_tensor({1}, {40})}, "do not fit a cache",
+  // [1, 1]), hooks run, and the first to see the position refuses it (RoPE's
+  // frequency rows, sliced at 40, come out empty).
+  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {5}), i64_tensor({1}, {40})}, "disagree on S",
                                steps[1], atol, rtol);
   const int64_t pos = steps[2].input_pos;
   expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {256}), i64_tensor({1}, {pos})}, "256", steps[2], atol,
