@@ -15,7 +15,8 @@ FIX = ROOT / "tests" / "fixtures" / "llama"
 
 
 def wgrt(*args, timeout=300):
-    return subprocess.run([str(WGRT), *map(str, args)], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([str(WGRT), *map(str, args)], capture_output=True, text=True, errors="replace",
+                          timeout=timeout)
 
 
 def test_tiny_random_gguf_generates(tmp_path):
