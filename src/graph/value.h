@@ -8,21 +8,12 @@
 #include <variant>
 #include <vector>
 
-#include "graph/dtype.h"
+#include "core/dims.h"
+#include "core/dtype.h"
 
 namespace wgrt {
 
 using ValueId = uint32_t;
-using Dims = std::vector<int64_t>;
-
-// Throws Error(InvalidProgram) when the product overflows int64.
-int64_t numel(const Dims& dims);
-// Checks dims read from a file: none negative, and the element count times 8
-// bytes (the widest dtype) fits int64, so size arithmetic on them cannot
-// overflow. Throws Error(InvalidProgram) starting with `what`.
-void check_tensor_dims(const Dims& dims, const std::string& what);
-std::string dims_string(const Dims& dims);
-
 // State: a mutable tensor kept across runs (a KV cache): its own buffer,
 // zero-filled at load, never shared.
 enum class StorageKind { Constant, Input, Output, Intermediate, State };
