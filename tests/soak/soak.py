@@ -70,6 +70,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-n", type=int, default=1000, help="calls of each kind (default 1000)")
     ap.add_argument("--tokens", type=int, default=4, help="tokens per generate call (default 4)")
+    ap.add_argument("--temperature", type=float, default=0.8, help="sampling temperature (default 0.8)")
     a = ap.parse_args()
     if a.n < 200:
         ap.error("-n must be at least 200 (the first and last 100 calls are compared)")
@@ -79,7 +80,7 @@ def main():
         llm = wgrt.load(write_tiny_llama(Path(tmp) / "tiny.gguf"), context=64, chunk=16)
 
         def generate(i):
-            pieces = list(llm.generate("hello world", max_tokens=a.tokens, temperature=0.8, seed=i,
+            pieces = list(llm.generate("hello world", max_tokens=a.tokens, temperature=a.temperature, seed=i,
                                        ignore_eos=True))
             assert len(pieces) >= 1
 
