@@ -231,6 +231,11 @@ void Device::check_errors() {
   }
 }
 
+void Device::release_handle(WGPUShaderModule h) { wgpuShaderModuleRelease(h); }
+void Device::release_handle(WGPUComputePipeline h) { wgpuComputePipelineRelease(h); }
+void Device::release_handle(WGPUBindGroup h) { wgpuBindGroupRelease(h); }
+void Device::release_handle(WGPUBuffer h) { wgpuBufferRelease(h); }
+
 void Device::throw_if_lost() {
   std::lock_guard<std::mutex> lock(errors_->mutex);
   if (errors_->lost) throw Error(ErrorCode::DeviceLost, "the WebGPU device was lost: " + errors_->lost_message);

@@ -127,6 +127,12 @@ class Device {
 
   struct ErrorSink;  // receives callbacks; defined in device.cpp
 
+  // Releases what scoped() created when its scope reported an error.
+  static void release_handle(WGPUShaderModule h);
+  static void release_handle(WGPUComputePipeline h);
+  static void release_handle(WGPUBindGroup h);
+  static void release_handle(WGPUBuffer h);
+
  private:
   Device() = default;
   void push_scopes();
@@ -157,7 +163,14 @@ template <typename Fn>
 auto Device::scoped(const char* what, Fn&& create) -> decltype(create()) {
   push_scopes();
   auto result = create();
-  pop_scopes(what);
+  try {
+    pop_scopes(what);
+  } catch (...) {
+    // WebGPU returns an (invalid) object even when creation fails: release it,
+    // or it keeps the device alive (found by LeakSanitizer).
+    if (result != nullptr) release_handle(result);
+    throw;
+  }
   return result;
 }
 
