@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t mode = data[1];
   const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
   std::vector<llm::TokenId> ids(text.size() / 4);
-  std::memcpy(ids.data(), text.data(), ids.size() * 4);
+  if (!ids.empty()) std::memcpy(ids.data(), text.data(), ids.size() * 4);
   // Ids mostly inside the vocabulary (those decode), sometimes raw (errors).
   if (mode & 4) {
     for (auto& id : ids) id = llm::TokenId(uint32_t(id) % (tok.vocab_size() + 2));
