@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/guard.h"
+#include "wgrt/version.h"
 
 namespace {
 
@@ -18,8 +19,9 @@ void print_usage() {
                "  info        the WebGPU adapter, its limits and features\n"
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
+               "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
                "\n"
-               "`wgrt <command> --help` describes each command.\n");
+               "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
 }
 
 }  // namespace
@@ -29,6 +31,10 @@ int main(int argc, char** argv) {
     print_usage();
     return argc < 2 ? 2 : 0;
   }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("wgrt %s\n", WGRT_VERSION);
+    return 0;
+  }
   const std::string command = argv[1];
   using Subcommand = int (*)(int, char**);
   Subcommand run = nullptr;
@@ -37,6 +43,7 @@ int main(int argc, char** argv) {
   if (command == "run") run = wgrt::cli::run_run;
   if (command == "inspect") run = wgrt::cli::run_inspect;
   if (command == "bench") run = wgrt::cli::run_bench;
+  if (command == "serve") run = wgrt::cli::run_serve;
   if (run != nullptr) return wgrt::cli::run_guarded(command, [&] { return run(argc - 1, argv + 1); });
   std::fprintf(stderr, "wgrt: unknown command '%s'\n", command.c_str());
   print_usage();
