@@ -17,16 +17,25 @@ struct PyLLM {
   std::unique_ptr<llm::LlmModel> model;
 };
 
+// Model output as a Python str. A random or badly trained model can emit
+// bytes that never form UTF-8 (the stream decoder passes them through):
+// they become U+FFFD instead of a UnicodeDecodeError out of the iterator.
+nb::str lossy_str(const std::string& bytes) {
+  PyObject* s = PyUnicode_DecodeUTF8(bytes.data(), Py_ssize_t(bytes.size()), "replace");
+  if (s == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(s);
+}
+
 // One generate() call. Holds the LLM object so the model outlives it.
 struct PyGeneration {
   nb::object owner;
   std::unique_ptr<llm::Generation> gen;
   std::vector<llm::TokenId> tokens;
 
-  std::string next() {
+  nb::str next() {
     while (std::optional<llm::Generation::Step> step = gen->next()) {
       if (step->token >= 0) tokens.push_back(step->token);
-      if (!step->text.empty()) return std::move(step->text);
+      if (!step->text.empty()) return lossy_str(step->text);
     }
     throw nb::stop_iteration();
   }
@@ -72,7 +81,7 @@ void bind_llm(nb::module_& m) {
         return l.model->tokenizer().encode(text, add_special, parse_special);
       }, nb::arg("text"), nb::arg("add_special") = true, nb::arg("parse_special") = true)
       .def("decode", [](const PyLLM& l, const std::vector<llm::TokenId>& ids, bool skip_special) {
-        return l.model->tokenizer().decode(ids, skip_special);
+        return lossy_str(l.model->tokenizer().decode(ids, skip_special));
       }, nb::arg("ids"), nb::arg("skip_special") = false)
       .def("apply_chat_template", [](const PyLLM& l, const std::string& user, std::optional<std::string> system) {
         std::vector<llm::ChatMessage> messages;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "wgrt/error.h"
+#include "cli/guard.h"
 #include "wgrt/version.h"
 
 namespace {
@@ -36,18 +36,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   const std::string command = argv[1];
-  try {
-    if (command == "info") return wgrt::cli::run_info(argc - 1, argv + 1);
-    if (command == "generate") return wgrt::cli::run_generate(argc - 1, argv + 1);
-    if (command == "run") return wgrt::cli::run_run(argc - 1, argv + 1);
-    if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
-    if (command == "bench") return wgrt::cli::run_bench(argc - 1, argv + 1);
-    if (command == "serve") return wgrt::cli::run_serve(argc - 1, argv + 1);
-  } catch (const wgrt::Error& e) {
-    std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
-                 e.what());
-    return 1;
-  }
+  using Subcommand = int (*)(int, char**);
+  Subcommand run = nullptr;
+  if (command == "info") run = wgrt::cli::run_info;
+  if (command == "generate") run = wgrt::cli::run_generate;
+  if (command == "run") run = wgrt::cli::run_run;
+  if (command == "inspect") run = wgrt::cli::run_inspect;
+  if (command == "bench") run = wgrt::cli::run_bench;
+  if (command == "serve") run = wgrt::cli::run_serve;
+  if (run != nullptr) return wgrt::cli::run_guarded(command, [&] { return run(argc - 1, argv + 1); });
   std::fprintf(stderr, "wgrt: unknown command '%s'\n", command.c_str());
   print_usage();
   return 2;

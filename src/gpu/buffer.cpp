@@ -51,7 +51,8 @@ Buffer Buffer::create(Device& device, uint64_t size, BufferKind kind, std::strin
   if (padded > device.limits().max_buffer_size) {
     throw fail("above the device's maxBufferSize of " + std::to_string(device.limits().max_buffer_size));
   }
-  if (device.consume_injected_failure()) throw fail("injected failure (test hook)");
+  device.throw_if_lost();
+  if (device.consume_injected_failure(Device::Site::Buffer)) throw fail("injected failure (test hook)");
 
   WGPUBufferDescriptor desc = WGPU_BUFFER_DESCRIPTOR_INIT;
   desc.label = to_view(label);
@@ -108,6 +109,7 @@ void Buffer::write(uint64_t offset, const void* data, uint64_t bytes) const {
                                                 std::to_string(size_) + " bytes");
   }
   if (bytes == 0) return;
+  device_->throw_if_lost();
   if (offset % 4 != 0) throw Error(ErrorCode::InvalidArgument, "buffer writes must start at a multiple of 4");
   if (bytes % 4 == 0) {
     wgpuQueueWriteBuffer(device_->queue(), buffer_, offset, data, bytes);
@@ -126,6 +128,7 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
                                                 std::to_string(size_) + " bytes");
   }
   if (bytes == 0) return {};
+  device_->throw_if_lost();
   const uint64_t begin = offset & ~uint64_t{3};
   const uint64_t end = align4(offset + bytes);
 
@@ -157,8 +160,12 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
     r->message = to_string(message);
     r->done = true;
   };
-  wgpuBufferMapAsync(source->buffer_, WGPUMapMode_Read, map_offset, end - begin, cb);
-  device_->wait_until(&result.done);
+  if (device_->consume_injected_failure(Device::Site::BufferMap)) {
+    result.message = "injected failure (test hook)";  // fails below as a refused mapping does
+  } else {
+    wgpuBufferMapAsync(source->buffer_, WGPUMapMode_Read, map_offset, end - begin, cb);
+    device_->wait_until(&result.done);
+  }
   if (result.status != WGPUMapAsyncStatus_Success) {
     throw Error(ErrorCode::Internal, "mapping a buffer for reading failed: " + result.message);
   }

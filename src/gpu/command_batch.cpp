@@ -18,6 +18,10 @@ constexpr uint32_t kMaxQueries = 4096;
 
 CommandBatch::CommandBatch(Device& device, bool time_dispatches)
     : device_(device), timing_(time_dispatches && device.features().timestamp_query) {
+  device_.throw_if_lost();
+  if (timing_ && device_.consume_injected_failure(Device::Site::QuerySet)) {
+    throw Error(ErrorCode::OutOfMemory, "creating the dispatch timestamp query set: injected failure (test hook)");
+  }
   encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
   if (timing_) {
     WGPUQuerySetDescriptor qdesc = WGPU_QUERY_SET_DESCRIPTOR_INIT;
@@ -80,6 +84,7 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
 
 void CommandBatch::flush() {
   if (submitted_ || timing_) return;
+  device_.throw_if_lost();
   end_pass();
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
   submission_ = native::submit(device_.queue(), cmd);
@@ -90,6 +95,7 @@ void CommandBatch::flush() {
 
 void CommandBatch::submit() {
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch submitted twice");
+  device_.throw_if_lost();
   end_pass();
   if (timing_ && !timings_.empty()) {
     const uint64_t bytes = timings_.size() * 2 * sizeof(uint64_t);

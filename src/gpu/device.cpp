@@ -231,6 +231,16 @@ void Device::check_errors() {
   }
 }
 
+void Device::release_handle(WGPUShaderModule h) { wgpuShaderModuleRelease(h); }
+void Device::release_handle(WGPUComputePipeline h) { wgpuComputePipelineRelease(h); }
+void Device::release_handle(WGPUBindGroup h) { wgpuBindGroupRelease(h); }
+void Device::release_handle(WGPUBuffer h) { wgpuBufferRelease(h); }
+
+void Device::throw_if_lost() {
+  std::lock_guard<std::mutex> lock(errors_->mutex);
+  if (errors_->lost) throw Error(ErrorCode::DeviceLost, "the WebGPU device was lost: " + errors_->lost_message);
+}
+
 void Device::wait_idle() {
   native::poll(device_, true);
   check_errors();
@@ -255,9 +265,23 @@ void Device::note_allocated(uint64_t bytes) {
 
 void Device::note_released(uint64_t bytes) { live_bytes_ -= bytes; }
 
-bool Device::consume_injected_failure() {
-  if (fail_countdown_ == 0) return false;
-  return --fail_countdown_ == 0;
+bool Device::consume_injected_failure(Site site) {
+  if (fail_countdown_ == 0 || (!fail_every_site_ && site != Site::Buffer)) return false;
+  if (--fail_countdown_ != 0) return false;
+  last_injected_site_ = site;
+  return true;
+}
+
+void Device::lose_for_test() {
+  // wgpu-native reports a destroyed device's loss with reason Destroyed,
+  // which the lost callback ignores (that is also what a normal shutdown
+  // sends): mark the loss here.
+  {
+    std::lock_guard<std::mutex> lock(errors_->mutex);
+    errors_->lost = true;
+    errors_->lost_message = "destroyed by the test hook lose_for_test";
+  }
+  wgpuDeviceDestroy(device_);
 }
 
 namespace {

@@ -81,6 +81,10 @@ class Device {
   // Throws the first WebGPU error reported since the last check (validation,
   // out-of-memory, internal) or Error(DeviceLost) once the device is lost.
   void check_errors();
+  // Throws Error(DeviceLost) once the device is lost. Called before every
+  // creation, write and submit: wgpu-native treats some calls on a lost
+  // device as fatal, so they must not be made.
+  void throw_if_lost();
   // Blocks until all submitted work has finished, then check_errors().
   void wait_idle();
 
@@ -88,9 +92,19 @@ class Device {
   uint64_t live_buffer_bytes() const { return live_bytes_; }
   uint64_t peak_buffer_bytes() const { return peak_bytes_; }
 
-  // Test hook: the Nth buffer allocation from now (1 = the next) fails with
-  // Error(OutOfMemory) as a real one would. 0 disarms it.
-  void fail_nth_allocation_for_test(uint32_t n) { fail_countdown_ = n; }
+  // Test hooks. fail_nth_allocation_for_test: the Nth buffer allocation from
+  // now (1 = the next) fails with Error(OutOfMemory) as a real one would.
+  // fail_nth_gpu_call_for_test: the same over every GPU resource creation
+  // (buffer, shader module, compute pipeline, bind group, query set) and
+  // buffer mapping, in the order they happen. 0 disarms either. While one is
+  // armed and has not fired, injected_failure_pending() is true: a caller
+  // walking N upwards is done when a whole run leaves it pending.
+  void fail_nth_allocation_for_test(uint32_t n) { arm_failure(n, false); }
+  void fail_nth_gpu_call_for_test(uint32_t n) { arm_failure(n, true); }
+  bool injected_failure_pending() const { return fail_countdown_ != 0; }
+  // Test hook: destroys the WebGPU device as a driver reset would; every
+  // later call fails with Error(DeviceLost).
+  void lose_for_test();
 
   // For gpu/ only.
   WGPUInstance instance() const { return instance_; }
@@ -100,13 +114,24 @@ class Device {
   void wait_until(const bool* done);
   void note_allocated(uint64_t bytes);
   void note_released(uint64_t bytes);
-  bool consume_injected_failure();
+  // Where an injected failure may strike: each creation or mapping call in
+  // gpu/ asks first, and fails as the real call would when told to.
+  enum class Site { Buffer, ShaderModule, Pipeline, BindGroup, QuerySet, BufferMap };
+  bool consume_injected_failure(Site site);
+  // The site the last injected failure struck (tests tally them).
+  Site last_injected_site() const { return last_injected_site_; }
   // Runs `create` inside validation and out-of-memory error scopes; throws
   // with the scope's message (e.g. a WGSL compile error) if either caught one.
   template <typename Fn>
   auto scoped(const char* what, Fn&& create) -> decltype(create());
 
   struct ErrorSink;  // receives callbacks; defined in device.cpp
+
+  // Releases what scoped() created when its scope reported an error.
+  static void release_handle(WGPUShaderModule h);
+  static void release_handle(WGPUComputePipeline h);
+  static void release_handle(WGPUBindGroup h);
+  static void release_handle(WGPUBuffer h);
 
  private:
   Device() = default;
@@ -125,14 +150,27 @@ class Device {
   std::unique_ptr<ErrorSink> errors_;
   uint64_t live_bytes_ = 0;
   uint64_t peak_bytes_ = 0;
+  void arm_failure(uint32_t n, bool every_site) {
+    fail_countdown_ = n;
+    fail_every_site_ = every_site;
+  }
   uint32_t fail_countdown_ = 0;
+  bool fail_every_site_ = false;  // false: buffers only
+  Site last_injected_site_ = Site::Buffer;
 };
 
 template <typename Fn>
 auto Device::scoped(const char* what, Fn&& create) -> decltype(create()) {
   push_scopes();
   auto result = create();
-  pop_scopes(what);
+  try {
+    pop_scopes(what);
+  } catch (...) {
+    // WebGPU returns an (invalid) object even when creation fails: release it,
+    // or it keeps the device alive (found by LeakSanitizer).
+    if (result != nullptr) release_handle(result);
+    throw;
+  }
   return result;
 }
 

@@ -34,9 +34,15 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
   key.reserve(wgsl.size() + 64);
   key.append(wgsl).push_back('\0');
   key.append(entry);
-  for (const auto& [name, value] : sorted) key += '\0' + name + '=' + std::to_string(value);
+  // Each constant's exact bits: a printed decimal (std::to_string's six
+  // places) would make 1e-7 and 0 one pipeline.
+  for (const auto& [name, value] : sorted) {
+    key += '\0' + name + '=';
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  }
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
 
+  device_.throw_if_lost();
   const std::string what = std::string(label) + ":" + std::string(entry);
   std::vector<WGPUConstantEntry> entries;
   for (const auto& [name, value] : sorted) {
@@ -55,6 +61,9 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
   WGPUShaderModule module = nullptr;
   WGPUComputePipeline pipeline = nullptr;
   try {
+    if (device_.consume_injected_failure(Device::Site::ShaderModule)) {
+      throw Error(ErrorCode::OutOfMemory, "compiling shader: injected failure (test hook)");
+    }
     module = device_.scoped("compiling shader", [&] { return wgpuDeviceCreateShaderModule(device_.raw(), &mdesc); });
     WGPUComputePipelineDescriptor pdesc = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
     pdesc.label = to_view(what);
@@ -62,12 +71,17 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
     pdesc.compute.entryPoint = to_view(entry);
     pdesc.compute.constantCount = entries.size();
     pdesc.compute.constants = entries.data();
+    if (device_.consume_injected_failure(Device::Site::Pipeline)) {
+      throw Error(ErrorCode::OutOfMemory, "creating compute pipeline: injected failure (test hook)");
+    }
     pipeline = device_.scoped("creating compute pipeline",
                               [&] { return wgpuDeviceCreateComputePipeline(device_.raw(), &pdesc); });
   } catch (const Error& e) {
     if (module) wgpuShaderModuleRelease(module);
     if (pipeline) wgpuComputePipelineRelease(pipeline);
-    throw Error(ErrorCode::InvalidProgram, "shader " + what + ": " + e.what());
+    // Running out of memory (or losing the device) is not the shader's fault.
+    const bool resource = e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::DeviceLost;
+    throw Error(resource ? e.code() : ErrorCode::InvalidProgram, "shader " + what + ": " + e.what());
   }
   wgpuShaderModuleRelease(module);
   if (pipeline == nullptr) throw Error(ErrorCode::InvalidProgram, "shader " + what + ": no pipeline created");
@@ -78,6 +92,7 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
 
 BindGroup BindGroup::create(Device& device, const ComputePipeline& pipeline,
                             std::span<const BufferBinding> bindings) {
+  device.throw_if_lost();
   std::vector<WGPUBindGroupEntry> entries;
   entries.reserve(bindings.size());
   for (size_t i = 0; i < bindings.size(); ++i) {
@@ -100,10 +115,14 @@ BindGroup BindGroup::create(Device& device, const ComputePipeline& pipeline,
   desc.entries = entries.data();
   BindGroup group;
   try {
+    if (device.consume_injected_failure(Device::Site::BindGroup)) {
+      throw Error(ErrorCode::OutOfMemory, "creating bind group: injected failure (test hook)");
+    }
     group.group_ = device.scoped("creating bind group", [&] { return wgpuDeviceCreateBindGroup(device.raw(), &desc); });
   } catch (const Error& e) {
     wgpuBindGroupLayoutRelease(layout);
-    throw Error(ErrorCode::InvalidArgument, pipeline.label() + ": " + e.what());
+    const bool resource = e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::DeviceLost;
+    throw Error(resource ? e.code() : ErrorCode::InvalidArgument, pipeline.label() + ": " + e.what());
   }
   wgpuBindGroupLayoutRelease(layout);
   return group;

@@ -49,6 +49,10 @@ class PipelineCache {
                                          const OverrideConstants& constants = {},
                                          std::string_view label = "inline");
   size_t size() const { return pipelines_.size(); }
+  // Test hook: forgets every pipeline, so the next load compiles again (the
+  // fault-injection walk needs every load to make the same GPU calls). Only
+  // when no loaded graph is left: graphs hold references into the cache.
+  void clear_for_test() { pipelines_.clear(); }
 
  private:
   Device& device_;

@@ -9,6 +9,7 @@ typedef struct WGPUQueueImpl* WGPUQueue;
 typedef struct WGPUBufferImpl* WGPUBuffer;
 typedef struct WGPUComputePipelineImpl* WGPUComputePipeline;
 typedef struct WGPUBindGroupImpl* WGPUBindGroup;
+typedef struct WGPUShaderModuleImpl* WGPUShaderModule;
 typedef struct WGPUQuerySetImpl* WGPUQuerySet;
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 typedef struct WGPUComputePassEncoderImpl* WGPUComputePassEncoder;

@@ -364,7 +364,17 @@ ExecutableGraph::LiveShapes ExecutableGraph::set_live_shapes(std::span<const Inp
       state_.changed[id] = 1;
     }
   }
-  propagate_resizes();
+  // A hook refusing a live shape (e.g. positions past a KV cache) puts every
+  // input's shape, symbolic int and watched bytes back and re-runs the hooks:
+  // the graph is as it was and a retry starts over. Marks a throwing hook left
+  // on values fire again from the restored inputs.
+  try {
+    propagate_resizes();
+  } catch (...) {
+    for (ValueId id : g.inputs) state_.host_inputs[id] = {};
+    restore_live_shapes(std::move(before));
+    throw;
+  }
   for (ValueId id : g.inputs) state_.host_inputs[id] = {};
   return before;
 }

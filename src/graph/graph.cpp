@@ -31,10 +31,7 @@ ValueId GraphBuilder::add_value(Value v) {
 }
 
 ValueId GraphBuilder::add_tensor(DType dtype, Dims max_dims, int32_t mem_obj_id) {
-  for (int64_t d : max_dims) {
-    if (d < 0) throw Error(ErrorCode::InvalidProgram, "tensor " + std::to_string(graph_.values.size()) +
-                                                          " has a negative dimension: " + dims_string(max_dims));
-  }
+  check_tensor_dims(max_dims, "tensor " + std::to_string(graph_.values.size()));
   Tensor t;
   t.dtype = dtype;
   t.cur_dims = max_dims;
@@ -126,6 +123,13 @@ Graph GraphBuilder::build() && {
   }
   for (size_t i = 0; i < n; ++i) {
     const auto* t = std::get_if<Tensor>(&graph_.values[i]);
+    // A planner never needs more shared objects than the graph has values; a
+    // larger id would size the host's table of them by a number from the file.
+    if (t != nullptr && t->mem_obj_id >= 0 && size_t(t->mem_obj_id) >= n) {
+      throw Error(ErrorCode::InvalidProgram, "tensor value " + std::to_string(i) + ": mem_obj_id " +
+                                                 std::to_string(t->mem_obj_id) + " is out of range: a graph of " +
+                                                 std::to_string(n) + " values has fewer shared objects");
+    }
     if (t == nullptr || t->storage != StorageKind::Constant) continue;
     const uint64_t want = uint64_t(numel(t->max_dims)) * host_size(t->dtype);
     if (t->bytes.size() != want) {

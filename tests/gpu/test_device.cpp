@@ -118,6 +118,31 @@ TEST_F(DeviceTest, PipelineCacheKeysOnSourceEntryAndConstants) {
   EXPECT_EQ(as_vector<uint32_t>(out.read())[0], 4u);
 }
 
+// Float constants are keyed by their exact value: 1e-7 and 0 (and two
+// epsilons differing in the 10th digit) are different pipelines.
+TEST_F(DeviceTest, PipelineCacheKeysOnExactFloatConstants) {
+  const char* src = "override EPS: f32 = 0.0; @group(0) @binding(0) var<storage, read_write> o: array<f32>;"
+                    "@compute @workgroup_size(1) fn main() { o[0] = EPS; }";
+  PipelineCache& cache = device().pipelines();
+  const size_t before = cache.size();
+  const auto& zero = cache.get_from_source(src, "main", {{"EPS", 0.0}});
+  const auto& tiny = cache.get_from_source(src, "main", {{"EPS", 1e-7}});
+  const auto& a = cache.get_from_source(src, "main", {{"EPS", 1.0000001}});
+  const auto& b = cache.get_from_source(src, "main", {{"EPS", 1.0000002}});
+  EXPECT_NE(&zero, &tiny);
+  EXPECT_NE(&a, &b);
+  EXPECT_EQ(&tiny, &cache.get_from_source(src, "main", {{"EPS", 1e-7}}));
+  EXPECT_EQ(cache.size(), before + 4);
+
+  Buffer out = Buffer::create(device(), 4, BufferKind::Storage, "out");
+  BufferBinding bind{&out};
+  BindGroup group = BindGroup::create(device(), tiny, {&bind, 1});
+  CommandBatch batch(device());
+  batch.dispatch(tiny, group, {1, 1, 1});
+  batch.wait();
+  EXPECT_EQ(as_vector<float>(out.read())[0], 1e-7f);
+}
+
 TEST_F(DeviceTest, TimedDispatchesReportGpuTime) {
   if (!device().features().timestamp_query) GTEST_SKIP() << "adapter has no timestamp-query";
   const char* src = "@group(0) @binding(0) var<storage, read_write> o: array<f32>;"

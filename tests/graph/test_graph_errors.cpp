@@ -1,6 +1,8 @@
 // Bad graphs and bad inputs: each a clear error, and the graph still runs.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
 #include "host_tensors.h"
@@ -124,6 +126,28 @@ TEST(GraphBuilderErrors, MissingValuesAndBadConstants) {
   const std::vector<float> three(3);
   c.add_constant(DType::F32, {4}, test::bytes_of(three));
   expect_error([&] { std::move(c).build(); }, ErrorCode::InvalidProgram, {"needs 16 bytes, got 12"});
+}
+
+// Sizes from files: an element count past int64 and a shared-object id that
+// would size a host table by billions are refused when the graph is built.
+TEST(GraphBuilderErrors, OverflowingDimsAndHugeMemObjIds) {
+  GraphBuilder a;
+  expect_error([&] { a.add_tensor(DType::F32, {int64_t{1} << 32, int64_t{1} << 32}); }, ErrorCode::InvalidProgram,
+               {"tensor 0", "overflows 64 bits"});
+  expect_error([&] { a.add_tensor(DType::F32, {int64_t{1} << 31, int64_t{1} << 31}); }, ErrorCode::InvalidProgram,
+               {"tensor 0", "byte size overflows"});
+  EXPECT_THROW(numel({int64_t{1} << 40, int64_t{1} << 40}), Error);
+
+  GraphBuilder b;
+  const ValueId x = b.add_tensor(DType::F32, {4});
+  b.mark_input(x);
+  const ValueId y = b.add_tensor(DType::F32, {4}, std::numeric_limits<int32_t>::max());
+  const ValueId z = b.add_tensor(DType::F32, {4});
+  b.add_op("aten.relu.default", {x, y});
+  b.add_op("aten.relu.default", {y, z});
+  b.mark_output(z);
+  expect_error([&] { std::move(b).build(); }, ErrorCode::InvalidProgram,
+               {"tensor value 1", "mem_obj_id 2147483647", "out of range"});
 }
 
 }  // namespace

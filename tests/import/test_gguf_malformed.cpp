@@ -136,6 +136,16 @@ TEST(GgufMalformed, TooManyDimensions) {
   expect_error(b, ErrorCode::InvalidProgram, fields.n_dims, "got 9");
 }
 
+// 2^62 F32 elements fit int64, but their 2^64 bytes wrap to 0 in uint64: the
+// size must be rejected, not pass the bounds check as an empty tensor.
+TEST(GgufMalformed, ByteSizeOverflowIsRejected) {
+  auto b = valid();
+  const auto fields = tensor_info_fields(b, "t_f32", 2);
+  poke<uint64_t>(b, fields.n_dims + 4, 1ull << 62);  // dimension 0
+  poke<uint64_t>(b, fields.n_dims + 12, 1);          // dimension 1
+  expect_error(b, ErrorCode::InvalidProgram, fields.type, "more bytes than fit in 64 bits");
+}
+
 TEST(GgufMalformed, AbsurdCounts) {
   auto b = valid();
   poke<uint64_t>(b, 16, 1ull << 60);  // metadata count

@@ -10,6 +10,7 @@
 
 #include "import/pte/file_bytes.h"
 #include "import/pte/program.h"
+#include "import/pte/to_graph.h"
 #include "import/test_pte_util.h"
 #include "wgrt/error.h"
 
@@ -24,6 +25,11 @@ std::vector<uint8_t> add_chain() { return read_bytes(fixture("add_chain.pte")); 
 size_t find(const std::vector<uint8_t>& b, std::string_view needle, size_t from = 0) {
   auto it = std::search(b.begin() + from, b.end(), needle.begin(), needle.end());
   EXPECT_NE(it, b.end()) << "'" << needle << "' not in fixture";
+  return static_cast<size_t>(it - b.begin());
+}
+
+size_t find_next(const std::vector<uint8_t>& b, std::string_view needle, size_t from) {
+  auto it = std::search(b.begin() + static_cast<std::ptrdiff_t>(from), b.end(), needle.begin(), needle.end());
   return static_cast<size_t>(it - b.begin());
 }
 
@@ -57,6 +63,31 @@ void expect_invalid(std::vector<uint8_t> pte, uint64_t offset, const std::string
 TEST(PteMalformed, ValidFixtureParses) {
   const Program p = parse_program({"ok.pte", add_chain()});
   EXPECT_EQ(p.method("forward").graph().ops.size(), 5u);
+}
+
+// Tensor dims are uint32 in the file; two of 2^32 - 1 multiply past int64.
+// Every [2, 3] dims vector of the fixture gets them: whichever is read first
+// must be refused with a clear error, not wrap into a small size.
+TEST(PteMalformed, DimsWhoseElementCountOverflows) {
+  auto b = add_chain();
+  const uint32_t dims23[] = {2, 2, 3};  // a vector of length 2 holding 2, 3
+  const std::string_view needle(reinterpret_cast<const char*>(dims23), sizeof(dims23));
+  size_t poked = 0;
+  for (size_t at = find(b, needle); at < b.size(); at = find_next(b, needle, at + 1)) {
+    poke<uint32_t>(b, at + 4, 0xffffffffu);
+    poke<uint32_t>(b, at + 8, 0xffffffffu);
+    ++poked;
+  }
+  ASSERT_GT(poked, 0u);
+  try {
+    const Program p = parse_program({"huge.pte", std::move(b)});
+    for (const Method& m : p.methods) to_graph(p, m, "huge.pte");
+    ADD_FAILURE() << "built a graph with dims of 2^64 elements";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e.what();
+    EXPECT_NE(std::string(e.what()).find("overflows 64 bits"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[4294967295, 4294967295]"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PteMalformed, TruncatedAnywhere) {

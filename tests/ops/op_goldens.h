@@ -26,7 +26,7 @@ struct Npy {
   template <typename T>
   std::vector<T> as() const {
     std::vector<T> v(bytes.size() / sizeof(T));
-    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));
+    if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(T));  // memcpy of null is UB
     return v;
   }
   DType dtype() const { return type; }

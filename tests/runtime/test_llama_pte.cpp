@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 
 #include "core/npy.h"
@@ -15,6 +16,7 @@
 #include "host_tensors.h"
 #include "import/test_pte_util.h"
 #include "runtime/program.h"
+#include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
@@ -127,6 +129,65 @@ TEST_F(LlamaPte, DecodeWithoutPrefillDiffers) {
   size_t bad = 0;
   const double worst = run_step(graph, steps[1], INFINITY, 0, bad);  // counts nothing: only the error matters
   EXPECT_GT(worst, 1e-2) << "decode at " << steps[1].input_pos << " matched without the prefill's KV cache";
+}
+
+std::vector<Dims> live_dims(const ExecutableGraph& graph) {
+  std::vector<Dims> dims;
+  for (const auto& v : graph.graph().values) {
+    if (const auto* t = std::get_if<Tensor>(&v)) dims.push_back(t->cur_dims);
+  }
+  return dims;
+}
+
+// Expects executing `inputs` to fail with InvalidArgument naming `fragment`,
+// leaving every live shape as it was, and the next step to still match torch.
+void expect_refused_then_recovers(ExecutableGraph& graph, const std::vector<HostTensor>& inputs,
+                                  const std::string& fragment, const Step& next, double atol, double rtol) {
+  const auto before = live_dims(graph);
+  std::vector<HostTensorView> views;
+  for (const auto& t : inputs) views.push_back({t.dtype, t.dims, t.data});
+  try {
+    graph.execute(views);
+    ADD_FAILURE() << "expected an error naming '" << fragment << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(live_dims(graph), before) << "a refused call changed live shapes";
+  size_t bad = 0;
+  run_step(graph, next, atol, rtol, bad);
+  EXPECT_EQ(bad, 0u) << "the step after a refused call";
+}
+
+HostTensor i64_tensor(Dims dims, std::vector<int64_t> values) {
+  HostTensor t{DType::I64, std::move(dims), std::vector<uint8_t>(values.size() * 8)};
+  std::memcpy(t.data.data(), values.data(), t.data.size());
+  return t;
+}
+
+// A resize hook that throws (positions past the KV cache) and token ids past
+// the vocabulary (checked on the host: the GPU's robust buffer access would
+// hide the out-of-bounds read) are refused all-or-nothing.
+TEST_F(LlamaPte, BadPositionsAndTokenIdsAreRefusedAndChangeNothing) {
+  const Json manifest = read_json(llama_fixture("tiny_llama.json"));
+  const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
+  const auto steps = read_steps(manifest);
+  ASSERT_GE(steps.size(), 3u);
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  ExecutableGraph& graph = program->method("forward").graph();
+  size_t bad = 0;
+  run_step(graph, steps[0], atol, rtol, bad);  // the prefill: S tokens
+  ASSERT_EQ(bad, 0u);
+  // One token at position 40 of a 32-row cache: the shape changes ([1, S] to
+  // [1, 1]), hooks run, and the first to see the position refuses it (RoPE's
+  // frequency rows, sliced at 40, come out empty).
+  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {5}), i64_tensor({1}, {40})}, "disagree on S",
+                               steps[1], atol, rtol);
+  const int64_t pos = steps[2].input_pos;
+  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {256}), i64_tensor({1}, {pos})}, "256", steps[2], atol,
+                               rtol);
+  expect_refused_then_recovers(graph, {i64_tensor({1, 2}, {3, -1}), i64_tensor({1}, {pos})}, "-1", steps[2], atol,
+                               rtol);
 }
 
 // export_llama's metadata methods load as constants, not graphs.

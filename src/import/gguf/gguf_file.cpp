@@ -147,7 +147,12 @@ void GgufFile::parse_all() {
       r.fail(type_at, what + " of type " + describe(t.type) + ": expected dimension 0 to be a multiple of " +
                           std::to_string(type->block_size) + ", got " + std::to_string(row));
     }
-    t.n_bytes = t.n_elements / type->block_size * type->block_bytes;
+    const uint64_t blocks = t.n_elements / type->block_size;
+    if (blocks > uint64_t(std::numeric_limits<int64_t>::max()) / type->block_bytes) {
+      r.fail(type_at, what + " of type " + describe(t.type) + ": " + std::to_string(t.n_elements) +
+                          " elements need more bytes than fit in 64 bits");
+    }
+    t.n_bytes = blocks * type->block_bytes;
     const uint64_t offset_at = r.offset();
     t.offset = r.read<uint64_t>("data offset of " + what);
     if (t.offset % alignment_ != 0) {

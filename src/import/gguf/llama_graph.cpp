@@ -141,7 +141,12 @@ class LlamaBuilder {
   ValueId weight(const std::string& name) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const TensorInfo& t = info(name);
-    const ValueId id = t.dims.size() == 1 ? vector_weight(name) : matrix_rows(t, 0, int64_t(t.dims.at(1)));
+    if (t.dims.size() != 1 && t.dims.size() != 2) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has " +
+                                                 std::to_string(t.dims.size()) + " dimensions, expected 1 or 2");
+    }
+    const ValueId id = t.dims.size() == 1 ? vector_weight(name) : matrix_rows(t, 0, int64_t(t.dims[1]));
     weights_.emplace(name, id);
     if (opt_.on_weight) opt_.on_weight(weights_.size(), total_weights_);
     return id;
@@ -195,9 +200,13 @@ class LlamaBuilder {
   }
 
   void expect_rows(const std::string& name, int64_t n) const {
-    if (int64_t(info(name).dims.at(1)) != n) {
-      throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " has " + std::to_string(info(name).dims[1]) +
-                                                 " rows, expected " + std::to_string(n));
+    const TensorInfo& t = info(name);
+    if (t.dims.size() != 2 || int64_t(t.dims[1]) != n) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has " +
+                                                 std::to_string(t.dims.size()) + " dimensions and " +
+                                                 std::to_string(t.dims.size() == 2 ? t.dims[1] : 0) +
+                                                 " rows, expected a matrix of " + std::to_string(n) + " rows");
     }
   }
 

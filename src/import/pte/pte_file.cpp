@@ -242,10 +242,17 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
     for (const fb::Instruction* instr : *chain->instructions()) {
       switch (instr->instr_args_type()) {
         case fb::InstructionArguments::DelegateCall:
+          if (instr->instr_args_as_DelegateCall() == nullptr) {
+            c.file.fail("Program flatbuffer", 0, "method '" + m.name + "' has a DelegateCall without its arguments");
+          }
           m.delegates.push_back(
               read_delegate(c, plan, instr->instr_args_as_DelegateCall(), m.name, named, missing));
           break;
         case fb::InstructionArguments::KernelCall: {
+          // A union's type may be set with its table absent (found by fuzz_pte).
+          if (instr->instr_args_as_KernelCall() == nullptr) {
+            c.file.fail("Program flatbuffer", 0, "method '" + m.name + "' has a KernelCall without its arguments");
+          }
           const int32_t index = instr->instr_args_as_KernelCall()->op_index();
           const auto* ops = plan->operators();
           const size_t count = ops ? ops->size() : 0;

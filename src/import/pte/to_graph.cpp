@@ -90,6 +90,7 @@ Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span
               dtype = wgrt::DType::I64;
             }
             Dims dims(x.dims.begin(), x.dims.end());
+            check_tensor_dims(dims, vwhere);
             if (x.constant_id >= 0) {
               if (size_t(x.constant_id) >= vk.constants.size()) {
                 throw Error(ErrorCode::InvalidProgram, vwhere + ": constant_id " + std::to_string(x.constant_id) +

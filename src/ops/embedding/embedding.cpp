@@ -4,6 +4,7 @@
 // The hook follows the live indices shape.
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/embedding/host_indices.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -42,7 +43,10 @@ void lower(OpContext& ctx) {
   const DispatchId d =
       ctx.dispatch(pipeline, {ctx.tensor(w), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
   const int64_t dim = ctx.max_dims(w)[1], vocab = ctx.max_dims(w)[0];
+  const DType idx_dtype = ctx.tensor_info(idx).dtype;
+  watch_host_indices(ctx, idx);
   ctx.on_resize({idx}, [=](ResizeContext& r) {
+    check_host_indices(r, idx, idx_dtype, vocab, "aten.embedding");
     Dims dims = r.dims(idx);
     EmbeddingParams p;
     p.count = static_cast<uint32_t>(numel(dims) * dim);

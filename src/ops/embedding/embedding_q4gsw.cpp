@@ -4,6 +4,7 @@
 // [indices..., D]. The hook follows the live indices shape.
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/embedding/host_indices.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
 
@@ -61,7 +62,11 @@ void lower(OpContext& ctx) {
   base.group_size = static_cast<uint32_t>(args.integer(2));
   base.groups_per_row = static_cast<uint32_t>(ctx.max_dims(scales)[1]);
   base.vocab = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  const int64_t vocab = ctx.max_dims(w)[0];
+  const DType idx_dtype = ctx.tensor_info(idx).dtype;
+  watch_host_indices(ctx, idx);
   ctx.on_resize({idx}, [=](ResizeContext& r) {
+    check_host_indices(r, idx, idx_dtype, vocab, "et_vk.embedding_q4gsw");
     Dims dims = r.dims(idx);
     EmbeddingParams p = base;
     p.words = static_cast<uint32_t>(numel(dims) * p.row_words);

@@ -57,7 +57,10 @@ void check(const OpArgs& args) {
 template <bool kHalves>
 void lower(OpContext& ctx) {
   const ValueId xq = ctx.arg(0), xk = ctx.arg(1), cos = ctx.arg(2), sin = ctx.arg(3);
-  const auto [q_out, k_out] = outputs(ctx.args());
+  // Not a structured binding: clang 15 (the sanitizer and fuzz builds) cannot
+  // capture one in the hook's lambda.
+  const auto outs = outputs(ctx.args());
+  const ValueId q_out = std::get<0>(outs), k_out = std::get<1>(outs);
   for (auto [id, like] : {std::pair{q_out, xq}, std::pair{k_out, xk}}) {
     if (!ctx.graph().is_tensor(id) || ctx.max_dims(id) != ctx.max_dims(like) || ctx.tensor_info(id).dtype != DType::F32) {
       ctx.args().fail(4, "output " + std::to_string(id) + " must be an f32 tensor shaped " + dims_string(ctx.max_dims(like)));

@@ -6,6 +6,7 @@
 //     read on the host from the graph input x (the Llama input_pos)
 #include <cstring>
 
+#include "ops/common/host_ints.h"
 #include "ops/common/shapes.h"
 #include "ops/register_ops.h"
 #include "graph/op_context.h"
@@ -89,14 +90,7 @@ void lower_select_as_symint(OpContext& ctx) {
     }
     // The first element of the selected slice (the others are along dims of size 1).
     const size_t offset = static_cast<size_t>(i * contiguous_strides(live)[d]) * elem;
-    int64_t v = 0;
-    if (elem == 8) {
-      std::memcpy(&v, bytes.data() + offset, 8);
-    } else {
-      int32_t v32 = 0;
-      std::memcpy(&v32, bytes.data() + offset, 4);
-      v = v32;
-    }
+    const int64_t v = read_host_int(bytes.data() + offset, elem);
     r.set_symint(out, v);
   });
 }
