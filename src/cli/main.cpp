@@ -17,6 +17,7 @@ void print_usage() {
                "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
                "  info        the WebGPU adapter, its limits and features\n"
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
+               "  ops         every operator wgrt runs, with its dtypes\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
                "\n"
                "`wgrt <command> --help` describes each command.\n");
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     if (command == "run") return wgrt::cli::run_run(argc - 1, argv + 1);
     if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
     if (command == "bench") return wgrt::cli::run_bench(argc - 1, argv + 1);
+    if (command == "ops") return wgrt::cli::run_ops(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());

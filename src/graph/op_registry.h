@@ -24,6 +24,7 @@ class OpArgs {
   OpArgs(const Graph& graph, const OpCall& call, size_t op_index);
 
   size_t size() const { return call_.args.size(); }
+  const Graph& graph() const { return graph_; }
   ValueId id(size_t i) const;
   const Value& value(size_t i) const;
 
@@ -60,6 +61,9 @@ struct OpDef {
   // shape renamed): the lifetime planner may give both one buffer, and the
   // lowering then records no copy (OpContext::same_buffer).
   bool is_view = false;
+  // The element types the op runs with, as `wgrt ops` prints them (e.g.
+  // "f32", "f32, i32, i64", "f32 (indices i32/i64)").
+  std::string dtypes = "f32";
 };
 
 class OpRegistry {
@@ -68,6 +72,8 @@ class OpRegistry {
   static const OpRegistry& builtin();
 
   void add(std::string name, OpDef def);
+  // Sets the dtypes `wgrt ops` lists for an op already added.
+  void set_dtypes(std::string_view name, std::string dtypes);
   const OpDef* find(std::string_view name) const;
   std::vector<std::string> names() const;
 

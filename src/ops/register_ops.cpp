@@ -14,6 +14,9 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_embedding(r);
     ops::register_shape(r);
     ops::register_symint(r);
+    ops::register_conv(r);
+    ops::register_pool(r);
+    ops::register_reduce(r);
     return r;
   }();
   return registry;

@@ -14,5 +14,8 @@ void register_linear(OpRegistry& registry);      // et_vk.linear_q4gsw, aten.lin
 void register_embedding(OpRegistry& registry);   // et_vk.embedding_q4gsw, aten.embedding
 void register_shape(OpRegistry& registry);       // view/slice/select/permute/cat/split/prepack/...
 void register_symint(OpRegistry& registry);      // sym_size, SymInt arithmetic, select_as_symint
+void register_conv(OpRegistry& registry);        // convolution, conv_with_clamp
+void register_pool(OpRegistry& registry);        // avg_pool2d, max_pool2d(_with_indices)
+void register_reduce(OpRegistry& registry);      // sum, mean, amax, amin, argmax, argmin
 
 }  // namespace wgrt::ops

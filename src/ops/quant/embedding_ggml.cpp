@@ -58,6 +58,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_ggml(OpRegistry& registry) { registry.add("wgrt.embedding_ggml", {check, lower}); }
+void register_embedding_ggml(OpRegistry& registry) { registry.add("wgrt.embedding_ggml", {check, lower, false, "f32 (GGML-quantized table, i32/i64 indices)"}); }
 
 }  // namespace wgrt::ops

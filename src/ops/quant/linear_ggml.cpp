@@ -106,6 +106,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_linear_ggml(OpRegistry& registry) { registry.add("wgrt.linear_ggml", {check, lower}); }
+void register_linear_ggml(OpRegistry& registry) { registry.add("wgrt.linear_ggml", {check, lower, false, "f32 (GGML-quantized weights)"}); }
 
 }  // namespace wgrt::ops
