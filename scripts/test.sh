@@ -14,7 +14,7 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 # Python suites: end-to-end checks against independent references, and the
 # Python package's tests once it is installed.
 suites=()
-for d in tests/e2e tests/python; do
+for d in tests/e2e tests/coverage tests/python; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

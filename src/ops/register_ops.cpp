@@ -17,6 +17,8 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_conv(r);
     ops::register_pool(r);
     ops::register_reduce(r);
+    ops::register_creation(r);
+    ops::register_sample(r);
     return r;
   }();
   return registry;

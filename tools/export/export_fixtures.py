@@ -8,7 +8,9 @@ program's input/output shapes, the ops in each Vulkan graph and the kernels
 left on the CPU, as read back from the serialized program by executorch's own
 deserializers. Seeds are fixed, so a rerun reproduces the same files.
 
-Usage: python3 tools/export/export_fixtures.py [--out DIR] [--only NAME ...]
+Usage: python3 tools/export/export_fixtures.py [--set programs|ops] [--out DIR] [--only NAME ...]
+  programs (default): the small programs of fixture_models.py into tests/fixtures/pte/
+  ops: one-op programs (op_models.py) into tests/fixtures/pte/ops/
 """
 
 import argparse
@@ -27,6 +29,7 @@ from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_models import MODELS  # noqa: E402
+from op_models import OPS  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -126,22 +129,38 @@ def executorch_version():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--set", choices=["programs", "ops"], default="programs")
+    parser.add_argument("--out")
     parser.add_argument("--only", nargs="*", help="export only these models")
     args = parser.parse_args()
+    specs = {"programs": MODELS, "ops": OPS}[args.set]
+    args.out = args.out or {"programs": DEFAULT_OUT, "ops": os.path.join(DEFAULT_OUT, "ops")}[args.set]
     os.makedirs(args.out, exist_ok=True)
-    chosen = [m for m in MODELS if not args.only or m.name in args.only]
+    chosen = [m for m in specs if not args.only or m.name in args.only]
     if not args.only:
         for f in os.listdir(args.out):  # a full run leaves no stale files
-            os.remove(os.path.join(args.out, f))
+            if os.path.isfile(os.path.join(args.out, f)):
+                os.remove(os.path.join(args.out, f))
+    failed = []
     for spec in chosen:
-        manifest = export_one(spec, args.out)
+        try:
+            manifest = export_one(spec, args.out)
+        except Exception as e:  # keep going: report every failing spec at the end
+            print(f"{spec.name}: export failed: {type(e).__name__}: {str(e)[:2000]}")
+            failed.append(spec.name)
+            continue
         for method_name, info in manifest["methods"].items():
             ops = sorted({op for d in info["delegates"] for op in d["ops"]})
             print(f"{spec.name}.{method_name}: {len(info['delegates'])} delegate(s), "
                   f"ops {ops}, cpu {info['cpu_kernels']}")
-    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
-    print(f"{len(os.listdir(args.out))} files, {total} bytes in {args.out}")
+            if args.set != "programs" and info["cpu_kernels"]:
+                # One-op programs and models exist to test delegated ops.
+                sys.exit(f"{spec.name}: not fully delegated, CPU kernels {info['cpu_kernels']}")
+    if failed:
+        sys.exit(f"{len(failed)} export(s) failed: {failed}")
+    files = [f for f in os.listdir(args.out) if os.path.isfile(os.path.join(args.out, f))]
+    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in files)
+    print(f"{len(files)} files, {total} bytes in {args.out}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // Elementwise ops whose operands or results are not all f32, on typed.wgsl:
-//   eq/ne/lt/le/gt/ge .Tensor (a, b, out bool) and .Scalar (a, scalar, out bool)
+//   eq/lt/le/gt/ge.Tensor (a, b, out bool), eq/ne/lt/le/gt/ge.Scalar (a, scalar, out bool)
 //   logical_and/or (a, b, out bool), logical_not (a, out bool)
 //   bitwise_and/or.Tensor (a, b, out), bitwise_not (a, out): integers or bools
 //   where.self (cond bool, a, b, out)
@@ -61,7 +61,6 @@ constexpr const char* kConvertTypes = "f32, i32, i64, bool -> f32, i32, i64, boo
 
 constexpr TypedDef kOps[] = {
     {"aten.eq.Tensor", TypedOp::Eq, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},
-    {"aten.ne.Tensor", TypedOp::Ne, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},
     {"aten.lt.Tensor", TypedOp::Lt, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},
     {"aten.le.Tensor", TypedOp::Le, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},
     {"aten.gt.Tensor", TypedOp::Gt, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},

@@ -2,7 +2,8 @@
 // aten.permute.default (self, dims, out), aten.t_copy.default (self, out),
 // aten.expand_copy.default (self, size, implicit, out), aten.cat.default
 // (tensors, dim, out), aten.flip.default (self, dims, out) and
-// aten.repeat.default (self, repeats, out). Each is a strided copy
+// aten.repeat.default (self, repeats, out), aten.pixel_shuffle.default (self,
+// upscale_factor, out). Each is a strided copy
 // (strided_copy.wgsl) planned from live shapes.
 #include <algorithm>
 
@@ -273,6 +274,45 @@ void lower_repeat(OpContext& ctx) {
   });
 }
 
+// pixel_shuffle: out[.., c, h * r + i, w * r + j] = in[.., c * r * r + i * r + j, h, w],
+// a copy over [lead, C, H, r, W, r] whose row-major order is the output's.
+void check_pixel_shuffle(const OpArgs& args) {
+  args.expect_count(3);
+  check_copyable(args, 0);
+  args.expect_same_dtype(0, 2);
+  const Dims& in = args.tensor(0).max_dims;
+  const int64_t r = args.integer(1);
+  if (in.size() < 3 || in.size() > 4) args.fail(0, "expected [C, H, W] or [N, C, H, W], got " + dims_string(in));
+  if (r < 1 || in[in.size() - 3] % (r * r) != 0) {
+    args.fail(1, "upscale_factor " + std::to_string(r) + " does not divide " + std::to_string(in[in.size() - 3]) + " channels by its square");
+  }
+  Dims want = in;
+  want[in.size() - 3] /= r * r;
+  want[in.size() - 2] *= r;
+  want[in.size() - 1] *= r;
+  if (args.tensor(2).max_dims != want) args.fail(2, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(2).max_dims));
+}
+
+void lower_pixel_shuffle(OpContext& ctx) {
+  const ValueId in = ctx.arg(0), out = ctx.arg(2);
+  const int64_t f = ctx.args().integer(1);
+  const StridedCopy copy = record_strided_copy(ctx, in, out);
+  ctx.on_resize({in}, [=](ResizeContext& r) {
+    const Dims& d = r.dims(in);
+    const size_t k = d.size();
+    const int64_t c = d[k - 3] / (f * f), h = d[k - 2], w = d[k - 1];
+    const int64_t lead = k == 4 ? d[0] : 1;
+    CopyPlan plan;
+    plan.dims = {lead, c, h, f, w, f};
+    plan.in_strides = {d[k - 3] * h * w, f * f * h * w, w, f * h * w, 1, h * w};
+    plan.out_strides = contiguous_strides(plan.dims);
+    Dims od = d;
+    od[k - 3] = c, od[k - 2] = h * f, od[k - 1] = w * f;
+    r.set_dims(out, od);
+    write_plan(r, copy, plan);
+  });
+}
+
 }  // namespace
 
 void register_layout_ops(OpRegistry& registry) {
@@ -283,6 +323,7 @@ void register_layout_ops(OpRegistry& registry) {
   registry.add("aten.t_copy.default", {check_t, lower_t});
   registry.add("aten.flip.default", {check_flip, lower_flip});
   registry.add("aten.repeat.default", {check_repeat, lower_repeat});
+  registry.add("aten.pixel_shuffle.default", {check_pixel_shuffle, lower_pixel_shuffle});
 }
 
 }  // namespace wgrt::ops

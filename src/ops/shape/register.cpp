@@ -8,6 +8,7 @@ void register_reshape_ops(OpRegistry& registry);
 void register_slice_select(OpRegistry& registry);
 void register_layout_ops(OpRegistry& registry);
 void register_split_copy(OpRegistry& registry);
+void register_pad(OpRegistry& registry);
 
 void register_shape(OpRegistry& registry) {
   const auto before = registry.names();
@@ -15,6 +16,7 @@ void register_shape(OpRegistry& registry) {
   register_slice_select(registry);
   register_layout_ops(registry);
   register_split_copy(registry);
+  register_pad(registry);
   // Every shape op moves 32-bit words (strided_copy's `copyable`).
   for (const auto& name : registry.names()) {
     if (!std::binary_search(before.begin(), before.end(), name)) registry.set_dtypes(name, "f32, i32, i64");
