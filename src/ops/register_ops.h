@@ -18,6 +18,7 @@ void register_conv(OpRegistry& registry);        // convolution, conv_with_clamp
 void register_pool(OpRegistry& registry);        // avg_pool2d, max_pool2d(_with_indices)
 void register_reduce(OpRegistry& registry);      // sum, mean, amax, amin, argmax, argmin
 void register_creation(OpRegistry& registry);    // full, zeros, ones (and _like), scalar_tensor, arange
+void register_indexing(OpRegistry& registry);    // index_select, gather
 void register_sample(OpRegistry& registry);      // upsample_nearest2d, upsample_bilinear2d
 
 }  // namespace wgrt::ops

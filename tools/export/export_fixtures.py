@@ -11,6 +11,9 @@ deserializers. Seeds are fixed, so a rerun reproduces the same files.
 Usage: python3 tools/export/export_fixtures.py [--set programs|ops] [--out DIR] [--only NAME ...]
   programs (default): the small programs of fixture_models.py into tests/fixtures/pte/
   ops: one-op programs (op_models.py) into tests/fixtures/pte/ops/
+  models: small torchvision models (model_fixtures.py) into tests/fixtures/pte/models/
+  refused: programs wgrt must refuse at load, into tests/fixtures/pte/refused/
+  models_local: resnet18 (too big to commit) into the git-ignored tests/fixtures/pte/models_local/
 """
 
 import argparse
@@ -29,7 +32,8 @@ from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_models import MODELS  # noqa: E402
-from op_models import OPS  # noqa: E402
+from op_models import OPS, REFUSED  # noqa: E402
+from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -129,12 +133,13 @@ def executorch_version():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=["programs", "ops"], default="programs")
+    parser.add_argument("--set", choices=["programs", "ops", "models", "models_local", "refused"], default="programs")
     parser.add_argument("--out")
     parser.add_argument("--only", nargs="*", help="export only these models")
     args = parser.parse_args()
-    specs = {"programs": MODELS, "ops": OPS}[args.set]
-    args.out = args.out or {"programs": DEFAULT_OUT, "ops": os.path.join(DEFAULT_OUT, "ops")}[args.set]
+    specs = {"programs": MODELS, "ops": OPS, "models": VISION_MODELS, "models_local": MODELS_LOCAL,
+             "refused": REFUSED}[args.set]
+    args.out = args.out or (DEFAULT_OUT if args.set == "programs" else os.path.join(DEFAULT_OUT, args.set))
     os.makedirs(args.out, exist_ok=True)
     chosen = [m for m in specs if not args.only or m.name in args.only]
     if not args.only:

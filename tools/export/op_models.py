@@ -5,6 +5,7 @@ supports it, a dynamic dim exported once and run at two sizes."""
 
 import torch
 import torch.nn.functional as F
+import executorch.backends.vulkan.custom_ops_lib  # noqa: F401  (registers torch.ops.et_vk.*)
 
 from fixture_models import Spec, randn
 
@@ -189,4 +190,18 @@ OPS = [
     _case("upsample_bilinear2d_align", lambda: Fn(lambda x: F.interpolate(x, size=(9, 11), mode="bilinear",
                                                                            align_corners=True)), _spatial(5, 4)),
     _case("pixel_shuffle", lambda: Fn(lambda x: F.pixel_shuffle(x, 2)), lambda: (randn(1, 12, 3, 5),)),
+    # --- indexing -----------------------------------------------------------------------------
+    _case("index_select", lambda: Fn(lambda x, i: torch.index_select(x, 1, i)),
+          lambda: (randn(3, 7, 5), torch.tensor([6, 0, 2, 2, 5]))),
+    _case("gather", lambda: Fn(lambda x, i: torch.gather(x, 1, i)),
+          lambda: (randn(3, 5), torch.randint(0, 5, (3, 4)))),
+    _case("unfold", lambda: Fn(lambda x: x.unfold(1, 3, 2) * 2.0), lambda: (randn(2, 9, 3),)),
+    _case("grid_priors", lambda: Fn(lambda x: torch.ops.et_vk.grid_priors(x, 8, 0.5)), lambda: (randn(1, 2, 5, 7),)),
+]
+
+# Programs whose arguments wgrt must refuse at load (tests/runtime/test_pte_refused.cpp
+# names the op, argument and value it expects in the error).
+REFUSED = [
+    _case("addmm_beta", lambda: Fn(lambda bias, a, b: torch.addmm(bias, a, b, beta=0.5)),
+          lambda: (randn(7), randn(5, 9), randn(9, 7)), description="addmm with beta 0.5"),
 ]

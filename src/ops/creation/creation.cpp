@@ -5,6 +5,7 @@
 //   aten.zeros_like.default / aten.ones_like.default (self, dtype, ..., memory_format, out)
 //   aten.scalar_tensor.default (value, dtype, layout, device, pin_memory, out)
 //   aten.arange.start_step (start, end, step, dtype, layout, device, pin_memory, out)
+//   et_vk.grid_priors.default (x [..., H, W], stride, offset, out [H * W, 2] f32)
 // The output's dtype (f32, i32, i64 or bool) is the graph's. The *_like ops
 // follow their input's live shape; a size list may hold SymInts.
 #include <cmath>
@@ -107,6 +108,38 @@ void lower_arange(OpContext& ctx) {
   });
 }
 
+void check_grid_priors(const OpArgs& args) {
+  args.expect_count(4);
+  const Tensor& x = args.tensor(0);
+  args.expect_rank_at_least(0, 2);
+  args.number(1);
+  args.number(2);
+  const Dims want = {x.max_dims[x.max_dims.size() - 2] * x.max_dims.back(), 2};
+  if (args.tensor(3, {DType::F32}).max_dims != want) {
+    args.fail(3, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(3).max_dims));
+  }
+}
+
+void lower_grid_priors(OpContext& ctx) {
+  const ValueId x = ctx.arg(0), out = ctx.arg(3);
+  const float stride = static_cast<float>(ctx.args().number(1)), offset = static_cast<float>(ctx.args().number(2));
+  const UniformId u = ctx.uniform(sizeof(FillParams));
+  const DispatchId d = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"MODE", 2}}),
+                                    {ctx.tensor(out), ctx.uniform_binding(u)});
+  ctx.on_resize({x}, [=](ResizeContext& r) {
+    const Dims& xd = r.dims(x);
+    const int64_t h = xd[xd.size() - 2], w = xd.back();
+    r.set_dims(out, {h * w, 2});
+    FillParams p;
+    p.words = static_cast<uint32_t>(h * w * 2);
+    p.bits = static_cast<uint32_t>(w);
+    p.start = offset;
+    p.step = stride;
+    r.write_uniform(u, p);
+    r.set_workgroups(d, r.fold(gpu::div_up(p.words, 256)));
+  });
+}
+
 }  // namespace
 
 void register_creation(OpRegistry& registry) {
@@ -115,6 +148,7 @@ void register_creation(OpRegistry& registry) {
                             "f32, i32, i64, bool"});
   }
   registry.add("aten.arange.start_step", {check_arange, lower_arange, false, "f32, i32, i64"});
+  registry.add("et_vk.grid_priors.default", {check_grid_priors, lower_grid_priors, false, "any input -> f32"});
 }
 
 }  // namespace wgrt::ops

@@ -27,7 +27,7 @@ fn at(v: array<vec4<u32>, 2>, i: u32) -> u32 { return v[i / 4u][i % 4u]; }
 
 // Whether (v, i) should replace (best, best_i) in an arg/extreme reduction.
 fn better(v: f32, i: u32, best: f32, best_i: u32) -> bool {
-  let wins = select(v < best, v > best, OP == 2u || OP == 4u);
+  let wins = select((v < best), (v > best), OP == 2u || OP == 4u);
   return wins || (v == best && i < best_i);
 }
 

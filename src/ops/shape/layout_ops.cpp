@@ -3,7 +3,8 @@
 // aten.expand_copy.default (self, size, implicit, out), aten.cat.default
 // (tensors, dim, out), aten.flip.default (self, dims, out) and
 // aten.repeat.default (self, repeats, out), aten.pixel_shuffle.default (self,
-// upscale_factor, out). Each is a strided copy
+// upscale_factor, out), aten.unfold_copy.default (self, dimension, size,
+// step, out). Each is a strided copy
 // (strided_copy.wgsl) planned from live shapes.
 #include <algorithm>
 
@@ -313,6 +314,47 @@ void lower_pixel_shuffle(OpContext& ctx) {
   });
 }
 
+// unfold: windows of `size` every `step` along one dim, the window as a new
+// last dim: out[.., w, .., k] = in[.., w * step + k, ..].
+Dims unfold_dims(Dims dims, size_t dim, int64_t size, int64_t step) {
+  dims[dim] = dims[dim] < size ? 0 : (dims[dim] - size) / step + 1;
+  dims.push_back(size);
+  return dims;
+}
+
+size_t check_unfold(const OpArgs& args) {
+  args.expect_count(5);
+  check_copyable(args, 0);
+  args.expect_same_dtype(0, 4);
+  const Dims& in = args.tensor(0).max_dims;
+  if (in.size() + 1 > kMaxCopyRank) args.fail(0, "rank above " + std::to_string(kMaxCopyRank - 1));
+  const auto dim = normalize_dim(args.integer(1), std::max<size_t>(in.size(), 1));
+  if (!dim) args.fail(1, "dimension " + std::to_string(args.integer(1)) + " is out of range");
+  const int64_t size = args.integer(2), step = args.integer(3);
+  if (size < 0 || (!in.empty() && size > in[*dim])) args.fail(2, "size " + std::to_string(size) + " does not fit " + dims_string(in));
+  if (step < 1) args.fail(3, "step " + std::to_string(step) + " is below 1");
+  const Dims want = unfold_dims(in, *dim, size, step);
+  if (args.tensor(4).max_dims != want) args.fail(4, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(4).max_dims));
+  return *dim;
+}
+
+void lower_unfold(OpContext& ctx) {
+  const size_t dim = check_unfold(ctx.args());
+  const int64_t size = ctx.args().integer(2), step = ctx.args().integer(3);
+  const ValueId in = ctx.arg(0), out = ctx.arg(4);
+  const StridedCopy copy = record_strided_copy(ctx, in, out);
+  ctx.on_resize({in}, [=](ResizeContext& r) {
+    CopyPlan plan;
+    plan.dims = unfold_dims(r.dims(in), dim, size, step);
+    plan.in_strides = contiguous_strides(r.dims(in));
+    plan.in_strides.push_back(plan.in_strides[dim]);
+    plan.in_strides[dim] *= step;
+    plan.out_strides = contiguous_strides(plan.dims);
+    r.set_dims(out, plan.dims);
+    write_plan(r, copy, plan);
+  });
+}
+
 }  // namespace
 
 void register_layout_ops(OpRegistry& registry) {
@@ -324,6 +366,7 @@ void register_layout_ops(OpRegistry& registry) {
   registry.add("aten.flip.default", {check_flip, lower_flip});
   registry.add("aten.repeat.default", {check_repeat, lower_repeat});
   registry.add("aten.pixel_shuffle.default", {check_pixel_shuffle, lower_pixel_shuffle});
+  registry.add("aten.unfold_copy.default", {[](const OpArgs& a) { check_unfold(a); }, lower_unfold});
 }
 
 }  // namespace wgrt::ops
