@@ -196,6 +196,10 @@ OPS = [
     _case("gather", lambda: Fn(lambda x, i: torch.gather(x, 1, i)),
           lambda: (randn(3, 5), torch.randint(0, 5, (3, 4)))),
     _case("unfold", lambda: Fn(lambda x: x.unfold(1, 3, 2) * 2.0), lambda: (randn(2, 9, 3),)),
+    _case("rope_hf", lambda: Fn(lambda q, k, c, s: torch.ops.et_vk.apply_rotary_emb_hf(q, k, c, s, 2)),
+          lambda: (randn(1, 3, 2, 10), randn(1, 3, 1, 10), randn(8, 6), randn(8, 6))),
+    _case("rope_interleaved", lambda: Fn(lambda x, f: torch.ops.et_vk.apply_rotary_emb_interleaved(x, f)),
+          lambda: (randn(2, 5, 6), randn(1, 5, 3, 2))),
     _case("grid_priors", lambda: Fn(lambda x: torch.ops.et_vk.grid_priors(x, 8, 0.5)), lambda: (randn(1, 2, 5, 7),)),
 ]
 

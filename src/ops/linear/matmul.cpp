@@ -9,6 +9,8 @@
 // change between runs, up to its maximum.
 #include "ops/linear/matmul.h"
 
+#include <cstdio>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "wgrt/error.h"
@@ -168,7 +170,9 @@ void check_addmm(const OpArgs& args) {
   }
   for (size_t i : {size_t{3}, size_t{4}}) {
     if (!args.is_null(i) && args.number(i) != 1.0) {
-      args.fail(i, std::string(i == 3 ? "beta " : "alpha ") + std::to_string(args.number(i)) + ": only 1 is supported");
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", args.number(i));
+      args.fail(i, std::string(i == 3 ? "beta " : "alpha ") + value + ": only 1 is supported");
     }
   }
   args.tensor(5, {DType::F32});

@@ -88,6 +88,11 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_rope(OpRegistry& registry) { registry.add("et_vk.apply_rotary_emb.default", {check, lower}); }
+void register_rope_variants(OpRegistry& registry);
+
+void register_rope(OpRegistry& registry) {
+  registry.add("et_vk.apply_rotary_emb.default", {check, lower});
+  register_rope_variants(registry);
+}
 
 }  // namespace wgrt::ops
