@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "graph/executable_graph.h"
+#include "core/host_tensor.h"
 
 namespace wgrt {
 

@@ -16,9 +16,10 @@ ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(dev
   state_.graph = std::move(graph);
 }
 
-std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const LoadOptions& options) {
-  const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
+std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const OpRegistry& registry,
+                                                       const LoadOptions& options) {
   registry.check_graph(graph);  // before any allocation
+  registry.prepare_constants(graph);
   plan_lifetimes(graph, [&](std::string_view op) {
     const OpDef* def = registry.find(op);
     return def != nullptr && def->is_view;

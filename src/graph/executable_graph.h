@@ -9,12 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "core/host_tensor.h"
 #include "gpu/command_batch.h"
+#include "gpu/device_memory.h"
 #include "graph/graph_state.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
 #include "graph/scratch_pool.h"
-#include "runtime/device_memory.h"
 #include "wgrt/memory_stats.h"
 
 namespace wgrt {
@@ -28,19 +29,6 @@ struct LoadOptions {
   bool scratch_pool = ScratchPool::pooling_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
-};
-
-// Host data of one tensor, in host layout (numpy's), row-major.
-struct HostTensor {
-  DType dtype = DType::F32;
-  Dims dims;
-  std::vector<uint8_t> data;
-};
-
-struct HostTensorView {
-  DType dtype = DType::F32;
-  Dims dims;
-  std::span<const uint8_t> data;
 };
 
 // A tensor already on the GPU, in device layout (I64 as i32): the graph binds
@@ -100,6 +88,12 @@ class ExecutableGraph {
   // Checks every op, plans memory (assigning mem_obj_ids if the graph has
   // none), allocates, uploads constants and lowers every op. Throws
   // wgrt::Error; nothing stays allocated on failure.
+  // Before that, each op's prepare step puts its constants into the layout
+  // its kernels read. options.registry is not used: `registry` is.
+  static std::unique_ptr<ExecutableGraph> load(gpu::Device& device, Graph graph, const OpRegistry& registry,
+                                               const LoadOptions& options = {});
+  // The same with options.registry, or OpRegistry::builtin() when it is null.
+  // Defined by ops/ (register_ops.cpp) with the op list, so graph/ links no op.
   static std::unique_ptr<ExecutableGraph> load(gpu::Device& device, Graph graph, const LoadOptions& options = {});
 
   const Graph& graph() const { return state_.graph; }

@@ -17,6 +17,11 @@ void OpArgs::fail(size_t arg, const std::string& what) const {
   fail("argument " + std::to_string(arg) + ": " + what);
 }
 
+void OpArgs::unsupported(size_t arg, const std::string& what) const {
+  throw Error(ErrorCode::NotSupported, "op " + std::to_string(op_index_) + " (" + call_.name + "): argument " +
+                                           std::to_string(arg) + ": " + what);
+}
+
 ValueId OpArgs::id(size_t i) const {
   if (i >= call_.args.size()) {
     fail("expected at least " + std::to_string(i + 1) + " arguments, got " + std::to_string(call_.args.size()));
@@ -113,6 +118,29 @@ const ValueList& OpArgs::value_list(size_t i) const {
   fail(i, "expected a value list, got " + std::string(value_kind_name(v)));
 }
 
+ConstantPrep::ConstantPrep(Graph& graph, size_t op_index)
+    : graph_(graph), args_(graph, graph.ops[op_index], op_index) {}
+
+const Tensor& ConstantPrep::constant(size_t i) const {
+  const Tensor& t = args_.tensor(i);
+  if (t.storage != StorageKind::Constant) {
+    args_.fail(i, "expected a constant, got a " + std::string(storage_name(t.storage)) + " tensor");
+  }
+  return t;
+}
+
+void ConstantPrep::replace_constant(size_t i, Dims dims, std::vector<uint8_t> bytes) {
+  constant(i);
+  Tensor& t = graph_.tensor(args_.id(i));
+  if (bytes.size() != uint64_t(numel(dims)) * host_size(t.dtype)) {
+    args_.fail(i, "prepared constant " + dims_string(dims) + " has " + std::to_string(bytes.size()) + " bytes");
+  }
+  t.owned = std::move(bytes);
+  t.bytes = t.owned;
+  t.max_dims = dims;
+  t.cur_dims = std::move(dims);
+}
+
 void OpRegistry::add(std::string name, OpDef def) { ops_[std::move(name)] = std::move(def); }
 
 void OpRegistry::set_dtypes(std::string_view name, std::string dtypes) {
@@ -150,6 +178,15 @@ void OpRegistry::check_graph(const Graph& graph) const {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpDef* def = find(graph.ops[i].name);
     if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+  }
+}
+
+void OpRegistry::prepare_constants(Graph& graph) const {
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    const OpDef* def = find(graph.ops[i].name);
+    if (def == nullptr || !def->prepare) continue;
+    ConstantPrep prep(graph, i);
+    def->prepare(prep);
   }
 }
 

@@ -45,11 +45,33 @@ class OpArgs {
 
   [[noreturn]] void fail(size_t arg, const std::string& what) const;
   [[noreturn]] void fail(const std::string& what) const;
+  // Error(NotSupported) with the same prefix: a well-formed argument that
+  // asks for something wgrt lacks (a weight format with no kernel).
+  [[noreturn]] void unsupported(size_t arg, const std::string& what) const;
 
  private:
   const Graph& graph_;
   const OpCall& call_;
   size_t op_index_;
+};
+
+// What an op's load-time prepare step may do: read its arguments, and put a
+// constant argument into the layout its kernels read (the importer adds
+// constants in their file's layout and knows nothing of kernel layouts).
+class ConstantPrep {
+ public:
+  ConstantPrep(Graph& graph, size_t op_index);
+
+  const OpArgs& args() const { return args_; }
+  // The constant tensor at argument i; fails via OpArgs if it is anything else.
+  const Tensor& constant(size_t i) const;
+  // Gives the constant at argument i new dims and bytes (host layout, its
+  // dtype kept); the graph owns the bytes from then on.
+  void replace_constant(size_t i, Dims dims, std::vector<uint8_t> bytes);
+
+ private:
+  Graph& graph_;
+  OpArgs args_;
 };
 
 struct OpDef {
@@ -61,6 +83,11 @@ struct OpDef {
   // shape renamed): the lifetime planner may give both one buffer, and the
   // lowering then records no copy (OpContext::same_buffer).
   bool is_view = false;
+  // Optional; runs once at load, after every op is checked and before memory
+  // is planned (prepare once, run many). A constant may be shared by several
+  // ops (a tied embedding and output head), so it must leave a constant that
+  // is already prepared as it is.
+  std::function<void(ConstantPrep&)> prepare = nullptr;
   // The element types the op runs with, as `wgrt ops` prints them (e.g.
   // "f32", "f32, i32, i64", "f32 (indices i32/i64)").
   std::string dtypes = "f32";
@@ -68,7 +95,8 @@ struct OpDef {
 
 class OpRegistry {
  public:
-  // Every op wgrt implements.
+  // Every op wgrt implements. Defined by ops/ (register_ops.cpp), which owns
+  // the list; nothing in graph/ calls it, so graph/ links no op.
   static const OpRegistry& builtin();
 
   void add(std::string name, OpDef def);
@@ -80,6 +108,8 @@ class OpRegistry {
   // Checks every op of the graph; throws for the first unknown or malformed
   // one (an unknown op's error lists all unknown ops of the graph).
   void check_graph(const Graph& graph) const;
+  // Runs every op's prepare step in op order; call after check_graph.
+  void prepare_constants(Graph& graph) const;
 
  private:
   std::map<std::string, OpDef, std::less<>> ops_;

@@ -8,16 +8,12 @@
 #include <variant>
 #include <vector>
 
-#include "graph/dtype.h"
+#include "core/dims.h"
+#include "core/dtype.h"
 
 namespace wgrt {
 
 using ValueId = uint32_t;
-using Dims = std::vector<int64_t>;
-
-int64_t numel(const Dims& dims);
-std::string dims_string(const Dims& dims);
-
 // State: a mutable tensor kept across runs (a KV cache): its own buffer,
 // zero-filled at load, never shared.
 enum class StorageKind { Constant, Input, Output, Intermediate, State };

@@ -33,13 +33,13 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
-  m->weight_bytes_ = lg.weight_bytes;
   LoadOptions lopt;
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
   m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
   m->graph_ = m->own_graph_.get();
+  for (ValueId w : lg.weights) m->weight_bytes_ += m->graph_->graph().tensor(w).max_device_bytes();
   return m;
 }
 

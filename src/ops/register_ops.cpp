@@ -1,5 +1,7 @@
 #include "ops/register_ops.h"
 
+#include "graph/executable_graph.h"
+
 namespace wgrt {
 
 const OpRegistry& OpRegistry::builtin() {
@@ -23,6 +25,10 @@ const OpRegistry& OpRegistry::builtin() {
     return r;
   }();
   return registry;
+}
+
+std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const LoadOptions& options) {
+  return load(device, std::move(graph), options.registry ? *options.registry : OpRegistry::builtin(), options);
 }
 
 }  // namespace wgrt

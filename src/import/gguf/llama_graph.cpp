@@ -6,7 +6,6 @@
 #include <map>
 
 #include "import/gguf/gguf_file.h"
-#include "ops/quant/quant_layout.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gguf {
@@ -88,7 +87,7 @@ class LlamaBuilder {
     out.config = c_;
     out.max_context = opt_.max_context;
     out.max_chunk = opt_.max_chunk;
-    out.weight_bytes = weight_bytes_;
+    for (const auto& [name, id] : weights_) out.weights.push_back(id);
     return out;
   }
 
@@ -97,8 +96,8 @@ class LlamaBuilder {
 
   ValueId type_of(const std::string& name) { return b_.add_int(int64_t(info(name).type)); }
 
-  // A weight as a graph constant: f32 vectors as f32, matrices in their
-  // stored block format (u8 rows), re-laid out only where words need padding.
+  // A weight as a graph constant pointing into the mapped file: f32 vectors
+  // as f32, matrices in their stored block format (u8 rows).
   ValueId weight(const std::string& name) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const TensorInfo& t = info(name);
@@ -109,22 +108,18 @@ class LlamaBuilder {
         throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
       }
       id = b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
-      weight_bytes_ += bytes.size();
     } else {
-      const ops::QuantLayout* layout = ops::find_quant_layout(uint32_t(t.type));
-      if (layout == nullptr) {
-        throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + name + " (file offset " +
-                                                 std::to_string(t.file_offset) + ") is " + describe(t.type) +
-                                                 ", which has no GPU kernel yet");
-      }
+      // As stored, [rows, row bytes]: the op's load-time prepare step puts
+      // the blocks into the layout its kernels read.
+      const GgmlTypeInfo& type = ggml_type_info(t.type);
       const int64_t cols = int64_t(t.dims[0]), rows = int64_t(t.dims[1]);
-      const Dims dims{rows, int64_t(ops::gpu_row_bytes(*layout, cols))};
-      if (layout->file_bytes == layout->gpu_bytes) {
-        id = b_.add_constant_view(DType::U8, dims, bytes);
-      } else {
-        id = b_.add_constant(DType::U8, dims, ops::repack_for_gpu(*layout, bytes, rows, cols));
+      if (cols % type.block_size != 0) {
+        throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + name + " (file offset " +
+                                                   std::to_string(t.file_offset) + ") has rows of " +
+                                                   std::to_string(cols) + " elements, not whole " + describe(t.type) +
+                                                   " blocks");
       }
-      weight_bytes_ += uint64_t(dims[0] * dims[1]);
+      id = b_.add_constant_view(DType::U8, {rows, cols / type.block_size * type.block_bytes}, bytes);
     }
     weights_.emplace(name, id);
     if (opt_.on_weight) opt_.on_weight(weights_.size(), total_weights_);
@@ -202,7 +197,6 @@ class LlamaBuilder {
   GraphBuilder b_;
   std::map<std::string, ValueId> weights_;
   size_t total_weights_ = 0;
-  uint64_t weight_bytes_ = 0;
 };
 
 }  // namespace

@@ -5,13 +5,14 @@
 // Inputs:  tokens [1, S <= max_chunk] i64, input_pos (a symbolic int: the
 //          position of the first token, i.e. how many are cached already).
 // Output:  logits [1, vocab] of the last token.
-// Weights stay as stored (ggml block formats, lossless word alignment), and
-// the graph points into the mapped file wherever no re-layout is needed, so
-// the GgufFile must outlive the graph.
+// Weights are added as stored (ggml block formats) pointing into the mapped
+// file, so the GgufFile must outlive the graph; the ops re-lay out at load
+// the blocks whose words need padding.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "graph/graph.h"
 #include "import/gguf/llama_config.h"
@@ -33,7 +34,9 @@ struct LlamaGraph {
   LlamaConfig config;
   int64_t max_context = 0;
   int64_t max_chunk = 0;
-  uint64_t weight_bytes = 0;  // GPU bytes of all weights
+  // The weights' constants; their GPU bytes are known once the graph is
+  // loaded (ops re-lay out some of them).
+  std::vector<ValueId> weights;
 };
 
 LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options);

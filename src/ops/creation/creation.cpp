@@ -144,11 +144,11 @@ void lower_grid_priors(OpContext& ctx) {
 
 void register_creation(OpRegistry& registry) {
   for (const CreationDef& def : kOps) {
-    registry.add(def.name, {[&def](const OpArgs& a) { check(def, a); }, [&def](OpContext& c) { lower(def, c); }, false,
+    registry.add(def.name, {[&def](const OpArgs& a) { check(def, a); }, [&def](OpContext& c) { lower(def, c); }, false, nullptr,
                             "f32, i32, i64, bool"});
   }
-  registry.add("aten.arange.start_step", {check_arange, lower_arange, false, "f32, i32, i64"});
-  registry.add("et_vk.grid_priors.default", {check_grid_priors, lower_grid_priors, false, "any input -> f32"});
+  registry.add("aten.arange.start_step", {check_arange, lower_arange, false, nullptr, "f32, i32, i64"});
+  registry.add("et_vk.grid_priors.default", {check_grid_priors, lower_grid_priors, false, nullptr, "any input -> f32"});
 }
 
 }  // namespace wgrt::ops

@@ -207,7 +207,7 @@ void lower(const TypedDef& def, OpContext& ctx) {
 void register_typed(OpRegistry& registry) {
   for (const TypedDef& def : kOps) {
     registry.add(def.name,
-                 {[&def](const OpArgs& a) { check(def, a); }, [&def](OpContext& c) { lower(def, c); }, false, def.dtypes});
+                 {[&def](const OpArgs& a) { check(def, a); }, [&def](OpContext& c) { lower(def, c); }, false, nullptr, def.dtypes});
   }
 }
 

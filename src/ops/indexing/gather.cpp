@@ -74,8 +74,8 @@ void lower(OpContext& ctx, bool gather) {
 
 void register_indexing(OpRegistry& registry) {
   registry.add("aten.index_select.default", {[](const OpArgs& a) { check(a, false); }, [](OpContext& c) { lower(c, false); },
-                                             false, "f32, i32, i64 (indices i32, i64)"});
-  registry.add("aten.gather.default", {[](const OpArgs& a) { check(a, true); }, [](OpContext& c) { lower(c, true); }, false,
+                                             false, nullptr, "f32, i32, i64 (indices i32, i64)"});
+  registry.add("aten.gather.default", {[](const OpArgs& a) { check(a, true); }, [](OpContext& c) { lower(c, true); }, false, nullptr,
                                        "f32, i32, i64 (indices i32, i64)"});
 }
 

@@ -139,7 +139,7 @@ void register_pool(OpRegistry& registry) {
   for (const auto& [name, pool] : ops) {
     // check gets no graph; the ValueList outputs are checked again at lowering.
     registry.add(name, {[pool = pool](const OpArgs& a) { check(a, pool, a.graph()); },
-                        [pool = pool](OpContext& c) { lower(c, pool); }, false,
+                        [pool = pool](OpContext& c) { lower(c, pool); }, false, nullptr,
                         pool == Pool::MaxWithIndices ? "f32 (indices i64)" : "f32"});
   }
 }

@@ -3,7 +3,7 @@
 // models looked up in the stored format.
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
-#include "ops/quant/quant_layout.h"
+#include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
 namespace wgrt::ops {
@@ -22,18 +22,22 @@ void check(const OpArgs& args) {
   args.expect_rank(0, 2);
   const int64_t type = args.integer(1);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
-  if (layout == nullptr) args.fail(1, "ggml type " + std::to_string(type) + " has no GPU kernel");
+  if (layout == nullptr) args.unsupported(1, "ggml type " + std::to_string(type) + " has no GPU kernel");
   const Tensor& ids = args.tensor(2, {DType::I32, DType::I64});
   const Tensor& out = args.tensor(3, {DType::F32});
   args.expect_rank(3, ids.max_dims.size() + 1);
   const int64_t dim = out.max_dims.back();
-  if (uint64_t(w.max_dims[1]) != gpu_row_bytes(*layout, dim) || dim % 32 != 0) {
+  if (!ggml_rows_fit(*layout, w, dim) || dim % 32 != 0) {
     args.fail(0, "rows of " + std::to_string(w.max_dims[1]) + " bytes do not hold " + std::to_string(dim) +
                      " elements of ggml type " + std::to_string(type));
   }
   Dims want = ids.max_dims;
   want.push_back(dim);
   if (out.max_dims != want) args.fail(3, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+}
+
+void prepare(ConstantPrep& prep) {
+  prepare_ggml_weight(prep, 0, 1, prep.args().tensor(3).max_dims.back());
 }
 
 void lower(OpContext& ctx) {
@@ -58,6 +62,8 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_ggml(OpRegistry& registry) { registry.add("wgrt.embedding_ggml", {check, lower, false, "f32 (GGML-quantized table, i32/i64 indices)"}); }
+void register_embedding_ggml(OpRegistry& registry) {
+  registry.add("wgrt.embedding_ggml", {check, lower, false, prepare, "f32 (GGML-quantized table, i32/i64 indices)"});
+}
 
 }  // namespace wgrt::ops

@@ -11,7 +11,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
-#include "ops/quant/quant_layout.h"
+#include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
 namespace wgrt::ops {
@@ -48,13 +48,13 @@ void check(const OpArgs& args) {
   args.expect_rank(1, 2);
   const int64_t type = args.integer(2);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
-  if (layout == nullptr) args.fail(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
+  if (layout == nullptr) args.unsupported(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
   const int64_t k = x.max_dims.back();
   if (k % layout->block_elems != 0 || k % 32 != 0) {
     args.fail(0, "last dim " + std::to_string(k) + " is not a whole number of " + std::to_string(layout->block_elems) +
                      "-element blocks");
   }
-  if (uint64_t(w.max_dims[1]) != gpu_row_bytes(*layout, k)) {
+  if (!ggml_rows_fit(*layout, w, k)) {
     args.fail(1, "expected rows of " + std::to_string(gpu_row_bytes(*layout, k)) + " bytes for K = " +
                      std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
   }
@@ -67,6 +67,10 @@ void check(const OpArgs& args) {
   Dims want = x.max_dims;
   want.back() = n;
   if (out.max_dims != want) args.fail(4, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+}
+
+void prepare(ConstantPrep& prep) {
+  prepare_ggml_weight(prep, 1, 2, prep.args().tensor(0).max_dims.back());
 }
 
 void lower(OpContext& ctx) {
@@ -106,6 +110,8 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_linear_ggml(OpRegistry& registry) { registry.add("wgrt.linear_ggml", {check, lower, false, "f32 (GGML-quantized weights)"}); }
+void register_linear_ggml(OpRegistry& registry) {
+  registry.add("wgrt.linear_ggml", {check, lower, false, prepare, "f32 (GGML-quantized weights)"});
+}
 
 }  // namespace wgrt::ops

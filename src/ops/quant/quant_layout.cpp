@@ -33,6 +33,10 @@ uint64_t gpu_row_bytes(const QuantLayout& layout, int64_t cols) {
   return uint64_t(cols / layout.block_elems) * layout.gpu_bytes;
 }
 
+uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols) {
+  return uint64_t(cols / layout.block_elems) * layout.file_bytes;
+}
+
 std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
                                     int64_t cols) {
   if (cols % layout.block_elems != 0 || cols % 32 != 0) {

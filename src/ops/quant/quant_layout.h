@@ -26,6 +26,9 @@ const QuantLayout* find_quant_layout(uint32_t ggml_type);
 // of blocks (and of 32-element units).
 uint64_t gpu_row_bytes(const QuantLayout& layout, int64_t cols);
 
+// Bytes per row of `cols` elements as GGUF stores them.
+uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols);
+
 // Rewrites `rows` rows of file-layout blocks into the GPU layout.
 std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
                                     int64_t cols);

@@ -127,7 +127,7 @@ void register_reduce(OpRegistry& registry) {
       {"aten.amin.default", Reduce::Min},    {"aten.argmax.default", Reduce::ArgMax}, {"aten.argmin.default", Reduce::ArgMin},
   };
   for (const auto& [name, op] : ops) {
-    registry.add(name, {[op = op](const OpArgs& a) { check(a, op); }, [op = op](OpContext& c) { lower(c, op); }, false,
+    registry.add(name, {[op = op](const OpArgs& a) { check(a, op); }, [op = op](OpContext& c) { lower(c, op); }, false, nullptr,
                         is_arg(op) ? "f32 -> i64" : "f32"});
   }
 }
