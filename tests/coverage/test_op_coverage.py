@@ -50,10 +50,18 @@ def _wgrt_ops():
 
 
 def _tested_ops():
+    """Ops in the Vulkan graphs of fully delegated fixtures that a test runs
+    against torch: the .pte manifests (per method) and the Llama fixture (one
+    method, at the top level). refused/ programs only test a refusal."""
     ops = set()
     for manifest in (ROOT / "tests" / "fixtures").rglob("*.json"):
+        if "refused" in manifest.parts:
+            continue
         data = json.loads(manifest.read_text())
-        for method in data.get("methods", {}).values():
+        if not isinstance(data, dict):
+            continue
+        methods = list(data.get("methods", {}).values()) + ([data] if "delegates" in data else [])
+        for method in methods:
             if not isinstance(method, dict) or method.get("cpu_kernels"):
                 continue  # a partially delegated program only tests the refusal
             for d in method.get("delegates", []):

@@ -107,7 +107,10 @@ fn apply(x: V, y: V, z: V) -> V {
       let i = select(~x.i, 1 - x.i, A_TYPE == 2u);
       return V(f32(i), i);
     }
-    case 12u: { return select(z, y, truthy(x)); }
+    case 12u: {
+      if (truthy(x)) { return y; }
+      return z;
+    }
     case 13u: { return from_f32(real_pow(x.f, y.f)); }
     case 14u: {
       if (x.f != x.f || y.f != y.f) { return from_f32(x.f + y.f); }  // NaN propagates
