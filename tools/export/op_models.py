@@ -156,8 +156,6 @@ OPS = [
           lambda: (randn(5, 9), randn(5, 9))),
     _case("bitwise_bool", lambda: Fn(lambda a, b: (((a > 0) & (b > 0)) | ~(a > b)).float()),
           lambda: (randn(4, 7), randn(4, 7))),
-    _case("bitwise_int", lambda: Fn(lambda i, j: (i & j) | ~i),  # int32: the partitioner keeps int64 ones on the CPU
-          lambda: (torch.randint(-50, 50, (3, 5), dtype=torch.int32), torch.randint(-50, 50, (3, 5), dtype=torch.int32))),
     _case("clone", lambda: Fn(lambda x: (x * 2.0).clone() + 1.0), lambda: (randn(3, 5),)),
     _case("where", lambda: Fn(lambda c, a, b: torch.where(c > 0, a, b)), lambda: (randn(3, 1, 5), randn(4, 5), randn(3, 4, 1))),
     _case("pow_scalar", lambda: Fn(lambda x: x ** 3 + x.abs() ** 0.5), lambda: (randn(3, 7),)),
@@ -168,6 +166,8 @@ OPS = [
     # --- normalization, linear, layout ---------------------------------------------------
     _case("batch_norm", lambda: Norm("batch", 5), _spatial(7, 9, 5), dynamic=HW, extra=[_spatial(6, 5, 5)]),
     _case("group_norm", lambda: Norm("group", 6, groups=3), _spatial(5, 7, 6), atol=2e-4),
+    _case("log_softmax", lambda: Fn(lambda x: F.log_softmax(x, -1)), lambda: (randn(3, 5, 7),),
+          dynamic={0: {0: ("rows", 1, 6)}}, extra=[lambda: (randn(6, 5, 7),)]),
     _case("addmm", Addmm, lambda: (randn(5, 9), randn(9, 7))),
     _case("t_copy", lambda: Fn(lambda x: x.t() + 1.0), lambda: (randn(5, 7),)),
     _case("flip", lambda: Fn(lambda x: torch.flip(x, (0, 2))), lambda: (randn(3, 4, 5),)),

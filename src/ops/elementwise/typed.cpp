@@ -101,6 +101,8 @@ size_t out_arg(const TypedDef& def) {
   return def.first + def.tensors + (def.scalar ? 1 : 0) + (def.mode ? 1 : 0) + def.extra;
 }
 
+size_t mode_arg(const TypedDef& def) { return def.first + def.tensors + (def.scalar ? 1 : 0); }
+
 bool is_integer(DType t) { return t == DType::I32 || t == DType::I64 || t == DType::Bool; }
 
 void check(const TypedDef& def, const OpArgs& args) {
@@ -131,10 +133,11 @@ void check(const TypedDef& def, const OpArgs& args) {
   if (def.scalar) args.number(def.tensors);
   if (def.mode) {
     // True division (None) is aten.div.Tensor; this overload only rounds.
-    if (args.is_null(def.tensors + 1)) args.fail(def.tensors + 1, "rounding_mode None: expected 'trunc' or 'floor'");
-    const auto* mode = std::get_if<std::string>(&args.value(def.tensors + 1));
+    const size_t m = mode_arg(def);
+    if (args.is_null(m)) args.fail(m, "rounding_mode None: expected 'trunc' or 'floor'");
+    const auto* mode = std::get_if<std::string>(&args.value(m));
     if (mode == nullptr || (*mode != "trunc" && *mode != "floor")) {
-      args.fail(def.tensors + 1, "rounding_mode: expected 'trunc' or 'floor'");
+      args.fail(m, "rounding_mode: expected 'trunc' or 'floor'");
     }
   }
   const Tensor& out = args.tensor(out_arg(def), {DType::F32, DType::I32, DType::I64, DType::Bool});
@@ -169,7 +172,7 @@ void lower(const TypedDef& def, OpContext& ctx) {
   if (def.operands == Operands::Float) int_math = false;
   TypedOp op = def.op;
   if (def.mode) {
-    op = std::get<std::string>(args.value(def.tensors + 1)) == "floor" ? TypedOp::DivFloor : TypedOp::DivTrunc;
+    op = std::get<std::string>(args.value(mode_arg(def))) == "floor" ? TypedOp::DivFloor : TypedOp::DivTrunc;
   }
   const auto& pipeline = ctx.pipeline(
       "elementwise/typed.wgsl", "main",
