@@ -54,14 +54,15 @@ fn main_hf(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
 @group(0) @binding(0) var<storage, read> x: array<vec2<f32>>;
 @group(0) @binding(1) var<storage, read> freqs_cis: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec2<f32>>;
+@group(0) @binding(3) var<uniform> pi: Params;
 
 @compute @workgroup_size(256)
 fn main_interleaved(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                     @builtin(num_workgroups) nwg: vec3<u32>) {
   let pair = index(wid, lid, nwg);
-  let half = p.d / 2u;
-  if (pair >= p.q_count / 2u) { return; }
-  let f = freqs_cis[((pair / half) % p.seq) * half + pair % half];
+  let half = pi.d / 2u;
+  if (pair >= pi.q_count / 2u) { return; }
+  let f = freqs_cis[((pair / half) % pi.seq) * half + pair % half];
   let v = x[pair];
   out[pair] = vec2<f32>(v.x * f.x - v.y * f.y, v.x * f.y + v.y * f.x);
 }
