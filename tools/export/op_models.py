@@ -168,6 +168,7 @@ OPS = [
     _case("group_norm", lambda: Norm("group", 6, groups=3), _spatial(5, 7, 6), atol=2e-4),
     _case("log_softmax", lambda: Fn(lambda x: F.log_softmax(x, -1)), lambda: (randn(3, 5, 7),),
           dynamic={0: {0: ("rows", 1, 6)}}, extra=[lambda: (randn(6, 5, 7),)]),
+    _case("mm", lambda: Fn(lambda a, b: a @ b), lambda: (randn(5, 9), randn(9, 7))),
     _case("addmm", Addmm, lambda: (randn(5, 9), randn(9, 7))),
     _case("t_copy", lambda: Fn(lambda x: x.t() + 1.0), lambda: (randn(5, 7),)),
     _case("flip", lambda: Fn(lambda x: torch.flip(x, (0, 2))), lambda: (randn(3, 4, 5),)),
