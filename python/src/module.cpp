@@ -12,6 +12,7 @@
 #include "gpu/buffer_usage.h"
 #include "graph/memory_plan.h"
 #include "wgrt/error.h"
+#include "wgrt/version.h"
 
 namespace wgrt::py {
 
@@ -171,6 +172,7 @@ NB_MODULE(_wgrt, m) {
   using namespace wgrt;
   using namespace wgrt::py;
   nb::set_leak_warnings(false);  // the default Runtime is kept until exit on purpose
+  m.attr("__version__") = WGRT_VERSION;
 
   g_error_type = PyErr_NewExceptionWithDoc("wgrt.Error", "An error from wgrt; .code names its kind.",
                                            PyExc_RuntimeError, nullptr);

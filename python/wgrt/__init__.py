@@ -21,9 +21,9 @@ import os
 import numpy as np
 
 from . import _wgrt
-from ._wgrt import Error, Tensor
+from ._wgrt import Error, Tensor, __version__
 
-__all__ = ["Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "default_model_path", "load"]
+__all__ = ["__version__", "Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "default_model_path", "load"]
 
 adapter_info = _wgrt.adapter_info
 

@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -106,23 +109,6 @@ struct Profile {
   size_t dispatches = 0;
   std::vector<KernelRow> kernels;  // by total time, descending
 };
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else {
-      o += c;
-    }
-  }
-  return o;
-}
 
 class Bench {
  public:
@@ -244,64 +230,63 @@ void print_profile(const Profile& p, size_t top) {
 void write_json(const std::string& path, const llm::LlmModel& model, const gpu::Device& device,
                 const std::vector<TestResult>& results, const std::vector<Profile>& profiles, double load_s,
                 int reps) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw Error(ErrorCode::NotFound, "cannot write " + path + ": " + std::strerror(errno));
+  using nlohmann::json;
   const MemoryStats mem = model.memory_stats();
   const auto& info = device.adapter_info();
-  auto stats_json = [&](const Stats& s) {
-    std::fprintf(f, "{\"median\": %.6g, \"mean\": %.6g, \"stddev\": %.6g, \"min\": %.6g, \"max\": %.6g}", s.median,
-                 s.mean, s.stddev, s.min, s.max);
+  auto stats_json = [](const Stats& s) {
+    return json{{"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
   };
-  std::fprintf(f, "{\n  \"tool\": \"wgrt bench\",\n  \"model\": \"%s\",\n  \"model_summary\": \"%s\",\n",
-               json_escape(model.path()).c_str(), json_escape(model.config().summary()).c_str());
-  std::fprintf(f, "  \"adapter\": \"%s\",\n  \"backend\": \"%s\",\n  \"driver\": \"%s\",\n  \"runtime\": \"%s\",\n",
-               json_escape(info.name).c_str(), json_escape(info.backend).c_str(), json_escape(info.driver).c_str(),
-               json_escape(device.implementation_version()).c_str());
-  std::fprintf(f, "  \"shader_f16\": %s,\n  \"subgroups\": %s,\n  \"timestamp_query\": %s,\n",
-               device.features().shader_f16 ? "true" : "false", device.features().subgroups ? "true" : "false",
-               device.features().timestamp_query ? "true" : "false");
-  std::fprintf(f, "  \"weight_bytes\": %llu,\n  \"context\": %lld,\n  \"chunk\": %lld,\n  \"repetitions\": %d,\n",
-               static_cast<unsigned long long>(model.weight_bytes()), static_cast<long long>(model.context()),
-               static_cast<long long>(model.chunk()), reps);
-  std::fprintf(f, "  \"load_seconds\": %.3f,\n", load_s);
-  std::fprintf(f,
-               "  \"memory\": {\"model_total_bytes\": %llu, \"weight_bytes\": %llu, \"tensor_bytes\": %llu, "
-               "\"scratch_bytes\": %llu, \"device_peak_bytes\": %llu},\n",
-               static_cast<unsigned long long>(mem.total_bytes), static_cast<unsigned long long>(mem.constant_bytes),
-               static_cast<unsigned long long>(mem.tensor_bytes), static_cast<unsigned long long>(mem.scratch_bytes),
-               static_cast<unsigned long long>(device.peak_buffer_bytes()));
-  std::fprintf(f, "  \"tests\": [\n");
-  for (size_t i = 0; i < results.size(); ++i) {
-    const TestResult& r = results[i];
-    std::fprintf(f, "    {\"name\": \"%s\", \"n_prompt\": %lld, \"n_gen\": %lld, \"runs\": %zu, \"tok_s\": ",
-                 r.name.c_str(), static_cast<long long>(r.n_prompt), static_cast<long long>(r.n_gen),
-                 r.seconds.size());
-    stats_json(r.tps);
-    std::fprintf(f, ", \"ms_per_token\": ");
-    stats_json(r.ms_per_token);
-    std::fprintf(f,
-                 ", \"host_ms_per_pass\": {\"prepare\": %.6g, \"encode\": %.6g, \"wait\": %.6g, \"readback\": %.6g}",
-                 r.host_ms.prepare_ms, r.host_ms.encode_ms, r.host_ms.wait_ms, r.host_ms.readback_ms);
-    std::fprintf(f, ", \"samples_s\": [");
-    for (size_t j = 0; j < r.seconds.size(); ++j) std::fprintf(f, "%s%.6g", j ? ", " : "", r.seconds[j]);
-    std::fprintf(f, "]");
-    if (!r.error.empty()) std::fprintf(f, ", \"error\": \"%s\"", json_escape(r.error).c_str());
-    std::fprintf(f, "}%s\n", i + 1 < results.size() ? "," : "");
+  json tests = json::array();
+  for (const TestResult& r : results) {
+    json t = {{"name", r.name},
+              {"n_prompt", r.n_prompt},
+              {"n_gen", r.n_gen},
+              {"runs", r.seconds.size()},
+              {"tok_s", stats_json(r.tps)},
+              {"ms_per_token", stats_json(r.ms_per_token)},
+              {"host_ms_per_pass",
+               {{"prepare", r.host_ms.prepare_ms}, {"encode", r.host_ms.encode_ms}, {"wait", r.host_ms.wait_ms},
+                {"readback", r.host_ms.readback_ms}}},
+              {"samples_s", r.seconds}};
+    if (!r.error.empty()) t["error"] = r.error;
+    tests.push_back(std::move(t));
   }
-  std::fprintf(f, "  ],\n  \"profiles\": [\n");
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    const Profile& p = profiles[i];
-    std::fprintf(f, "    {\"what\": \"%s\", \"dispatches\": %zu, \"gpu_ms\": %.6g, \"wall_ms\": %.6g, \"kernels\": [",
-                 p.what.c_str(), p.dispatches, p.gpu_ms, p.wall_ms);
-    for (size_t j = 0; j < p.kernels.size(); ++j) {
-      const KernelRow& k = p.kernels[j];
-      std::fprintf(f, "%s\n      {\"label\": \"%s\", \"count\": %zu, \"gpu_us\": %.3f}", j ? "," : "",
-                   json_escape(k.label).c_str(), k.count, k.gpu_ns * 1e-3);
+  json profs = json::array();
+  for (const Profile& p : profiles) {
+    json kernels = json::array();
+    for (const KernelRow& k : p.kernels) {
+      kernels.push_back({{"label", k.label}, {"count", k.count}, {"gpu_us", k.gpu_ns * 1e-3}});
     }
-    std::fprintf(f, "]}%s\n", i + 1 < profiles.size() ? "," : "");
+    profs.push_back({{"what", p.what}, {"dispatches", p.dispatches}, {"gpu_ms", p.gpu_ms}, {"wall_ms", p.wall_ms},
+                     {"kernels", std::move(kernels)}});
   }
-  std::fprintf(f, "  ]\n}\n");
-  std::fclose(f);
+  const json doc = {
+      {"tool", "wgrt bench"},
+      {"model", model.path()},
+      {"model_summary", model.config().summary()},
+      {"adapter", info.name},
+      {"backend", info.backend},
+      {"driver", info.driver},
+      {"runtime", device.implementation_version()},
+      {"shader_f16", device.features().shader_f16},
+      {"subgroups", device.features().subgroups},
+      {"timestamp_query", device.features().timestamp_query},
+      {"weight_bytes", model.weight_bytes()},
+      {"context", model.context()},
+      {"chunk", model.chunk()},
+      {"repetitions", reps},
+      {"load_seconds", load_s},
+      {"memory",
+       {{"model_total_bytes", mem.total_bytes}, {"weight_bytes", mem.constant_bytes}, {"tensor_bytes", mem.tensor_bytes},
+        {"scratch_bytes", mem.scratch_bytes}, {"device_peak_bytes", device.peak_buffer_bytes()}}},
+      {"tests", std::move(tests)},
+      {"profiles", std::move(profs)},
+  };
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorCode::NotFound, "cannot write " + path + ": " + std::strerror(errno));
+  // Invalid UTF-8 in a name (a model path) is replaced rather than thrown on.
+  out << doc.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  if (!out) throw Error(ErrorCode::Internal, "writing " + path + " failed");
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ constexpr const char* kUsage =
     "  --min-p P            drop tokens below P x the best one's probability (default 0.05)\n"
     "  --repeat-penalty R   penalize the last 64 tokens (default 1.0: off)\n"
     "  --seed S             random seed (default 0); the same seed repeats the output\n"
+    "  --stop TEXT          stop where the output contains TEXT (not printed); repeatable\n"
     "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
     "  --chunk N            most prompt tokens per forward pass (default 256)\n"
     "  --chat               wrap the prompt in the model's chat template\n"
@@ -44,7 +45,8 @@ constexpr const char* kUsage =
     "\n"
     "for testing against a reference:\n"
     "  --prompt-tokens IDS  comma-separated token ids instead of a text prompt\n"
-    "  --dump-logits PATH   write the prompt's last-position logits as .npy\n"
+    "  --dump-logits PATH   write the logits each token was sampled from as .npy [steps, vocab]\n"
+    "                       (row 0: the prompt's last position; one row per decode step after)\n"
     "  --print-token-ids    print the generated token ids on stderr at the end\n"
     "  --ignore-eos         keep generating past end-of-sequence tokens\n";
 
@@ -85,7 +87,7 @@ int run_generate(int argc, char** argv) {
     return 0;
   }
   const Args args(argc, argv,
-                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--ctx",
+                  {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits"},
                   {"--chat", "--quiet", "--print-token-ids", "--ignore-eos"});
   std::string prompt;
@@ -113,6 +115,7 @@ int run_generate(int argc, char** argv) {
   gen.sampler.seed = uint64_t(args.get_int("--seed", 0));
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.flag("--ignore-eos");
+  gen.stop = args.get_all("--stop");
   if (gen.max_tokens < 0) throw Error(ErrorCode::InvalidArgument, "-n must be >= 0");
 
   auto device = gpu::Device::create();
@@ -149,12 +152,14 @@ int run_generate(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::vector<llm::TokenId> generated;
-  gen.on_prompt_logits = [&](std::span<const float> logits) {
-    if (auto path = args.get("--dump-logits")) {
-      write_npy(*path, DType::F32, {int64_t(logits.size())},
-                std::span(reinterpret_cast<const uint8_t*>(logits.data()), logits.size() * 4));
-    }
-  };
+  std::vector<float> dumped;  // every step's logits, for --dump-logits
+  size_t dumped_steps = 0;
+  if (args.get("--dump-logits")) {
+    gen.on_logits = [&](std::span<const float> logits) {
+      dumped.insert(dumped.end(), logits.begin(), logits.end());
+      ++dumped_steps;
+    };
+  }
   const llm::GenerateStats stats = llm::generate(*model, tokens, gen, [&](llm::TokenId id, std::string_view text) {
     if (id >= 0) generated.push_back(id);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -163,6 +168,10 @@ int run_generate(int argc, char** argv) {
   });
   std::signal(SIGINT, SIG_DFL);
   std::fputs("\n", stdout);
+  if (auto path = args.get("--dump-logits"); path && dumped_steps > 0) {
+    write_npy(*path, DType::F32, {int64_t(dumped_steps), int64_t(dumped.size() / dumped_steps)},
+              std::span(reinterpret_cast<const uint8_t*>(dumped.data()), dumped.size() * 4));
+  }
 
   if (args.flag("--print-token-ids")) {
     std::string ids;

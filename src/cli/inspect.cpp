@@ -31,7 +31,9 @@ int run_inspect(int argc, char** argv) {
   const std::string ptd = args.get_or("--ptd", "");
   std::vector<std::filesystem::path> data;
   if (!ptd.empty()) data.push_back(ptd);
-  const pte::Program parsed = pte::load_program(path, data);
+  // Described even without its .ptd: what named data is missing is listed.
+  std::vector<std::string> missing_data;
+  const pte::Program parsed = pte::describe_program(path, data, missing_data);
   const OpRegistry& registry = OpRegistry::builtin();
 
   std::printf("program: %s\n", path.c_str());
@@ -83,6 +85,12 @@ int run_inspect(int argc, char** argv) {
     if (!missing.empty()) all_supported = false;
   }
 
+  if (!missing_data.empty()) {
+    std::printf("\nnamed data in none of the files given (pass the .ptd that holds it with --ptd):\n");
+    for (const auto& key : missing_data) std::printf("  %s\n", key.c_str());
+    std::printf("\nmemory: not planned (weights are missing)\n");
+    return 1;
+  }
   if (!all_supported) {
     std::printf("\nmemory: not planned (the program has parts wgrt cannot run)\n");
     return 1;

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "wgrt/error.h"
+#include "wgrt/version.h"
 
 namespace {
 
@@ -19,8 +20,9 @@ void print_usage() {
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
                "  ops         every operator wgrt runs, with its dtypes\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
+               "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
                "\n"
-               "`wgrt <command> --help` describes each command.\n");
+               "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
 }
 
 }  // namespace
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
     print_usage();
     return argc < 2 ? 2 : 0;
   }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("wgrt %s\n", WGRT_VERSION);
+    return 0;
+  }
   const std::string command = argv[1];
   try {
     if (command == "info") return wgrt::cli::run_info(argc - 1, argv + 1);
@@ -38,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "inspect") return wgrt::cli::run_inspect(argc - 1, argv + 1);
     if (command == "bench") return wgrt::cli::run_bench(argc - 1, argv + 1);
     if (command == "ops") return wgrt::cli::run_ops(argc - 1, argv + 1);
+    if (command == "serve") return wgrt::cli::run_serve(argc - 1, argv + 1);
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt %s: error (%s): %s\n", command.c_str(), std::string(wgrt::to_string(e.code())).c_str(),
                  e.what());

@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "wgrt/dtype.h"
 
 namespace wgrt {
 

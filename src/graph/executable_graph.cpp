@@ -12,6 +12,11 @@
 
 namespace wgrt {
 
+size_t submit_every_from_env() {
+  const char* every = std::getenv("WGRT_SUBMIT_EVERY");
+  return every ? std::strtoul(every, nullptr, 10) : 64;
+}
+
 ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device) {
   state_.graph = std::move(graph);
 }
@@ -26,7 +31,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   });
 
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
-  if (const char* every = std::getenv("WGRT_SUBMIT_EVERY")) eg->submit_every_ = std::strtoul(every, nullptr, 10);
+  eg->submit_every_ = options.submit_every;
   GraphState& st = eg->state_;
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});

@@ -24,9 +24,16 @@ namespace gpu {
 class Device;
 }
 
+// 64, or WGRT_SUBMIT_EVERY when set.
+size_t submit_every_from_env();
+
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
   bool scratch_pool = ScratchPool::pooling_from_env();
+  // Submit after this many dispatches (0: once per run): the GPU starts on
+  // the first part while the CPU encodes the rest. Measured on the H200:
+  // SmolLM2 decode 156 -> 203 tokens/s at 64.
+  size_t submit_every = submit_every_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
 };
@@ -135,10 +142,7 @@ class ExecutableGraph {
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
   std::vector<gpu::DispatchTiming> timings_;
   HostTimes host_times_;
-  // Submit after this many dispatches (0: once per run; WGRT_SUBMIT_EVERY
-  // overrides): the GPU starts on the first part while the CPU encodes the
-  // rest. Measured on the H200: SmolLM2 decode 156 -> 203 tokens/s at 64.
-  size_t submit_every_ = 64;
+  size_t submit_every_ = 64;  // LoadOptions::submit_every
   uint64_t hooks_fired_last_ = 0;
   ExecuteTraffic traffic_;
 };

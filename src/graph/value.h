@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/dims.h"
-#include "core/dtype.h"
+#include "wgrt/dtype.h"
 
 namespace wgrt {
 

@@ -17,13 +17,16 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
       options_(options),
       sampler_(options.sampler),
       decoder_(model.tokenizer()),
+      stops_(options.stop),
       history_(prompt.begin(), prompt.end()) {
   stats_.prompt_tokens = prompt.size();
 }
 
 std::optional<Generation::Step> Generation::finish() {
   finished_ = true;
-  std::string rest = decoder_.finish();
+  std::string rest = stops_.push(decoder_.finish());
+  if (stops_.matched()) stats_.stopped_at_stop_string = true;
+  rest += stops_.flush();
   if (rest.empty()) return std::nullopt;
   return Step{-1, std::move(rest)};
 }
@@ -35,7 +38,7 @@ std::optional<Generation::Step> Generation::next() {
     const auto t0 = Clock::now();
     logits_ = model_.forward(history_);
     stats_.prompt_seconds = seconds_since(t0);
-    if (options_.on_prompt_logits) options_.on_prompt_logits(logits_);
+    if (options_.on_logits) options_.on_logits(logits_);
   }
   if (stopping_ || produced_ >= options_.max_tokens) return finish();
   if (options_.cancel && options_.cancel->load()) {
@@ -50,6 +53,7 @@ std::optional<Generation::Step> Generation::next() {
     }
     const TokenId last = history_.back();
     logits_ = model_.forward(std::span(&last, 1));
+    if (options_.on_logits) options_.on_logits(logits_);
   }
   const TokenId token = sampler_.sample(logits_, history_);
   stats_.generate_seconds += seconds_since(t0);
@@ -60,7 +64,12 @@ std::optional<Generation::Step> Generation::next() {
   history_.push_back(token);
   ++produced_;
   ++stats_.generated_tokens;
-  return Step{token, decoder_.push(token)};
+  std::string text = stops_.push(decoder_.push(token));
+  if (stops_.matched()) {
+    stats_.stopped_at_stop_string = true;
+    finished_ = true;  // the text after the stop string is never shown
+  }
+  return Step{token, std::move(text)};
 }
 
 GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,

@@ -1,6 +1,6 @@
 // The generation loop: prefill the prompt, then sample and feed back one
-// token at a time, streaming text as it completes, until EOS, the token
-// budget, a full context, or the caller says stop.
+// token at a time, streaming text as it completes, until EOS, a stop string,
+// the token budget, a full context, or the caller says stop.
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@
 
 #include "llm/llm_model.h"
 #include "llm/sampler.h"
+#include "llm/stop_strings.h"
 #include "llm/tokenizer/utf8_stream.h"
 
 namespace wgrt::llm {
@@ -24,8 +25,12 @@ struct GenerateOptions {
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
-  // Sees the logits after the prompt, before the first token is sampled.
-  std::function<void(std::span<const float>)> on_prompt_logits;
+  // Generation ends where the text first contains one of these; the stop
+  // string is not part of the output.
+  std::vector<std::string> stop;
+  // Sees each logits vector a token is sampled from: the prompt's last
+  // position first, then one per decode step.
+  std::function<void(std::span<const float>)> on_logits;
 };
 
 struct GenerateStats {
@@ -34,6 +39,7 @@ struct GenerateStats {
   double prompt_seconds = 0;    // prefill, including the first token's logits
   double generate_seconds = 0;  // every decode step after that
   bool stopped_at_eos = false;
+  bool stopped_at_stop_string = false;
   bool cancelled = false;
   bool context_full = false;
 
@@ -67,6 +73,7 @@ class Generation {
   GenerateOptions options_;
   Sampler sampler_;
   StreamDecoder decoder_;
+  StopStrings stops_;
   std::vector<TokenId> history_;
   std::span<const float> logits_;
   GenerateStats stats_;

@@ -33,7 +33,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
-  LoadOptions lopt;
+  LoadOptions lopt = options.graph;
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
@@ -54,7 +54,7 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   ChatTemplate chat = ChatTemplate::from_gguf(file);
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
-  m->program_ = Program::load(device, options.path);
+  m->program_ = Program::load(device, options.path, "", options.graph);
   m->graph_ = &m->program_->method("forward").graph();
 
   // ExecuTorch's Llama export: forward(tokens i64 [1, S], input_pos i64 [1])

@@ -30,6 +30,7 @@ struct LlmLoadOptions {
   int64_t chunk = 256;          // most tokens per forward pass
   // Progress while weights are prepared and uploaded: (done, total, what).
   std::function<void(size_t, size_t, const char*)> on_progress;
+  LoadOptions graph;  // how the model's graph is loaded (its on_upload is replaced)
 };
 
 class LlmModel {

@@ -49,7 +49,7 @@ def run_wgrt(tmp_path, *extra):
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
     assert line, proc.stderr
     ids = [int(t) for t in line[-1][len("token ids: "):].split(",")]
-    return ids, np.load(logits_path)
+    return ids, np.load(logits_path)[0]  # row 0: the prompt's last position
 
 
 def test_logits_and_greedy_continuation_match_reference(tmp_path, reference):

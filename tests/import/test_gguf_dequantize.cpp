@@ -36,13 +36,14 @@ TEST_P(DequantFixture, MatchesGgufPackageBitwise) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dequant, DequantFixture,
-                         ::testing::Values("t_f32", "t_f16", "t_bf16", "t_q4_0", "t_q4_1", "t_q8_0",
-                                           "t_q4_k", "t_q6_k"));
+                         ::testing::Values("t_f32", "t_f16", "t_bf16", "t_q4_0", "t_q4_1", "t_q5_0", "t_q5_1",
+                                           "t_q8_0", "t_q2_k", "t_q3_k", "t_q4_k", "t_q5_k", "t_q6_k", "t_iq4_nl",
+                                           "t_iq4_xs"));
 
 TEST(Dequant, UnsupportedTypeNamesTensorAndType) {
   const GgufFile f = GgufFile::open(fixture("all_types.gguf"));
-  const TensorInfo& t = f.tensor("t_q5_k");
-  EXPECT_EQ(t.type, GgmlType::Q5_K);
+  const TensorInfo& t = f.tensor("t_iq2_xxs");
+  EXPECT_EQ(t.type, GgmlType::IQ2_XXS);
   EXPECT_FALSE(is_supported(t.type));
   try {
     dequantize_tensor(f, t);
@@ -50,8 +51,8 @@ TEST(Dequant, UnsupportedTypeNamesTensorAndType) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::NotSupported);
     const std::string m = e.what();
-    EXPECT_NE(m.find("t_q5_k"), std::string::npos) << m;
-    EXPECT_NE(m.find("Q5_K (13)"), std::string::npos) << m;
+    EXPECT_NE(m.find("t_iq2_xxs"), std::string::npos) << m;
+    EXPECT_NE(m.find("IQ2_XXS (16)"), std::string::npos) << m;
   }
 }
 
@@ -70,6 +71,13 @@ TEST(Dequant, BlockGeometry) {
   EXPECT_EQ(ggml_type_info(GgmlType::Q8_0).block_bytes, 34u);
   EXPECT_EQ(ggml_type_info(GgmlType::Q4_K).block_bytes, 144u);
   EXPECT_EQ(ggml_type_info(GgmlType::Q6_K).block_bytes, 210u);
+  EXPECT_EQ(ggml_type_info(GgmlType::Q5_0).block_bytes, 22u);
+  EXPECT_EQ(ggml_type_info(GgmlType::Q5_1).block_bytes, 24u);
+  EXPECT_EQ(ggml_type_info(GgmlType::Q2_K).block_bytes, 84u);
+  EXPECT_EQ(ggml_type_info(GgmlType::Q3_K).block_bytes, 110u);
+  EXPECT_EQ(ggml_type_info(GgmlType::Q5_K).block_bytes, 176u);
+  EXPECT_EQ(ggml_type_info(GgmlType::IQ4_NL).block_bytes, 18u);
+  EXPECT_EQ(ggml_type_info(GgmlType::IQ4_XS).block_bytes, 136u);
   EXPECT_EQ(ggml_type_info(GgmlType::Q4_K).block_size, 256u);
   EXPECT_EQ(ggml_type_info(GgmlType::BF16).block_bytes, 2u);
   EXPECT_EQ(find_ggml_type(4), nullptr);  // a removed type id

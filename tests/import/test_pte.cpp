@@ -188,6 +188,26 @@ TEST(PteProgram, ExternalWeightsMergeThePtd) {
   }
 }
 
+// `wgrt inspect` describes a program whose .ptd is not at hand: the parse
+// keeps going and lists each missing key once.
+TEST(PteProgram, DescribedWithoutItsPtdListsTheMissingNamedData) {
+  const Program full = load_fixture("external_weights");
+  std::set<std::string> want;
+  for (const Constant& c : full.method("forward").graph().constants) want.insert(c.named_key);
+
+  std::vector<std::string> missing;
+  const Program p = describe_program(fixture("external_weights.pte"), {}, missing);
+  EXPECT_EQ(std::set<std::string>(missing.begin(), missing.end()), want);
+  EXPECT_EQ(missing.size(), want.size()) << "a key is listed twice";
+  const VkGraph& g = p.method("forward").graph();
+  EXPECT_EQ(g.constants.size(), 4u);
+  for (const Constant& c : g.constants) EXPECT_TRUE(c.bytes.empty()) << c.named_key;
+
+  missing.clear();
+  describe_program(fixture("external_weights.pte"), {fixture("external_weights.ptd")}, missing);
+  EXPECT_TRUE(missing.empty());
+}
+
 TEST(PteProgram, EmbeddingConstantIsTheTable) {
   const Program p = load_fixture("embedding");
   const Method& m = p.method("forward");

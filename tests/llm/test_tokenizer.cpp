@@ -6,10 +6,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "import/gguf/gguf_file.h"
 #include "llm/default_model.h"
+#include "llm/fixture_rows.h"
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/pretokenizer.h"
 #include "llm/tokenizer/tokenizer.h"
@@ -19,36 +21,11 @@
 namespace wgrt::llm {
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(WGRT_FIXTURES_DIR) + "/gguf/" + name; }
+std::string fixture(const std::string& name) { return test::fixture_path("gguf/" + name); }
 
-std::string unhex(std::string_view h) {
-  std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) {
-    out += static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
-  }
-  return out;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
-
-// Lines of a fixture, comments skipped, split at tabs.
-std::vector<std::vector<std::string>> rows(const std::string& name) {
-  std::ifstream in(fixture(name));
-  EXPECT_TRUE(in.good()) << fixture(name);
-  std::vector<std::vector<std::string>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] != '#') out.push_back(split(line, '\t'));
-  }
-  return out;
-}
+std::vector<std::vector<std::string>> rows(const std::string& name) { return test::fixture_rows(fixture(name)); }
+using test::split;
+using test::unhex;
 
 std::vector<TokenId> parse_ids(const std::string& s) {
   std::vector<TokenId> ids;
@@ -81,9 +58,10 @@ const Tokenizer& smollm2() {
 
 TEST(TokenizerPreTokenize, MatchesHfTokenizers) {
   const auto lines = rows("pretokenize.txt");
-  ASSERT_GT(lines.size(), 60u);
+  std::map<std::string, size_t> strings_per_kind;
   for (const auto& r : lines) {
     ASSERT_EQ(r.size(), 3u);
+    ++strings_per_kind[r[0]];
     const std::string text = unhex(r[1]);
     std::vector<std::string> want;
     for (const std::string& h : split(r[2], ',')) want.push_back(unhex(h));
@@ -92,6 +70,9 @@ TEST(TokenizerPreTokenize, MatchesHfTokenizers) {
     for (std::string_view p : pre_tokenize(pre_tokenizer_for(r[0]), text)) got.emplace_back(p);
     EXPECT_EQ(got, want) << r[0] << ": '" << text << "'";
   }
+  // At least 200 strings (ASCII, accents, CJK, emoji, code, whitespace runs,
+  // digits, special-token text) for each pre-tokenizer.
+  for (const char* kind : {"gpt2", "smollm", "llama3", "qwen2"}) EXPECT_GE(strings_per_kind[kind], 200u) << kind;
 }
 
 TEST(TokenizerPreTokenize, UnknownPreIsNotSupported) {
@@ -115,6 +96,10 @@ TEST(TokenizerSmolLM2, VocabularyFromGguf) {
   EXPECT_FALSE(t.vocab().add_bos);
   EXPECT_TRUE(t.is_end_of_generation(2));
   EXPECT_FALSE(t.is_end_of_generation(1));
+  // <|endoftext|> (id 0) ends a generation too, though the file's EOS is <|im_end|>.
+  EXPECT_EQ(t.decode_token(0), "<|endoftext|>");
+  EXPECT_TRUE(t.is_end_of_generation(0));
+  EXPECT_EQ(t.vocab().end_of_generation, (std::vector<TokenId>{0, 2}));
   EXPECT_EQ(t.decode_token(1), "<|im_start|>");
   EXPECT_THROW(t.decode_token(49152), Error);
   EXPECT_THROW(t.decode_token(-1), Error);
@@ -205,6 +190,7 @@ TEST(TokenizerSpm, EncodeMatchesSentencePieceAndRoundTrips) {
 TEST(TokenizerChat, SmolLM2MatchesJinja) {
   const ChatTemplate tmpl = ChatTemplate::from_gguf(smollm2_file());
   EXPECT_EQ(tmpl.format(), ChatFormat::ChatML);
+  EXPECT_TRUE(tmpl.runs_jinja());  // the file's own template, through the Jinja interpreter
   ASSERT_TRUE(tmpl.default_system().has_value());
   EXPECT_EQ(*tmpl.default_system(), "You are a helpful AI assistant named SmolLM, trained by Hugging Face");
   const auto lines = rows("chat_smollm2.txt");

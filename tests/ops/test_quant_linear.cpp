@@ -47,10 +47,15 @@ std::vector<uint8_t> random_blocks(const ops::QuantLayout& l, int64_t rows, int6
       case 1:
         for (int i = 0; i < 32; ++i) put16(p + 2 * i, f32_to_f16(value(rng)));
         break;
-      case 2: case 8: put16(p, f32_to_f16(scale(rng))); break;
+      case 2: case 6: case 8: put16(p, f32_to_f16(scale(rng))); break;
       case 3: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-8 * scale(rng))); break;
-      case 12: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
+      case 7: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-16 * scale(rng))); break;
+      case 10: put16(p + 80, f32_to_f16(scale(rng) / 4)); put16(p + 82, f32_to_f16(scale(rng) / 4)); break;
+      case 11: put16(p + 108, f32_to_f16(scale(rng) / 16)); break;
+      case 12: case 13: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
       case 14: put16(p + 208, f32_to_f16(scale(rng) / 16)); break;
+      case 20: put16(p, f32_to_f16(scale(rng) / 64)); break;
+      case 23: put16(p, f32_to_f16(scale(rng) / 1024)); break;
     }
   }
   return out;
@@ -109,6 +114,12 @@ void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int6
 // WGRT_GEMV_MAX_LANES=64), and prefill tiles with a partial last tile.
 TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
 TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
+// An odd row count and K of 19 units (32-element formats) or 3 super-blocks
+// (256-element formats): not a power of two, lanes partly idle.
+TEST_P(QuantLinearTest, OddShapes) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  check_linear(device(), GetParam(), block == 32 ? 608 : 768, 37, 9);
+}
 
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();
@@ -142,9 +153,49 @@ TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   }
 }
 
+// Importers add weights as the file stores them; the ops' prepare step
+// re-lays them out at load. One file-layout table shared by the embedding and
+// a tied output head (prepared once) must give the dequantizer's values.
+TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  constexpr int64_t kVocab = 40, kDim = 256;
+  const auto file = random_blocks(*l, kVocab, kDim, c.type + 11);
+  std::vector<float> table(kVocab * kDim);
+  gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, table);
+
+  GraphBuilder b;
+  const ValueId w = b.add_constant_view(DType::U8, {kVocab, int64_t(ops::file_row_bytes(*l, kDim))}, file);
+  const ValueId ids = b.add_tensor(DType::I64, {1, 1});
+  b.mark_input(ids);
+  const ValueId emb = b.add_tensor(DType::F32, {1, 1, kDim});
+  b.add_op("wgrt.embedding_ggml", {w, b.add_int(c.type), ids, emb});
+  const ValueId row = b.add_tensor(DType::F32, {1, kDim});
+  b.add_op("aten.view_copy.default", {emb, b.add_int_list({1, kDim}), row});
+  const ValueId logits = b.add_tensor(DType::F32, {1, kVocab});
+  b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), logits});
+  b.mark_output(logits);
+  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  EXPECT_EQ(uint64_t(g->graph().tensor(w).max_dims[1]), ops::gpu_row_bytes(*l, kDim));
+
+  const int64_t token = 5;
+  const HostTensorView in[] = {{DType::I64, {1, 1}, std::span(reinterpret_cast<const uint8_t*>(&token), 8)}};
+  const auto got = test::floats(g->execute(in)[0]);
+  for (int64_t v = 0; v < kVocab; ++v) {
+    double want = 0, mag = 0;
+    for (int64_t k = 0; k < kDim; ++k) {
+      want += double(table[token * kDim + k]) * table[v * kDim + k];
+      mag += std::abs(double(table[token * kDim + k]) * table[v * kDim + k]);
+    }
+    EXPECT_NEAR(got[v], want, 1e-5 * (mag + 1e-6)) << "vocab row " << v;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
                          ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},
-                                           Case{8, "Q8_0"}, Case{12, "Q4_K"}, Case{14, "Q6_K"}),
+                                           Case{6, "Q5_0"}, Case{7, "Q5_1"}, Case{8, "Q8_0"}, Case{10, "Q2_K"},
+                                           Case{11, "Q3_K"}, Case{12, "Q4_K"}, Case{13, "Q5_K"}, Case{14, "Q6_K"},
+                                           Case{20, "IQ4_NL"}, Case{23, "IQ4_XS"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -4,6 +4,9 @@
 // prefill and decode steps must reproduce the golden rows it covers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "gpu/device.h"
 #include "gpu_test_env.h"
 #include "host_tensors.h"
@@ -26,7 +29,7 @@ struct Dimensions {
 enum class StartPos { Int0, SymIntInput, FromTensorInput };
 
 // q, k, v inputs [1, S, H(kv), D]; start_pos per `pos`; zero caches; out.
-Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt) {
+Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt, int64_t window = 0) {
   GraphBuilder b;
   const ValueId q = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   const ValueId k = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
@@ -49,9 +52,10 @@ Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale 
   const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
   const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
   const ValueId out = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
-  b.add_op("sdpa_with_kv_cache.default",
-           {q, k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0), b.add_bool(true),
-            scale ? b.add_double(*scale) : b.add_null(), out});
+  std::vector<ValueId> args = {q, k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0),
+                               b.add_bool(true), scale ? b.add_double(*scale) : b.add_null(), out};
+  if (window > 0) args.push_back(b.add_int(window));
+  b.add_op(window > 0 ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", args);
   b.mark_output(out);
   return std::move(b).build();
 }
@@ -202,6 +206,45 @@ TEST_F(SdpaTest, UpdateCacheWritesAtStartPos) {
   const std::vector<int64_t> p{30};
   const HostTensorView past_end[] = {test::f32_view(vs, {1, 4, 2, 16}), test::i64_view(p, {1})};
   EXPECT_THROW(g->execute(past_end), Error) << "positions [30, 34) do not fit 32";
+}
+
+// wgrt.sdpa_with_kv_cache_window: a query at position p sees keys (p - window, p],
+// against that attention written out in double on the host.
+TEST_F(SdpaTest, SlidingWindowSeesOnlyTheLastWindowPositions) {
+  const auto q = load_npy("sdpa_small.q").as<float>(), k = load_npy("sdpa_small.k").as<float>(),
+             v = load_npy("sdpa_small.v").as<float>();
+  const Dimensions d{32, 32, 4, 2, 16};
+  constexpr int64_t kWindow = 5;
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, std::nullopt, kWindow));
+  const HostTensorView in[] = {test::f32_view(q, {1, 32, 4, 16}), test::f32_view(k, {1, 32, 2, 16}),
+                               test::f32_view(v, {1, 32, 2, 16})};
+  const auto got = test::floats(g->execute(in)[0]);
+  double worst = 0;
+  for (int64_t p = 0; p < d.max_s; ++p) {
+    for (int64_t h = 0; h < d.heads; ++h) {
+      const int64_t kvh = h / (d.heads / d.kv_heads);
+      std::vector<double> w;
+      double top = -1e300, sum = 0;
+      for (int64_t c = std::max<int64_t>(0, p - kWindow + 1); c <= p; ++c) {
+        double dot = 0;
+        for (int64_t i = 0; i < d.dim; ++i) {
+          dot += double(q[(p * d.heads + h) * d.dim + i]) * k[(c * d.kv_heads + kvh) * d.dim + i];
+        }
+        w.push_back(dot / std::sqrt(double(d.dim)));
+        top = std::max(top, w.back());
+      }
+      for (double& x : w) sum += (x = std::exp(x - top));
+      for (int64_t i = 0; i < d.dim; ++i) {
+        double want = 0;
+        for (size_t j = 0; j < w.size(); ++j) {
+          const int64_t c = std::max<int64_t>(0, p - kWindow + 1) + int64_t(j);
+          want += w[j] / sum * v[(c * d.kv_heads + kvh) * d.dim + i];
+        }
+        worst = std::max(worst, std::abs(got[(p * d.heads + h) * d.dim + i] - want));
+      }
+    }
+  }
+  EXPECT_LE(worst, kSmallTolerance);
 }
 
 }  // namespace

@@ -66,12 +66,23 @@ std::string describe(GgmlType type) {
 bool is_supported(GgmlType type) {
   switch (type) {
     case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16:
-    case GgmlType::Q4_0: case GgmlType::Q4_1: case GgmlType::Q8_0:
-    case GgmlType::Q4_K: case GgmlType::Q6_K:
+    case GgmlType::Q4_0: case GgmlType::Q4_1: case GgmlType::Q5_0: case GgmlType::Q5_1: case GgmlType::Q8_0:
+    case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K: case GgmlType::Q5_K: case GgmlType::Q6_K:
+    case GgmlType::IQ4_NL: case GgmlType::IQ4_XS:
       return true;
     default:
       return false;
   }
+}
+
+std::string supported_type_names() {
+  std::string names;
+  for (const auto& info : kTypes) {
+    if (!is_supported(info.type)) continue;
+    if (!names.empty()) names += ", ";
+    names += info.name;
+  }
+  return names;
 }
 
 }  // namespace wgrt::gguf

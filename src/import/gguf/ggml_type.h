@@ -34,7 +34,10 @@ std::string_view to_string(GgmlType type);
 std::string describe(GgmlType type);
 
 // Whether wgrt understands the type's contents (dequantize.h, and later the
-// GPU kernels): F32, F16, BF16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K.
+// GPU kernels): F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K,
+// Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS.
 bool is_supported(GgmlType type);
+// Those types' names, comma-separated, for messages.
+std::string supported_type_names();
 
 }  // namespace wgrt::gguf

@@ -11,7 +11,9 @@
 namespace wgrt::gguf {
 namespace {
 
-constexpr uint32_t kVersion = 3;
+// Versions 2 and 3 lay out little-endian files identically (3 added
+// big-endian files, 2 moved counts and lengths to 64 bits); 1 is not read.
+constexpr uint32_t kMinVersion = 2, kVersion = 3;
 constexpr uint32_t kMaxDims = 4;  // ggml's limit
 // Smallest possible encodings, to refuse counts the file cannot hold.
 constexpr uint64_t kMinKvBytes = 8 + 4 + 1;            // key length, type, 1-byte value
@@ -64,11 +66,10 @@ void GgufFile::parse_all() {
   r.read<uint32_t>("magic");
   const uint64_t version_at = r.offset();
   version_ = r.read<uint32_t>("version");
-  if (version_ != kVersion) {
+  if (version_ < kMinVersion || version_ > kVersion) {
     std::string hint;
     if (__builtin_bswap32(version_) <= kVersion) hint = " (a big-endian file?)";
-    r.fail(version_at, "unsupported GGUF version: expected " + std::to_string(kVersion) + ", got " +
-                           std::to_string(version_) + hint);
+    r.fail(version_at, "unsupported GGUF version: expected 2 or 3, got " + std::to_string(version_) + hint);
   }
   const uint64_t tensor_count_at = r.offset();
   const uint64_t tensor_count = r.read<uint64_t>("tensor count");

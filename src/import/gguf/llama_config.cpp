@@ -4,14 +4,27 @@
 #include "wgrt/error.h"
 
 namespace wgrt::gguf {
+namespace {
+
+// A tensor's shape as [rows, columns] (ggml stores dims innermost first).
+std::string dims_string(const TensorInfo& t) {
+  std::string s;
+  for (size_t i = t.dims.size(); i-- > 0;) s += (s.empty() ? "" : ", ") + std::to_string(t.dims[i]);
+  return "[" + s + "]";
+}
+
+}  // namespace
 
 LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   LlamaConfig c;
   c.arch = f.get_string("general.architecture");
-  if (c.arch != "llama" && c.arch != "qwen2" && c.arch != "mistral") {
+  if (c.arch != "llama" && c.arch != "mistral" && c.arch != "qwen2" && c.arch != "qwen3" && c.arch != "phi3" &&
+      c.arch != "gemma3") {
     throw Error(ErrorCode::NotSupported, f.name() + ": architecture '" + c.arch +
-                                             "' is not supported (llama, mistral and qwen2 are)");
+                                             "' is not supported (llama, mistral, qwen2, qwen3, phi3 and gemma3 are)");
   }
+  c.rope_halves = c.arch != "llama" && c.arch != "mistral";
+  c.gemma = c.arch == "gemma3";
   const std::string a = c.arch + ".";
   if (const auto* v = f.find("general.name"); v && v->get_if<std::string>()) c.name = *v->get_if<std::string>();
   c.n_layers = f.get_int(a + "block_count");
@@ -33,26 +46,51 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   c.tied_output = f.find_tensor("output.weight") == nullptr;
   c.attention_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.has_rope_freqs = f.find_tensor("rope_freqs.weight") != nullptr;
+  c.qk_norm = f.find_tensor("blk.0.attn_q_norm.weight") != nullptr;
+  if (c.gemma) {
+    // As llama.cpp reads Gemma 3: every 6th layer global, the others local
+    // with RoPE base 10000 and no scaling.
+    c.sliding_window = f.get_int_optional(a + "attention.sliding_window").value_or(0);
+    c.swa_pattern = 6;
+  }
 
   auto bad = [&](const std::string& what) { return Error(ErrorCode::InvalidProgram, f.name() + ": " + what); };
   if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {
     throw bad("block_count, embedding_length, feed_forward_length and head counts must be positive");
   }
+  if (c.context_length <= 0) {
+    throw bad(a + "context_length is " + std::to_string(c.context_length) + ", expected a positive length");
+  }
+  // The tensors' shapes first: a wrong embedding_length would otherwise
+  // surface as a head-size mismatch.
+  if (embd.dims.size() != 2 || int64_t(embd.dims[0]) != c.dim) {
+    throw bad(a + "embedding_length is " + std::to_string(c.dim) + " but token_embd.weight has " +
+              (embd.dims.size() == 2 ? std::to_string(embd.dims[0]) + " columns" : "not 2 dimensions"));
+  }
+  if (int64_t(embd.dims[1]) != c.vocab) {
+    throw bad("token_embd.weight has " + std::to_string(embd.dims[1]) + " rows, expected the vocabulary size " +
+              std::to_string(c.vocab));
+  }
+  if (const TensorInfo* out = f.find_tensor("output.weight")) {
+    if (out->dims.size() != 2 || int64_t(out->dims[0]) != c.dim || int64_t(out->dims[1]) != c.vocab) {
+      throw bad("output.weight is " + dims_string(*out) + ", expected [" + std::to_string(c.vocab) + ", " +
+                std::to_string(c.dim) + "] (vocabulary x embedding_length)");
+    }
+  }
   if (c.n_heads % c.n_kv_heads != 0) {
     throw bad(std::to_string(c.n_heads) + " attention heads are not a multiple of " + std::to_string(c.n_kv_heads) +
               " KV heads");
   }
-  if (c.head_dim * c.n_heads != c.dim || c.head_dim % 2 != 0) {
-    throw Error(ErrorCode::NotSupported, f.name() + ": head_dim " + std::to_string(c.head_dim) + " x " +
-                                             std::to_string(c.n_heads) + " heads != embedding_length " +
-                                             std::to_string(c.dim));
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0) {
+    throw bad(a + "attention.key_length (head size) is " + std::to_string(c.head_dim) +
+              ", expected a positive even number");
+  }
+  if (f.find_tensor("rope_factors_long.weight") || f.find_tensor("rope_factors_short.weight")) {
+    throw Error(ErrorCode::NotSupported, f.name() + ": LongRoPE scaling (rope_factors_long/short) is not supported");
   }
   if (c.rope_dims != c.head_dim) {
     throw Error(ErrorCode::NotSupported, f.name() + ": partial rotary embeddings (" + std::to_string(c.rope_dims) +
                                              " of " + std::to_string(c.head_dim) + " dims) are not supported");
-  }
-  if (embd.dims.size() != 2 || int64_t(embd.dims[0]) != c.dim || int64_t(embd.dims[1]) != c.vocab) {
-    throw bad("token_embd.weight should be [" + std::to_string(c.vocab) + ", " + std::to_string(c.dim) + "]");
   }
   return c;
 }

@@ -1,6 +1,8 @@
 // The hyperparameters of a Llama-family model, read from GGUF metadata
 // ({arch}.block_count, .embedding_length, ...). Covers llama (SmolLM2,
-// Llama 2/3.x, TinyLlama, Mistral-style) and qwen2 (attention biases).
+// Llama 2/3.x, TinyLlama, Mistral-style), qwen2 (attention biases), qwen3
+// (per-head Q/K RMSNorm), phi3 (fused QKV and gate|up matrices) and gemma3
+// (the text model: sandwich norms, GELU, sliding-window layers).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +13,14 @@ namespace wgrt::gguf {
 class GgufFile;
 
 struct LlamaConfig {
-  std::string arch;          // "llama", "qwen2"
+  std::string arch;          // "llama", "mistral", "qwen2", "qwen3", "phi3", "gemma3"
   std::string name;          // general.name, if present
   int64_t n_layers = 0;
   int64_t dim = 0;           // embedding_length
   int64_t ffn_dim = 0;       // feed_forward_length
   int64_t n_heads = 0;
   int64_t n_kv_heads = 0;
-  int64_t head_dim = 0;      // dim / n_heads unless key_length says otherwise
+  int64_t head_dim = 0;      // dim / n_heads unless key_length says otherwise (qwen3)
   int64_t rope_dims = 0;     // rotated dims per head (rope.dimension_count)
   int64_t vocab = 0;
   int64_t context_length = 0;
@@ -27,6 +29,22 @@ struct LlamaConfig {
   double rope_linear_scale = 1.0;  // rope.scaling.factor with type "linear"
   bool tied_output = false;        // no output.weight: lm_head is token_embd
   bool attention_bias = false;     // qwen2
+  // RoPE rotates pairs (i, i + rope_dims/2) (ggml's NEOX type: qwen2) rather
+  // than adjacent pairs (llama, mistral), decided by the architecture as
+  // llama.cpp does: its converter permutes llama's Q/K rows, not qwen2's.
+  bool rope_halves = false;
+  bool qk_norm = false;  // qwen3, gemma3: blk.N.attn_q_norm / attn_k_norm over each head
+  // gemma3: embeddings scaled by sqrt(dim); GELU (tanh) instead of SiLU in the
+  // gated FFN; norms after attention and after the FFN too (post_attention_norm,
+  // post_ffw_norm; GGUF stores Gemma's norm weights with the 1 already added);
+  // sliding-window layers (all but every swa_pattern-th) with their own RoPE base.
+  bool gemma = false;
+  int64_t sliding_window = 0;  // 0: every layer attends to the whole context
+  int64_t swa_pattern = 0;
+  double rope_theta_swa = 10000.0;
+  bool is_swa_layer(int64_t layer) const {
+    return sliding_window > 0 && swa_pattern > 0 && (layer + 1) % swa_pattern != 0;
+  }
   // Llama 3's long-context frequency factors (rope_freqs.weight) are used
   // when the file has them.
   bool has_rope_freqs = false;

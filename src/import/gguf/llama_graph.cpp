@@ -30,48 +30,88 @@ class LlamaBuilder {
     b_.add_op("sym_size.int", {tokens, b_.add_int(1), seq});
     const ValueId end = b_.add_symint(MAXS);
     b_.add_op("add", {pos, seq, end});
-    const auto [cos_table, sin_table] = rope_tables();
-    const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
-    const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
     const ValueId zero = b_.add_int(0), one = b_.add_int(1);
-    b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, pos, end, one, cos});
-    b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, pos, end, one, sin});
+    // cos/sin rows [pos, pos + S) of a table over the whole context.
+    auto rope_rows = [&](double theta, double linear_scale, bool freq_factors) {
+      const auto [cos_table, sin_table] = rope_tables(theta, linear_scale, freq_factors);
+      const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, pos, end, one, cos});
+      b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, pos, end, one, sin});
+      return std::pair{cos, sin};
+    };
+    const auto rope_global = rope_rows(c_.rope_theta, c_.rope_linear_scale, c_.has_rope_freqs);
+    std::pair<ValueId, ValueId> rope_local = rope_global;
+    if (c_.sliding_window > 0) rope_local = rope_rows(c_.rope_theta_swa, 1.0, false);
 
     const ValueId embd = weight("token_embd.weight");
     ValueId h = b_.add_tensor(DType::F32, {1, MAXS, D});
     b_.add_op("wgrt.embedding_ggml", {embd, type_of("token_embd.weight"), tokens, h});
+    if (c_.gemma) h = mul(h, scalar(float(std::sqrt(double(D)))));
 
     const ValueId eps = b_.add_double(c_.rms_eps);
     const ValueId null = b_.add_null();
     const ValueId heads_shape = b_.add_int_list({1, -1, H, HD});
     const ValueId kv_shape = b_.add_int_list({1, -1, KV, HD});
-    const ValueId flat_shape = b_.add_int_list({1, -1, D});
+    const ValueId attn_shape = b_.add_int_list({1, -1, H * HD});
     for (int64_t l = 0; l < c_.n_layers; ++l) {
       const std::string p = "blk." + std::to_string(l) + ".";
       const ValueId n1 = rms_norm(h, p + "attn_norm.weight", eps);
-      const ValueId q = linear(n1, p + "attn_q", H * HD);
-      const ValueId k = linear(n1, p + "attn_k", KV * HD);
-      const ValueId v = linear(n1, p + "attn_v", KV * HD);
-      const ValueId q4 = view(q, heads_shape, {1, MAXS, H, HD});
-      const ValueId k4 = view(k, kv_shape, {1, MAXS, KV, HD});
+      ValueId q, k, v;
+      if (f_.find_tensor(p + "attn_qkv.weight")) {  // phi3: one matrix, rows Q | K | V
+        const std::string qkv = p + "attn_qkv.weight";
+        expect_rows(qkv, (H + 2 * KV) * HD);
+        q = linear(n1, weight_rows(qkv, 0, H * HD), qkv, b_.add_null());
+        k = linear(n1, weight_rows(qkv, H * HD, (H + KV) * HD), qkv, b_.add_null());
+        v = linear(n1, weight_rows(qkv, (H + KV) * HD, (H + 2 * KV) * HD), qkv, b_.add_null());
+      } else {
+        q = linear(n1, p + "attn_q", H * HD);
+        k = linear(n1, p + "attn_k", KV * HD);
+        v = linear(n1, p + "attn_v", KV * HD);
+      }
+      ValueId q4 = view(q, heads_shape, {1, MAXS, H, HD});
+      ValueId k4 = view(k, kv_shape, {1, MAXS, KV, HD});
       const ValueId v4 = view(v, kv_shape, {1, MAXS, KV, HD});
+      if (c_.qk_norm) {  // qwen3: RMSNorm over each head's vector before RoPE
+        q4 = rms_norm(q4, p + "attn_q_norm.weight", eps);
+        k4 = rms_norm(k4, p + "attn_k_norm.weight", eps);
+      }
+      const bool swa = c_.is_swa_layer(l);
+      const auto [cos, sin] = swa ? rope_local : rope_global;
       const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
-      b_.add_op("et_vk.apply_rotary_emb.default", {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
+      b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
+                {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
       const ValueId k_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId v_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
       const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
-      b_.add_op("sdpa_with_kv_cache.default", {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
-                                               b_.add_bool(true), null, attn});
-      const ValueId attn_flat = view(attn, flat_shape, {1, MAXS, D});
-      h = add(h, linear(attn_flat, p + "attn_output", D));
+      std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
+                                   b_.add_bool(true), null, attn};
+      if (swa) sdpa.push_back(b_.add_int(c_.sliding_window));
+      b_.add_op(swa ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", sdpa);
+      const ValueId attn_flat = view(attn, attn_shape, {1, MAXS, H * HD});
+      h = add(h, post_norm(linear(attn_flat, p + "attn_output", D), p + "post_attention_norm.weight", eps));
 
       const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", eps);
-      const ValueId gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
-      const ValueId up = linear(n2, p + "ffn_up", c_.ffn_dim);
+      ValueId gate, up;
+      if (f_.find_tensor(p + "ffn_gate.weight")) {
+        gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
+        up = linear(n2, p + "ffn_up", c_.ffn_dim);
+      } else {  // phi3: ffn_up holds the gate's rows, then the up projection's
+        const std::string fused = p + "ffn_up.weight";
+        expect_rows(fused, 2 * c_.ffn_dim);
+        gate = linear(n2, weight_rows(fused, 0, c_.ffn_dim), fused, b_.add_null());
+        up = linear(n2, weight_rows(fused, c_.ffn_dim, 2 * c_.ffn_dim), fused, b_.add_null());
+      }
       const ValueId prod = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-      b_.add_op("wgrt.swiglu", {gate, up, prod});
-      h = add(h, linear(prod, p + "ffn_down", D));
+      if (c_.gemma) {  // GELU (tanh approximation) of the gate, times up
+        const ValueId act = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
+        b_.add_op("aten.gelu.default", {gate, b_.add_string("tanh"), act});
+        b_.add_op("aten.mul.Tensor", {act, up, prod});
+      } else {
+        b_.add_op("wgrt.swiglu", {gate, up, prod});
+      }
+      h = add(h, post_norm(linear(prod, p + "ffn_down", D), p + "post_ffw_norm.weight", eps));
     }
     const ValueId norm = rms_norm(h, "output_norm.weight", eps);
     // Only the last position's logits are needed to pick the next token.
@@ -101,29 +141,51 @@ class LlamaBuilder {
   ValueId weight(const std::string& name) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const TensorInfo& t = info(name);
-    const auto bytes = f_.tensor_data(t);
-    ValueId id;
-    if (t.dims.size() == 1) {
-      if (t.type != GgmlType::F32) {
-        throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
-      }
-      id = b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, bytes);
-    } else {
-      // As stored, [rows, row bytes]: the op's load-time prepare step puts
-      // the blocks into the layout its kernels read.
-      const GgmlTypeInfo& type = ggml_type_info(t.type);
-      const int64_t cols = int64_t(t.dims[0]), rows = int64_t(t.dims[1]);
-      if (cols % type.block_size != 0) {
-        throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + name + " (file offset " +
-                                                   std::to_string(t.file_offset) + ") has rows of " +
-                                                   std::to_string(cols) + " elements, not whole " + describe(t.type) +
-                                                   " blocks");
-      }
-      id = b_.add_constant_view(DType::U8, {rows, cols / type.block_size * type.block_bytes}, bytes);
-    }
+    const ValueId id = t.dims.size() == 1 ? vector_weight(name) : matrix_rows(t, 0, int64_t(t.dims.at(1)));
     weights_.emplace(name, id);
     if (opt_.on_weight) opt_.on_weight(weights_.size(), total_weights_);
     return id;
+  }
+
+  // Rows [begin, end) of a fused matrix (phi3's QKV, gate|up) as their own
+  // constant: whole rows, so the stored blocks are kept as they are.
+  ValueId weight_rows(const std::string& name, int64_t begin, int64_t end) {
+    const std::string key = name + "[" + std::to_string(begin) + ":" + std::to_string(end) + "]";
+    if (auto it = weights_.find(key); it != weights_.end()) return it->second;
+    const ValueId id = matrix_rows(info(name), begin, end);
+    weights_.emplace(key, id);
+    return id;
+  }
+
+  ValueId vector_weight(const std::string& name) {
+    const TensorInfo& t = info(name);
+    if (t.type != GgmlType::F32) {
+      throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
+    }
+    return b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, f_.tensor_data(t));
+  }
+
+  // Rows [begin, end) of a matrix as stored, [rows, row bytes]: the op's
+  // load-time prepare step puts the blocks into the layout its kernels read.
+  ValueId matrix_rows(const TensorInfo& t, int64_t begin, int64_t end) {
+    // Named here, with the tensor, rather than by the op's argument check.
+    if (!is_supported(t.type) || t.type == GgmlType::BF16) {
+      throw Error(ErrorCode::NotSupported, f_.name() + ": tensor " + t.name + " (file offset " +
+                                               std::to_string(t.file_offset) + ") is " + describe(t.type) +
+                                               ", which wgrt cannot run (weight types: " + supported_type_names() +
+                                               " but BF16)");
+    }
+    const GgmlTypeInfo& type = ggml_type_info(t.type);
+    const int64_t cols = int64_t(t.dims[0]), rows = end - begin;
+    if (cols % type.block_size != 0) {
+      throw Error(ErrorCode::InvalidProgram, f_.name() + ": tensor " + t.name + " (file offset " +
+                                                 std::to_string(t.file_offset) + ") has rows of " +
+                                                 std::to_string(cols) + " elements, not whole " + describe(t.type) +
+                                                 " blocks");
+    }
+    const uint64_t row_bytes = uint64_t(cols / type.block_size) * type.block_bytes;
+    const auto bytes = f_.tensor_data(t).subspan(uint64_t(begin) * row_bytes, uint64_t(rows) * row_bytes);
+    return b_.add_constant_view(DType::U8, {rows, int64_t(row_bytes)}, bytes);
   }
 
   ValueId rms_norm(ValueId x, const std::string& w, ValueId eps) {
@@ -132,18 +194,43 @@ class LlamaBuilder {
     return out;
   }
 
-  ValueId linear(ValueId x, const std::string& prefix, int64_t n) {
-    const std::string name = prefix + ".weight";
+  void expect_rows(const std::string& name, int64_t n) const {
     if (int64_t(info(name).dims.at(1)) != n) {
       throw Error(ErrorCode::InvalidProgram, f_.name() + ": " + name + " has " + std::to_string(info(name).dims[1]) +
                                                  " rows, expected " + std::to_string(n));
     }
-    Dims dims = max_dims(x);
-    dims.back() = n;
-    const ValueId out = b_.add_tensor(DType::F32, dims);
+  }
+
+  ValueId linear(ValueId x, const std::string& prefix, int64_t n) {
+    const std::string name = prefix + ".weight";
+    expect_rows(name, n);
     const std::string bias = prefix + ".bias";
-    const ValueId b = f_.find_tensor(bias) ? weight(bias) : b_.add_null();
-    b_.add_op("wgrt.linear_ggml", {x, weight(name), type_of(name), b, out});
+    return linear(x, weight(name), name, f_.find_tensor(bias) ? weight(bias) : b_.add_null());
+  }
+
+  // x @ w^T (+ bias) with w a matrix constant in the format of tensor `like`.
+  ValueId linear(ValueId x, ValueId w, const std::string& like, ValueId bias) {
+    Dims dims = max_dims(x);
+    dims.back() = max_dims(w)[0];
+    const ValueId out = b_.add_tensor(DType::F32, dims);
+    b_.add_op("wgrt.linear_ggml", {x, w, type_of(like), bias, out});
+    return out;
+  }
+
+  // Gemma's norm of a block's output before the residual add, when the file has it.
+  ValueId post_norm(ValueId x, const std::string& w, ValueId eps) {
+    return f_.find_tensor(w) ? rms_norm(x, w, eps) : x;
+  }
+
+  ValueId scalar(float v) {
+    std::vector<uint8_t> bytes(4);
+    std::memcpy(bytes.data(), &v, 4);
+    return b_.add_constant(DType::F32, {1}, std::move(bytes));
+  }
+
+  ValueId mul(ValueId a, ValueId b) {
+    const ValueId out = b_.add_tensor(DType::F32, max_dims(a));
+    b_.add_op("aten.mul.Tensor", {a, b, out});
     return out;
   }
 
@@ -161,12 +248,12 @@ class LlamaBuilder {
 
   Dims max_dims(ValueId id) const { return b_.tensor(id).max_dims; }
 
-  // cos/sin of pos * theta_i for every position of the context, adjacent-pair
-  // convention (the GGUF llama conversion permutes Q/K rows for it).
-  std::pair<ValueId, ValueId> rope_tables() {
+  // cos/sin of pos * theta_i for every position of the context (pair i is
+  // (2i, 2i+1) or (i, i + D/2), LlamaConfig::rope_halves).
+  std::pair<ValueId, ValueId> rope_tables(double theta, double linear_scale, bool freq_factors) {
     const int64_t half = c_.head_dim / 2, n = opt_.max_context;
     std::vector<float> factors(half, 1.0f);
-    if (c_.has_rope_freqs) {
+    if (freq_factors) {
       const TensorInfo& t = info("rope_freqs.weight");
       const auto bytes = f_.tensor_data(t);
       if (t.type != GgmlType::F32 || bytes.size() != size_t(half) * 4) {
@@ -176,8 +263,7 @@ class LlamaBuilder {
     }
     std::vector<float> cos(n * half), sin(n * half);
     for (int64_t i = 0; i < half; ++i) {
-      const double freq = std::pow(c_.rope_theta, -2.0 * double(i) / double(c_.head_dim)) / factors[i] /
-                          c_.rope_linear_scale;
+      const double freq = std::pow(theta, -2.0 * double(i) / double(c_.head_dim)) / factors[i] / linear_scale;
       for (int64_t p = 0; p < n; ++p) {
         cos[p * half + i] = float(std::cos(double(p) * freq));
         sin[p * half + i] = float(std::sin(double(p) * freq));
@@ -204,8 +290,9 @@ class LlamaBuilder {
 LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options) {
   const LlamaConfig config = LlamaConfig::from_gguf(file);
   if (options.max_context < 1 || options.max_chunk < 1) {
-    throw Error(ErrorCode::InvalidArgument, "context " + std::to_string(options.max_context) + " and chunk " +
-                                                std::to_string(options.max_chunk) + " must be at least 1");
+    throw Error(ErrorCode::InvalidArgument, "context length " + std::to_string(options.max_context) +
+                                                " and chunk " + std::to_string(options.max_chunk) +
+                                                " must both be at least 1");
   }
   // Never longer than the model was trained for; a chunk never longer than that.
   LlamaGraphOptions capped = options;

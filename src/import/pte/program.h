@@ -131,6 +131,12 @@ struct Program {
 Program load_program(const std::filesystem::path& pte,
                      const std::vector<std::filesystem::path>& data_files = {});
 
+// The same for describing a program whose .ptd files are not all at hand:
+// constants in named data that no file holds are left empty and their keys
+// listed in `missing_named_data` (once each). Such a program cannot be run.
+Program describe_program(const std::filesystem::path& pte, const std::vector<std::filesystem::path>& data_files,
+                         std::vector<std::string>& missing_named_data);
+
 // The same, from bytes in memory; names are used in messages.
 struct NamedBytes {
   std::string name;

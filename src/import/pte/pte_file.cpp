@@ -12,6 +12,14 @@
 namespace wgrt::pte {
 namespace {
 
+// A method's CPU kernels, each named once (in first-call order) however often
+// the plan calls it.
+void add_cpu_kernel(Method& m, std::string name) {
+  if (std::find(m.cpu_kernels.begin(), m.cpu_kernels.end(), name) == m.cpu_kernels.end()) {
+    m.cpu_kernels.push_back(std::move(name));
+  }
+}
+
 // eh00 header at offset 8, after the flatbuffer root offset and identifier:
 // magic, u32 length, u64 program_size, u64 segment_base_offset, then (when
 // length >= 32) u64 segment_data_size, which wgrt does not need.
@@ -161,7 +169,7 @@ IoValue read_io(const Container& c, const fb::ExecutionPlan* plan, int32_t id,
 
 Delegate read_delegate(const Container& c, const fb::ExecutionPlan* plan,
                        const fb::DelegateCall* call, const std::string& method,
-                       const NamedDataMap& named) {
+                       const NamedDataMap& named, std::vector<std::string>* missing) {
   const std::string who = "method '" + method + "' delegate " +
                           std::to_string(call->delegate_index());
   const size_t n_delegates = plan->delegates() ? plan->delegates()->size() : 0;
@@ -204,7 +212,7 @@ Delegate read_delegate(const Container& c, const fb::ExecutionPlan* plan,
                 who + " has data location " + std::to_string(static_cast<int>(ref->location())) +
                     ", expected INLINE (0) or SEGMENT (1)");
   }
-  out.graph = parse_vk_blob(c.file, out.blob_offset, blob, named);
+  out.graph = parse_vk_blob(c.file, out.blob_offset, blob, named, missing);
   if (out.call_args.size() != out.graph.input_ids.size() + out.graph.output_ids.size()) {
     c.file.fail("Vulkan delegate blob", out.blob_offset,
                 who + " is called with " + std::to_string(out.call_args.size()) +
@@ -214,7 +222,8 @@ Delegate read_delegate(const Container& c, const fb::ExecutionPlan* plan,
   return out;
 }
 
-Method read_method(const Container& c, const fb::ExecutionPlan* plan, const NamedDataMap& named) {
+Method read_method(const Container& c, const fb::ExecutionPlan* plan, const NamedDataMap& named,
+                   std::vector<std::string>* missing) {
   Method m;
   m.name = plan->name() ? plan->name()->str() : std::string();
   if (plan->inputs()) {
@@ -234,7 +243,7 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
       switch (instr->instr_args_type()) {
         case fb::InstructionArguments::DelegateCall:
           m.delegates.push_back(
-              read_delegate(c, plan, instr->instr_args_as_DelegateCall(), m.name, named));
+              read_delegate(c, plan, instr->instr_args_as_DelegateCall(), m.name, named, missing));
           break;
         case fb::InstructionArguments::KernelCall: {
           const int32_t index = instr->instr_args_as_KernelCall()->op_index();
@@ -251,7 +260,7 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
             name += '.';
             name += op->overload()->string_view();
           }
-          m.cpu_kernels.push_back(std::move(name));
+          add_cpu_kernel(m, std::move(name));
           break;
         }
         default:
@@ -259,7 +268,7 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
           std::string name = "(";
           name += fb::EnumNameInstructionArguments(instr->instr_args_type());
           name += ')';
-          m.cpu_kernels.push_back(std::move(name));
+          add_cpu_kernel(m, std::move(name));
         }
       }
     }
@@ -267,15 +276,15 @@ Method read_method(const Container& c, const fb::ExecutionPlan* plan, const Name
   return m;
 }
 
-Program parse(std::shared_ptr<const FileBytes> pte,
-              std::vector<std::shared_ptr<const FileBytes>> data_files) {
+Program parse(std::shared_ptr<const FileBytes> pte, std::vector<std::shared_ptr<const FileBytes>> data_files,
+              std::vector<std::string>* missing = nullptr) {
   Program program;
   const Container c = open_container(*pte);
   NamedDataMap named = read_named_data(c);
   for (const auto& f : data_files) read_ptd(*f, named);
   if (c.program->execution_plan()) {
     for (const fb::ExecutionPlan* plan : *c.program->execution_plan()) {
-      program.methods.push_back(read_method(c, plan, named));
+      program.methods.push_back(read_method(c, plan, named, missing));
     }
   }
   program.named_data = std::move(named);
@@ -284,13 +293,22 @@ Program parse(std::shared_ptr<const FileBytes> pte,
   return program;
 }
 
+std::vector<std::shared_ptr<const FileBytes>> map_files(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::shared_ptr<const FileBytes>> files;
+  for (const auto& p : paths) files.push_back(FileBytes::map(p));
+  return files;
+}
+
 }  // namespace
 
 Program load_program(const std::filesystem::path& pte,
                      const std::vector<std::filesystem::path>& data_files) {
-  std::vector<std::shared_ptr<const FileBytes>> data;
-  for (const auto& p : data_files) data.push_back(FileBytes::map(p));
-  return parse(FileBytes::map(pte), std::move(data));
+  return parse(FileBytes::map(pte), map_files(data_files));
+}
+
+Program describe_program(const std::filesystem::path& pte, const std::vector<std::filesystem::path>& data_files,
+                         std::vector<std::string>& missing_named_data) {
+  return parse(FileBytes::map(pte), map_files(data_files), &missing_named_data);
 }
 
 Program parse_program(NamedBytes pte, std::vector<NamedBytes> data_files) {

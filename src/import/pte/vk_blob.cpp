@@ -1,5 +1,7 @@
 #include "import/pte/vk_blob.h"
 
+#include <algorithm>
+
 #include <limits>
 
 #include "import/pte/file_bytes.h"
@@ -68,7 +70,8 @@ Value read_value(const vkfb::VkValue* v) {
 }  // namespace
 
 VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
-                      std::span<const uint8_t> blob, const NamedDataMap& named_data) {
+                      std::span<const uint8_t> blob, const NamedDataMap& named_data,
+                      std::vector<std::string>* missing) {
   const std::string where = "Vulkan delegate blob";
   if (blob.size() < kHeaderMin) {
     file.fail(where, blob_offset,
@@ -150,6 +153,13 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
       if (c->offset() == kNamedOffset) {
         constant.named_key = c->named_key() ? c->named_key()->str() : std::string();
         auto it = named_data.find(constant.named_key);
+        if (it == named_data.end() && missing != nullptr) {
+          if (std::find(missing->begin(), missing->end(), constant.named_key) == missing->end()) {
+            missing->push_back(constant.named_key);
+          }
+          graph.constants.push_back(std::move(constant));
+          continue;
+        }
         if (it == named_data.end()) {
           file.fail("Vulkan graph flatbuffer", fb_at,
                     who + " is named data '" + constant.named_key +

@@ -1,6 +1,7 @@
 #include "llm/tokenizer/chat_template.h"
 
 #include "import/gguf/gguf_file.h"
+#include "llm/jinja/jinja.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -108,14 +109,48 @@ ChatTemplate ChatTemplate::from_source(std::string_view src) {
               "formats): " + std::string(src.substr(0, 120)) + (src.size() > 120 ? "..." : ""));
 }
 
+ChatTemplate ChatTemplate::from_jinja(std::string_view source, std::string bos_token, std::string eos_token) {
+  ChatTemplate t(ChatFormat::ChatML);
+  try {
+    t = from_source(source);  // the format too, for callers that ask
+  } catch (const Error&) {
+  }
+  t.jinja_ = std::make_shared<const jinja::Template>(jinja::Template::parse(source));
+  t.bos_token_ = std::move(bos_token);
+  t.eos_token_ = std::move(eos_token);
+  return t;
+}
+
 ChatTemplate ChatTemplate::from_gguf(const gguf::GgufFile& file) {
   const auto src = file.get_optional<std::string>("tokenizer.chat_template");
   if (!src || src->empty()) return ChatTemplate(ChatFormat::ChatML);
-  return from_source(*src);
+  // The texts of the BOS and EOS tokens, which templates print.
+  auto token_text = [&](const char* key) -> std::string {
+    const auto id = file.get_int_optional(key);
+    if (!id || !file.has("tokenizer.ggml.tokens")) return "";
+    const auto& tokens = file.get_array<std::string>("tokenizer.ggml.tokens");
+    return *id >= 0 && uint64_t(*id) < tokens.size() ? tokens[size_t(*id)] : "";
+  };
+  try {
+    return from_jinja(*src, token_text("tokenizer.ggml.bos_token_id"), token_text("tokenizer.ggml.eos_token_id"));
+  } catch (const Error&) {
+    return from_source(*src);  // outside the Jinja subset: the built-in rendering of its format
+  }
 }
 
 std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages,
                                 bool add_generation_prompt) const {
+  if (jinja_) {
+    jinja::Array list;
+    for (const ChatMessage& m : messages) {
+      list.push_back(jinja::Value::dict({{"role", jinja::Value::string(m.role)},
+                                         {"content", jinja::Value::string(m.content)}}));
+    }
+    return jinja_->render({{"messages", jinja::Value::list(std::move(list))},
+                           {"add_generation_prompt", jinja::Value::boolean(add_generation_prompt)},
+                           {"bos_token", jinja::Value::string(bos_token_)},
+                           {"eos_token", jinja::Value::string(eos_token_)}});
+  }
   switch (format_) {
     case ChatFormat::ChatML: return chatml(messages, add_generation_prompt, default_system_);
     case ChatFormat::Llama2: return llama2(messages);  // the prompt already ends in [/INST]

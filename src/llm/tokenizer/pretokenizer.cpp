@@ -75,6 +75,8 @@ size_t gpt2_match(const std::vector<Char>& c, size_t i) {
   return i + 1;
 }
 
+// Llama 3's regex with numbers in runs of up to kMaxDigits (3; Qwen2's: 1).
+template <size_t kMaxDigits>
 size_t llama3_match(const std::vector<Char>& c, size_t i) {
   if (size_t n = contraction(c, i, true)) return i + n;
   const Class cls = c[i].cls;
@@ -87,7 +89,7 @@ size_t llama3_match(const std::vector<Char>& c, size_t i) {
   // \p{N}{1,3}
   if (cls == Class::Number) {
     size_t j = i;
-    while (j < c.size() && j - i < 3 && c[j].cls == Class::Number) ++j;
+    while (j < c.size() && j - i < kMaxDigits && c[j].cls == Class::Number) ++j;
     return j;
   }
   // ' '?[^\s\p{L}\p{N}]+[\r\n]*
@@ -124,13 +126,15 @@ PreTokenizer pre_tokenizer_for(std::string_view pre) {
   static constexpr std::array kDigits = {"smollm", "starcoder", "refact", "command-r",
                                          "codeshell", "exaone", "minerva"};
   static constexpr std::array kLlama3 = {"llama3", "llama-v3", "llama-bpe", "smaug-bpe", "falcon3"};
+  static constexpr std::array kQwen2 = {"qwen2", "deepseek-r1-qwen"};
   for (std::string_view s : kGpt2) if (pre == s) return PreTokenizer::Gpt2;
   for (std::string_view s : kDigits) if (pre == s) return PreTokenizer::DigitsThenGpt2;
   for (std::string_view s : kLlama3) if (pre == s) return PreTokenizer::Llama3;
+  for (std::string_view s : kQwen2) if (pre == s) return PreTokenizer::Qwen2;
   throw Error(ErrorCode::NotSupported,
               "tokenizer.ggml.pre '" + std::string(pre) +
                   "' names a pre-tokenizer wgrt does not implement (known: gpt2 family, "
-                  "smollm/starcoder family, llama3 family)");
+                  "smollm/starcoder family, llama3 family, qwen2)");
 }
 
 std::vector<std::string_view> pre_tokenize(PreTokenizer kind, std::string_view text) {
@@ -140,7 +144,10 @@ std::vector<std::string_view> pre_tokenize(PreTokenizer kind, std::string_view t
       split(text, gpt2_match, out);
       break;
     case PreTokenizer::Llama3:
-      split(text, llama3_match, out);
+      split(text, llama3_match<3>, out);
+      break;
+    case PreTokenizer::Qwen2:
+      split(text, llama3_match<1>, out);
       break;
     case PreTokenizer::DigitsThenGpt2: {
       // Each number char is a part of its own; the rest split as GPT-2.

@@ -19,6 +19,8 @@ enum class PreTokenizer {
   // Llama 3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
   //          ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
   Llama3,
+  // Qwen2: Llama 3's with \p{N} one at a time instead of \p{N}{1,3}.
+  Qwen2,
 };
 
 // The pre-tokenizer for a `tokenizer.ggml.pre` value ("" or absent: GPT-2).

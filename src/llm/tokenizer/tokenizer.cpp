@@ -117,7 +117,7 @@ std::string Tokenizer::decode(std::span<const TokenId> ids, bool skip_special) c
 }
 
 bool Tokenizer::is_end_of_generation(TokenId id) const {
-  return (vocab_->eos && id == *vocab_->eos) || (vocab_->eot && id == *vocab_->eot);
+  return std::binary_search(vocab_->end_of_generation.begin(), vocab_->end_of_generation.end(), id);
 }
 
 bool Tokenizer::strips_leading_space() const {

@@ -50,7 +50,7 @@ class Tokenizer {
   size_t vocab_size() const { return vocab_->size(); }
   std::optional<TokenId> bos() const { return vocab_->bos; }
   std::optional<TokenId> eos() const { return vocab_->eos; }
-  // EOS or EOT: generation stops here.
+  // One of Vocab::end_of_generation (EOS, EOT, EOM, <|im_end|>, ...): generation stops here.
   bool is_end_of_generation(TokenId id) const;
   bool is_special(TokenId id) const;
   // Whether decode() drops a leading space (SentencePiece prefix).

@@ -1,5 +1,7 @@
 #include "llm/tokenizer/vocab.h"
 
+#include <algorithm>
+
 #include "import/gguf/gguf_file.h"
 #include "wgrt/error.h"
 
@@ -18,6 +20,14 @@ std::optional<TokenId> read_id(const gguf::GgufFile& f, const std::string& key, 
   }
   return static_cast<TokenId>(*id);
 }
+
+// Texts that end a turn in the chat formats of common model families; a
+// vocabulary with one of them stops generation there even when its GGUF
+// names another token as EOS (SmolLM2: <|im_end|> and <|endoftext|>).
+constexpr std::string_view kEndOfTurnTexts[] = {
+    "<|endoftext|>", "<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<end_of_turn>", "<|end_of_text|>",
+    "<EOT>", "<|return|>", "<|call|>", "<｜end▁of▁sentence｜>",
+};
 
 }  // namespace
 
@@ -52,6 +62,7 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& f) {
   v.unk = read_id(f, "tokenizer.ggml.unknown_token_id", n);
   v.pad = read_id(f, "tokenizer.ggml.padding_token_id", n);
   v.eot = read_id(f, "tokenizer.ggml.eot_token_id", n);
+  v.eom = read_id(f, "tokenizer.ggml.eom_token_id", n);
   // SentencePiece models add BOS and a space prefix unless told otherwise.
   const bool spm = v.model == "llama";
   v.add_bos = f.get_optional<bool>("tokenizer.ggml.add_bos_token").value_or(spm);
@@ -59,6 +70,15 @@ Vocab Vocab::from_gguf(const gguf::GgufFile& f) {
   v.add_space_prefix = f.get_optional<bool>("tokenizer.ggml.add_space_prefix").value_or(spm);
   v.chat_template = f.get_optional<std::string>("tokenizer.chat_template").value_or("");
   v.index();
+  for (const auto& id : {v.eos, v.eot, v.eom}) {
+    if (id) v.end_of_generation.push_back(*id);
+  }
+  for (std::string_view text : kEndOfTurnTexts) {
+    if (auto id = v.find(text)) v.end_of_generation.push_back(*id);
+  }
+  std::sort(v.end_of_generation.begin(), v.end_of_generation.end());
+  v.end_of_generation.erase(std::unique(v.end_of_generation.begin(), v.end_of_generation.end()),
+                            v.end_of_generation.end());
   return v;
 }
 

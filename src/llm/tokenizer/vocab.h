@@ -29,7 +29,11 @@ struct Vocab {
   std::vector<float> scores;     // empty when the file has none
   std::vector<TokenType> types;  // all Normal when the file has none
   std::vector<std::string> merges;
-  std::optional<TokenId> bos, eos, unk, pad, eot;
+  std::optional<TokenId> bos, eos, unk, pad, eot, eom;
+  // Every token that ends a generation, sorted: eos, eot, eom and the tokens
+  // whose text is a known end-of-turn marker (<|im_end|>, <|endoftext|>,
+  // <|eot_id|>, <end_of_turn>, ...), as llama.cpp collects them.
+  std::vector<TokenId> end_of_generation;
   bool add_bos = false;
   bool add_eos = false;
   bool add_space_prefix = false;

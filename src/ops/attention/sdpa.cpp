@@ -6,6 +6,10 @@
 // SymInt) and rewrites every pass's uniforms and workgroup counts. Attention
 // is always causal with the query block at start_pos (Llama's use; attn_mask
 // must be Null).
+//
+// wgrt.sdpa_with_kv_cache_window: the same arguments and one more, `window`
+// (an Int): a query at position p sees only keys at positions > p - window
+// (sliding-window layers of Gemma 3; the cache still holds every position).
 #include "ops/attention/sdpa.h"
 
 #include <algorithm>
@@ -32,11 +36,13 @@ struct SdpaParams {
   uint32_t dim4 = 0;
   uint32_t row_stride = 0;
   float scale = 0;
-  uint32_t pad[2] = {};
+  uint32_t window = 0;  // 0: no sliding window
+  uint32_t pad = 0;
 };
 static_assert(sizeof(SdpaParams) == 48, "must match Params in sdpa.wgsl");
 
 enum Arg { kQ, kK, kV, kKCache, kVCache, kStartPos, kSeqLen, kMask, kDropout, kCausal, kScale, kOut, kArgCount };
+constexpr size_t kWindow = kArgCount;  // the windowed variant's extra argument
 
 void expect_dims(const OpArgs& args, size_t i, const Dims& want) {
   if (args.tensor(i).max_dims != want) {
@@ -44,8 +50,12 @@ void expect_dims(const OpArgs& args, size_t i, const Dims& want) {
   }
 }
 
+template <bool kWindowed>
 void check(const OpArgs& args) {
-  args.expect_count(kArgCount);
+  args.expect_count(kWindowed ? kArgCount + 1 : kArgCount);
+  if (kWindowed && args.integer(kWindow) < 1) {
+    args.fail(kWindow, "window must be at least 1, got " + std::to_string(args.integer(kWindow)));
+  }
   for (size_t i : {kQ, kK, kV, kKCache, kVCache, kOut}) {
     args.tensor(i, {DType::F32});
     args.expect_rank(i, 4);
@@ -72,8 +82,10 @@ void check(const OpArgs& args) {
   if (!args.is_null(kScale)) args.number(kScale);
 }
 
+template <bool kWindowed>
 void lower(OpContext& ctx) {
   const OpArgs& args = ctx.args();
+  const uint32_t window = kWindowed ? static_cast<uint32_t>(std::min<int64_t>(args.integer(kWindow), 0xffffffff)) : 0;
   const ValueId q = ctx.arg(kQ), k = ctx.arg(kK), v = ctx.arg(kV), start_pos = ctx.arg(kStartPos), out = ctx.arg(kOut);
   const Dims qmax = ctx.max_dims(q);
   const uint32_t heads = static_cast<uint32_t>(qmax[2]), kv_heads = static_cast<uint32_t>(ctx.max_dims(k)[2]);
@@ -132,6 +144,7 @@ void lower(OpContext& ctx) {
       p.dim4 = static_cast<uint32_t>(head_dim / 4);
       p.row_stride = static_cast<uint32_t>(cache_max);
       p.scale = scale;
+      p.window = window;
       r.write_uniform(c.uniform, p);
       const uint64_t rows = uint64_t(c.heads) * s;
       r.set_workgroups(c.qk, r.fold(gpu::div_up(rows * context, kSdpaWorkgroup)));
@@ -156,6 +169,9 @@ uint32_t sdpa_heads_per_chunk(uint32_t heads, int64_t max_seq, int64_t max_conte
   return static_cast<uint32_t>(gpu::div_up(heads, n));
 }
 
-void register_sdpa(OpRegistry& registry) { registry.add("sdpa_with_kv_cache.default", {check, lower}); }
+void register_sdpa(OpRegistry& registry) {
+  registry.add("sdpa_with_kv_cache.default", {check<false>, lower<false>});
+  registry.add("wgrt.sdpa_with_kv_cache_window", {check<true>, lower<true>});
+}
 
 }  // namespace wgrt::ops

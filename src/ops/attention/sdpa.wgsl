@@ -2,7 +2,9 @@
 // passes over a chunk of query heads (sdpa.cpp splits the heads so that the
 // score matrix fits one storage binding):
 //   scores          scores[hl, s, c] = scale * q[s, h] . k_cache[c, h / group]
-//                   for c <= start + s (later positions are never read)
+//                   for c <= start + s (later positions are never read); with
+//                   a sliding window, positions c <= start + s - window score
+//                   as the lowest f32 (their probability is exactly 0)
 //   softmax         each score row normalised over its causal prefix [0, start + s]
 //   weighted_sum    out[s, h] = sum_c p[hl, s, c] * v_cache[c, h / group]
 // q, out: [S, H, D]; caches: [MAX, Hkv, D]; D % 4 == 0 (vec4 rows).
@@ -22,8 +24,8 @@ struct Params {
   dim4: u32,         // D / 4
   row_stride: u32,
   scale: f32,
+  window: u32,       // 0: none
   pad0: u32,
-  pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -53,6 +55,10 @@ fn scores(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
   if (row >= params.heads * params.seq) { return; }
   let s = row % params.seq;
   if (c > params.start + s) { return; }  // causal: masked, softmax never reads it
+  if (params.window > 0u && c + params.window <= params.start + s) {
+    scores_out[row * params.row_stride + c] = -3.402823e38;
+    return;
+  }
   let h = params.head_begin + row / params.seq;
   let qb = (s * params.q_heads + h) * params.dim4;
   let kb = (c * params.kv_heads + h / params.group) * params.dim4;

@@ -22,7 +22,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   if (t >= params.tokens) { return; }
   // Out-of-range ids read row 0 rather than out of bounds; the host checks ids.
   let id = select(0u, u32(ids[t]), ids[t] >= 0 && u32(ids[t]) < params.vocab);
-  var v: array<vec4<f32>, 8>;
+  var v: Unit;
   for (var u = lid.x; u < params.dim / 32u; u += WG) {
     decode_unit(id * params.row_words, u, &v);
     for (var k = 0u; k < 8u; k++) { out[(t * params.dim) / 4u + u * 8u + k] = v[k]; }

@@ -42,12 +42,13 @@ void prepare(ConstantPrep& prep) {
 
 void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), ids = ctx.arg(2), out = ctx.arg(3);
-  const uint32_t type = static_cast<uint32_t>(ctx.args().integer(1));
+  const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(ctx.args().integer(1)));
   const uint32_t vocab = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
   const uint32_t dim = static_cast<uint32_t>(ctx.max_dims(out).back());
-  const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main",
-                               {{"QTYPE", type}, {"WG", kWorkgroup}});
+  gpu::OverrideConstants constants = decode_constants(layout);
+  constants.emplace_back("WG", kWorkgroup);
+  const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main", constants);
   const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
   const DispatchId d = ctx.dispatch(p, {ctx.tensor(ids), ctx.tensor(w), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({ids}, [=](ResizeContext& r) {

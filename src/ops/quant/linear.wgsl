@@ -39,7 +39,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   var acc = 0.0;
   if (n < params.n && m < params.m) {
     let xb = m * (params.k / 4u);
-    var v: array<vec4<f32>, 8>;
+    var v: Unit;
     for (var u = lane; u < params.k / 32u; u += LANES) {
       decode_unit(n * params.row_words, u, &v);
       let xu = xb + u * 8u;
@@ -86,7 +86,7 @@ fn main_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   var acc: array<vec4<f32>, 2>;
   acc[0] = vec4<f32>(0.0);
   acc[1] = vec4<f32>(0.0);
-  var v: array<vec4<f32>, 8>;
+  var v: Unit;
   for (var u = 0u; u < params.k / 32u; u++) {
     if (tid < TILE_N) {
       let n = n0 + tid;

@@ -78,16 +78,16 @@ void lower(OpContext& ctx) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(4);
   const bool has_bias = !args.is_null(3);
   const ValueId bias = has_bias ? ctx.arg(3) : x;  // any buffer fills an unused binding
-  const uint32_t type = static_cast<uint32_t>(args.integer(2));
+  const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(args.integer(2)));
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
   const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
+  gpu::OverrideConstants constants = decode_constants(layout);
+  constants.insert(constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
   auto make = [&](const char* entry) -> const gpu::ComputePipeline& {
-    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, entry,
-                        {{"QTYPE", type}, {"LANES", lanes}, {"ROWS", rows_per_group},
-                         {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
+    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, entry, constants);
   };
   const UniformId u = ctx.uniform(sizeof(LinearParams));
   const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};

@@ -15,9 +15,16 @@ constexpr QuantLayout kLayouts[] = {
     {1, 32, 64, 0, 64},     // F16
     {2, 32, 18, 2, 20},     // Q4_0: d, 16 B quants -> [pad 2][d][quants]
     {3, 32, 20, 0, 20},     // Q4_1: d, m, 16 B quants: already aligned
+    {6, 32, 22, 2, 24},     // Q5_0: d, qh[4], 16 B quants -> [pad 2][d][qh][quants]
+    {7, 32, 24, 0, 24},     // Q5_1: d, m, qh[4], 16 B quants: already aligned
     {8, 32, 34, 2, 36},     // Q8_0: d, 32 B quants -> [pad 2][d][quants]
+    {10, 256, 84, 0, 84},   // Q2_K: scales, qs, d, dmin: already aligned
+    {11, 256, 110, 0, 112}, // Q3_K: [hmask][qs][scales][d] -> padded at the end
     {12, 256, 144, 0, 144}, // Q4_K: already aligned
+    {13, 256, 176, 0, 176}, // Q5_K: already aligned
     {14, 256, 210, 0, 212}, // Q6_K: [ql][qh][scales][d] -> padded at the end
+    {20, 32, 18, 2, 20},    // IQ4_NL: d, 16 B quants -> [pad 2][d][quants]
+    {23, 256, 136, 0, 136}, // IQ4_XS: d, scales_h, scales_l, qs: already aligned
 };
 
 }  // namespace
@@ -27,6 +34,10 @@ const QuantLayout* find_quant_layout(uint32_t ggml_type) {
     if (l.ggml_type == ggml_type) return &l;
   }
   return nullptr;
+}
+
+gpu::OverrideConstants decode_constants(const QuantLayout& layout) {
+  return {{"QTYPE", layout.ggml_type}, {"BLOCK_WORDS", layout.gpu_bytes / 4}, {"BLOCK_UNITS", layout.block_elems / 32}};
 }
 
 uint64_t gpu_row_bytes(const QuantLayout& layout, int64_t cols) {

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "gpu/pipeline_cache.h"
+
 namespace wgrt::ops {
 
 struct QuantLayout {
@@ -19,8 +21,12 @@ struct QuantLayout {
 };
 
 // The layout for a ggml type id, or nullptr when the GPU kernels lack it.
-// Supported: F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K.
+// Supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K,
+// Q6_K, IQ4_NL, IQ4_XS.
 const QuantLayout* find_quant_layout(uint32_t ggml_type);
+
+// The override constants dequant.wgsl reads (QTYPE, BLOCK_WORDS, BLOCK_UNITS).
+gpu::OverrideConstants decode_constants(const QuantLayout& layout);
 
 // Bytes per row of `cols` elements on the GPU; cols must be a whole number
 // of blocks (and of 32-element units).

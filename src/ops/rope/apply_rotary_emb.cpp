@@ -1,7 +1,9 @@
 // et_vk.apply_rotary_emb.default (xq, xk, freqs_cos, freqs_sin,
 // ValueList[xq_out, xk_out]): RoPE on query and key heads in one dispatch,
-// adjacent-pair convention. The live S comes from xq; freqs must hold at
-// least S live rows (a slice_copy upstream gives exactly S).
+// adjacent-pair convention. wgrt.apply_rotary_emb_halves: the same arguments,
+// pairs (i, i + D/2) (GGUF models of ggml's NEOX RoPE type). The live S
+// comes from xq; freqs must hold at least S live rows (a slice_copy upstream
+// gives exactly S).
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/register_ops.h"
@@ -52,6 +54,7 @@ void check(const OpArgs& args) {
   outputs(args);  // the ValueList's items are checked in lower (OpArgs sees only arguments)
 }
 
+template <bool kHalves>
 void lower(OpContext& ctx) {
   const ValueId xq = ctx.arg(0), xk = ctx.arg(1), cos = ctx.arg(2), sin = ctx.arg(3);
   const auto [q_out, k_out] = outputs(ctx.args());
@@ -62,7 +65,7 @@ void lower(OpContext& ctx) {
   }
   const UniformId u = ctx.uniform(sizeof(RopeParams));
   const DispatchId d =
-      ctx.dispatch(ctx.pipeline("rope/apply_rotary_emb.wgsl", "main", {{"WG", kWorkgroup}}),
+      ctx.dispatch(ctx.pipeline("rope/apply_rotary_emb.wgsl", "main", {{"WG", kWorkgroup}, {"HALVES", kHalves ? 1.0 : 0.0}}),
                    {ctx.tensor(xq), ctx.tensor(xk), ctx.tensor(cos), ctx.tensor(sin), ctx.tensor(q_out),
                     ctx.tensor(k_out), ctx.uniform_binding(u)});
   ctx.on_resize({xq, xk, cos, sin}, [=](ResizeContext& r) {
@@ -91,7 +94,8 @@ void lower(OpContext& ctx) {
 void register_rope_variants(OpRegistry& registry);
 
 void register_rope(OpRegistry& registry) {
-  registry.add("et_vk.apply_rotary_emb.default", {check, lower});
+  registry.add("et_vk.apply_rotary_emb.default", {check, lower<false>});
+  registry.add("wgrt.apply_rotary_emb_halves", {check, lower<true>});
   register_rope_variants(registry);
 }
 

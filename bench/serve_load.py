@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Tokens/s of `wgrt serve` under N concurrent streams, for comparison with
+`wgrt bench` tg: starts the server on a free loopback port, warms it up, then
+N clients each stream R completions of T tokens (ignore_eos, greedy) at once.
+Prints one JSON line: per-stream and aggregate generated tokens/s, mean time
+to first token, wall time. Requests run one at a time today (no batching), so
+aggregate tokens/s at N streams is expected to equal one stream's.
+
+    python3 bench/serve_load.py --model M.gguf --streams 1,8 --tokens 128 --requests 2
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import openai
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start(wgrt, model, ctx, queue):
+    args = [str(wgrt), "serve", "--host", "127.0.0.1", "--port", "0", "--ctx", str(ctx), "--queue", str(queue), "--quiet"]
+    if model:
+        args += ["--model", model]
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    for line in proc.stderr:  # the log is read until the port shows, then left to the OS pipe (it is --quiet)
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        if m:
+            return proc, int(m.group(1))
+        if time.monotonic() > deadline:
+            break
+    proc.kill()
+    sys.exit("wgrt serve did not start")
+
+
+def one_stream(client, tokens, requests):
+    firsts, generated = [], 0
+    for _ in range(requests):
+        t0 = time.monotonic()
+        first = None
+        for chunk in client.completions.create(model="m", prompt="Once upon a time", max_tokens=tokens, temperature=0,
+                                               stream=True, stream_options={"include_usage": True},
+                                               extra_body={"ignore_eos": True}):
+            if first is None and chunk.choices and chunk.choices[0].text:
+                first = time.monotonic() - t0
+            if chunk.usage:
+                generated += chunk.usage.completion_tokens
+        firsts.append(first or 0.0)
+    return generated, firsts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--wgrt", default=str(ROOT / "build" / "wgrt"))
+    ap.add_argument("--model", default="")
+    ap.add_argument("--streams", default="1,8")
+    ap.add_argument("--tokens", type=int, default=128)
+    ap.add_argument("--requests", type=int, default=2, help="per stream")
+    ap.add_argument("--ctx", type=int, default=1024)
+    a = ap.parse_args()
+    counts = [int(s) for s in a.streams.split(",")]
+    proc, port = start(a.wgrt, a.model, a.ctx, max(counts) + 1)
+    try:
+        def client():
+            return openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0, timeout=600,
+                                 http_client=openai.DefaultHttpxClient(trust_env=False, timeout=600))
+        one_stream(client(), 16, 1)  # warm-up: pipelines compiled, caches touched
+        for n in counts:
+            t0 = time.monotonic()
+            with ThreadPoolExecutor(n) as pool:
+                results = list(pool.map(lambda _: one_stream(client(), a.tokens, a.requests), range(n)))
+            wall = time.monotonic() - t0
+            total = sum(g for g, _ in results)
+            firsts = [f for _, fs in results for f in fs]
+            print(json.dumps({"streams": n, "tokens_per_request": a.tokens, "requests": n * a.requests,
+                              "generated_tokens": total, "wall_s": round(wall, 3),
+                              "aggregate_tokens_per_s": round(total / wall, 2),
+                              "per_stream_tokens_per_s": round(total / wall / n, 2),
+                              "mean_time_to_first_token_s": round(sum(firsts) / len(firsts), 3)}), flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+// wgrt's public C++ API: ExecuTorch programs (conventions: wgrt/runtime.h).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wgrt/memory_stats.h"
+#include "wgrt/runtime.h"
+#include "wgrt/tensor.h"
+
+namespace wgrt::api {
+
+// An input or output of a method: its dtype and the largest shape it takes.
+// Inputs may be smaller in any dim (dynamic shapes), never larger.
+struct TensorInfo {
+  DType dtype = DType::F32;
+  std::vector<int64_t> max_shape;
+};
+
+struct RunOptions {
+  bool time_dispatches = false;  // measure each dispatch (timestamp_query)
+};
+
+// One method of a loaded program. A handle: it keeps its program alive.
+class Method {
+ public:
+  const std::string& name() const;
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+
+  // Runs the method on `inputs` (in order; a symbolic int is a one-element
+  // i64 tensor) and returns its outputs at their live shapes. Bad inputs throw
+  // Error(InvalidArgument) naming the input and what is wrong, and leave the
+  // method as it was.
+  std::vector<Tensor> run(std::span<const Tensor> inputs, const RunOptions& options = {});
+  // GPU milliseconds of each dispatch of the last run with time_dispatches.
+  std::vector<double> last_dispatch_ms() const;
+  MemoryStats memory_stats() const;
+
+ private:
+  friend class Program;
+  Method(std::shared_ptr<detail::ProgramImpl> program, size_t index) : program_(std::move(program)), index_(index) {}
+  std::shared_ptr<detail::ProgramImpl> program_;
+  size_t index_ = 0;
+};
+
+// A .pte program (ExecuTorch, lowered with the Vulkan partitioner) loaded on
+// a runtime's device.
+class Program {
+ public:
+  // Parses `path` (and `ptd`, the .ptd holding its external weights), checks
+  // every method, then loads each on the device. Errors: NotFound (no such
+  // file), InvalidProgram (malformed file), NotSupported (an operator wgrt
+  // lacks, or methods that need CPU kernels), OutOfMemory.
+  static Program load(const Runtime& runtime, const std::string& path, const std::string& ptd = "",
+                      const LoadOptions& options = {});
+
+  const std::string& path() const;
+  std::vector<std::string> method_names() const;
+  // Error(NotFound) listing the methods there are.
+  Method method(const std::string& name) const;
+  MemoryStats memory_stats() const;  // summed over methods
+
+ private:
+  explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::ProgramImpl> impl_;
+};
+
+}  // namespace wgrt::api

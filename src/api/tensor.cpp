@@ -1,0 +1,32 @@
+#include "wgrt/tensor.h"
+
+#include "core/dims.h"
+#include "wgrt/error.h"
+
+namespace wgrt::api {
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape, std::span<const uint8_t> bytes)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  const uint64_t want = uint64_t(numel()) * host_size(dtype);
+  if (bytes.size() != want) {
+    throw Error(ErrorCode::InvalidArgument, "a " + std::string(dtype_name(dtype)) + " tensor of shape " +
+                                                dims_string(shape_) + " needs " + std::to_string(want) +
+                                                " bytes, got " + std::to_string(bytes.size()));
+  }
+  bytes_.assign(bytes.begin(), bytes.end());
+}
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)), bytes_(uint64_t(wgrt::numel(shape_)) * host_size(dtype), 0) {}
+
+int64_t Tensor::numel() const { return wgrt::numel(shape_); }
+
+void Tensor::check_element_size(size_t size) const {
+  if (size != host_size(dtype_)) {
+    throw Error(ErrorCode::InvalidArgument, "a " + std::string(dtype_name(dtype_)) + " tensor has " +
+                                                std::to_string(host_size(dtype_)) + "-byte elements, not " +
+                                                std::to_string(size));
+  }
+}
+
+}  // namespace wgrt::api

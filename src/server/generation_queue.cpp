@@ -1,0 +1,116 @@
+#include "server/generation_queue.h"
+
+#include <exception>
+#include <utility>
+
+namespace wgrt::server {
+
+Job::Update Job::take(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return !text_.empty() || result_.has_value(); });
+  return {std::exchange(text_, {}), result_};
+}
+
+Job::Update Job::take_all() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return result_.has_value(); });
+  return {std::exchange(text_, {}), result_};
+}
+
+void Job::append(const std::string& text) {
+  if (text.empty()) return;
+  {
+    std::lock_guard lock(mutex_);
+    text_ += text;
+  }
+  changed_.notify_all();
+}
+
+void Job::finish(JobResult result) {
+  {
+    std::lock_guard lock(mutex_);
+    result_ = std::move(result);
+  }
+  changed_.notify_all();
+}
+
+GenerationQueue::GenerationQueue(llm::LlmModel& model, size_t max_waiting)
+    : model_(model), max_waiting_(max_waiting), worker_([this] { work(); }) {}
+
+GenerationQueue::~GenerationQueue() {
+  shutdown();
+  worker_.join();
+}
+
+std::shared_ptr<Job> GenerationQueue::submit(std::vector<llm::TokenId> prompt, llm::GenerateOptions options,
+                                             Refusal& refusal) {
+  std::lock_guard lock(mutex_);
+  // The running job and up to max_waiting_ behind it (a job just submitted
+  // to an idle worker counts as running).
+  const size_t in_system = waiting_.size() + (running_ ? 1 : 0);
+  refusal = stopping_ ? Refusal::ShuttingDown : in_system > max_waiting_ ? Refusal::Full : Refusal::None;
+  if (refusal != Refusal::None) return nullptr;
+  auto job = std::make_shared<Job>(std::move(prompt), std::move(options));
+  waiting_.push_back(job);
+  wake_.notify_one();
+  return job;
+}
+
+void GenerationQueue::shutdown() {
+  std::lock_guard lock(mutex_);
+  stopping_ = true;
+  if (running_) running_->cancel();
+  for (auto& job : waiting_) job->cancel();
+  wake_.notify_all();
+}
+
+GenerationQueue::Status GenerationQueue::status() const {
+  std::lock_guard lock(mutex_);
+  return {running_ ? 1u : 0u, waiting_.size(), max_waiting_, completed_, stopping_};
+}
+
+void GenerationQueue::work() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
+      if (waiting_.empty()) return;  // stopping, and nobody left to tell
+      job = std::move(waiting_.front());
+      waiting_.pop_front();
+      running_ = job;
+    }
+    execute(*job);
+    std::lock_guard lock(mutex_);
+    running_.reset();
+    ++completed_;
+  }
+}
+
+void GenerationQueue::execute(Job& job) {
+  JobResult result;
+  result.prompt_tokens = job.prompt_.size();
+  if (job.cancel_) {
+    result.reason = FinishReason::Cancelled;
+    job.finish(std::move(result));
+    return;
+  }
+  try {
+    llm::GenerateOptions options = job.options_;
+    options.cancel = &job.cancel_;
+    model_.reset();  // every request starts from an empty KV cache
+    llm::Generation gen(model_, job.prompt_, options);
+    while (std::optional<llm::Generation::Step> step = gen.next()) job.append(step->text);
+    const llm::GenerateStats& stats = gen.stats();
+    result.completion_tokens = stats.generated_tokens;
+    result.reason = stats.cancelled                                          ? FinishReason::Cancelled
+                    : stats.stopped_at_eos || stats.stopped_at_stop_string ? FinishReason::Stop
+                                                                           : FinishReason::Length;
+  } catch (const std::exception& e) {
+    result.reason = FinishReason::Error;
+    result.error = e.what();
+  }
+  job.finish(std::move(result));
+}
+
+}  // namespace wgrt::server

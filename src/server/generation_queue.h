@@ -1,0 +1,107 @@
+// Requests for the one loaded model, run one at a time by a worker thread in
+// arrival order. The queue is bounded: a request that finds it full is
+// refused at once (the HTTP layer answers 503) rather than left waiting.
+//
+// Each request is a Job the HTTP thread holds: it reads the text as it is
+// produced (streaming) or waits for the whole of it, and cancels the job when
+// its client goes away; the worker then stops at the next token and moves on.
+//
+// The model and its GPU device are used only by the worker thread once the
+// queue exists (a gpu::Device is driven by one thread).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "llm/generate.h"
+#include "llm/llm_model.h"
+
+namespace wgrt::server {
+
+enum class FinishReason { Stop, Length, Cancelled, Error };
+
+struct JobResult {
+  FinishReason reason = FinishReason::Error;
+  size_t prompt_tokens = 0;
+  size_t completion_tokens = 0;
+  std::string error;  // for FinishReason::Error
+};
+
+class Job {
+ public:
+  Job(std::vector<llm::TokenId> prompt, llm::GenerateOptions options)
+      : prompt_(std::move(prompt)), options_(std::move(options)) {}
+
+  struct Update {
+    std::string text;                 // produced since the last take
+    std::optional<JobResult> result;  // set once the job has ended
+  };
+  // Waits until there is new text or the job ends, or `timeout` passes (then
+  // the update is empty).
+  Update take(std::chrono::milliseconds timeout);
+  // Waits for the end; all text not taken before.
+  Update take_all();
+  // Stops the job: a waiting one never runs, a running one ends at its next token.
+  void cancel() { cancel_ = true; }
+
+ private:
+  friend class GenerationQueue;
+  void append(const std::string& text);
+  void finish(JobResult result);
+
+  const std::vector<llm::TokenId> prompt_;
+  const llm::GenerateOptions options_;
+  std::atomic<bool> cancel_{false};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::string text_;
+  std::optional<JobResult> result_;
+};
+
+class GenerationQueue {
+ public:
+  // At most `max_waiting` jobs wait behind the running one.
+  GenerationQueue(llm::LlmModel& model, size_t max_waiting);
+  ~GenerationQueue();  // shutdown(), then joins the worker
+  GenerationQueue(const GenerationQueue&) = delete;
+  GenerationQueue& operator=(const GenerationQueue&) = delete;
+
+  enum class Refusal { None, Full, ShuttingDown };
+  // The job, or the reason it was refused.
+  std::shared_ptr<Job> submit(std::vector<llm::TokenId> prompt, llm::GenerateOptions options, Refusal& refusal);
+
+  // Cancels the running and waiting jobs and refuses new ones.
+  void shutdown();
+
+  struct Status {
+    size_t running = 0, waiting = 0, max_waiting = 0;
+    uint64_t completed = 0;
+    bool shutting_down = false;
+  };
+  Status status() const;
+
+ private:
+  void work();
+  void execute(Job& job);
+
+  llm::LlmModel& model_;
+  const size_t max_waiting_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Job>> waiting_;
+  std::shared_ptr<Job> running_;
+  uint64_t completed_ = 0;
+  bool stopping_ = false;
+  std::thread worker_;  // last: starts once everything above exists
+};
+
+}  // namespace wgrt::server

@@ -1,0 +1,223 @@
+#include "server/http_server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "server/generation_queue.h"
+#include "server/generation_setup.h"
+#include "server/openai_response.h"
+#include "wgrt/error.h"
+
+namespace wgrt::server {
+namespace {
+
+constexpr size_t kMaxBodyBytes = 8u << 20;
+// While a streamed request waits in the queue, an SSE comment goes out this
+// often: it is how a client that went away is noticed before its turn.
+constexpr auto kStreamPoll = std::chrono::milliseconds(500);
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(to_wire(body), "application/json");
+}
+
+void send_error(httplib::Response& res, const ApiError& error) {
+  if (error.status == 503) res.set_header("Retry-After", "1");
+  send_json(res, error.status, error_body(error));
+}
+
+ApiError shutting_down() { return ApiError(503, "server_error", "the server is shutting down"); }
+
+// A streamed answer: the job's text as SSE chunks, then the finish reason,
+// the usage when asked, and [DONE].
+struct EventStream {
+  std::shared_ptr<Job> job;
+  ResponseMeta meta;
+  bool include_usage = false;
+  bool first = true;
+
+  static bool send(httplib::DataSink& sink, const std::string& event) { return sink.write(event.data(), event.size()); }
+  static std::string data(const json& body) { return "data: " + to_wire(body) + "\n\n"; }
+
+  // One turn of httplib's content provider; false ends the connection.
+  bool pump(httplib::DataSink& sink) {
+    if (first) {
+      first = false;
+      if (meta.endpoint == Endpoint::ChatCompletions && !send(sink, data(completion_chunk(meta, "", std::nullopt, true)))) {
+        return false;
+      }
+    }
+    Job::Update update = job->take(kStreamPoll);
+    if (update.text.empty() && !update.result) return send(sink, ": waiting\n\n");
+    if (!update.text.empty() && !send(sink, data(completion_chunk(meta, update.text, std::nullopt, false)))) return false;
+    if (!update.result) return true;
+    const JobResult& result = *update.result;
+    if (result.reason == FinishReason::Error || result.reason == FinishReason::Cancelled) {
+      const ApiError error = result.reason == FinishReason::Error
+                                 ? ApiError(500, "server_error", "generation failed: " + result.error)
+                                 : shutting_down();
+      send(sink, data(error_body(error)));
+      return false;
+    }
+    if (!send(sink, data(completion_chunk(meta, "", result.reason, false)))) return false;
+    if (include_usage && !send(sink, data(usage_chunk(meta, result)))) return false;
+    if (!send(sink, "data: [DONE]\n\n")) return false;
+    sink.done();
+    return true;
+  }
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(llm::LlmModel& model, ServerOptions options)
+      : model(model), options(std::move(options)), queue(model, this->options.max_waiting),
+        started(std::time(nullptr)) {}
+
+  llm::LlmModel& model;
+  const ServerOptions options;
+  GenerationQueue queue;
+  const int64_t started;
+  std::atomic<uint64_t> next_id{1};
+  std::atomic<bool> stop_requested{false}, serving_ended{false};
+  httplib::Server http;
+
+  void routes();
+  void generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+};
+
+void HttpServer::Impl::routes() {
+  // Enough threads for every request the queue can hold, plus a few for
+  // /health, /v1/models and refusals; more connections wait for a thread.
+  const size_t threads = options.max_waiting + 5;
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http.set_payload_max_length(kMaxBodyBytes);
+  // An idle keep-alive connection holds its thread this long, and stop()
+  // waits for it: short, so that shutdown is quick (clients reconnect).
+  http.set_keep_alive_timeout(2);
+  if (options.log_requests) {
+    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), req.path.c_str(), res.status);
+    });
+  }
+
+  http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+    const GenerationQueue::Status s = queue.status();
+    send_json(res, s.shutting_down ? 503 : 200,
+              {{"status", s.shutting_down ? "shutting_down" : "ok"},
+               {"model", options.model_id},
+               {"running", s.running},
+               {"waiting", s.waiting},
+               {"max_waiting", s.max_waiting},
+               {"completed", s.completed}});
+  });
+  http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200, model_list(options.model_id, started));
+  });
+  http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    generate(Endpoint::Completions, req, res);
+  });
+  http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+    generate(Endpoint::ChatCompletions, req, res);
+  });
+  // Unmatched routes (404) and httplib's own refusals (413, 400) get a JSON body too.
+  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const bool not_found = res.status == 404;
+    const std::string message = not_found ? "no route " + req.method + " " + req.path
+                                          : "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path;
+    send_error(res, ApiError(res.status, not_found ? "not_found_error" : "invalid_request_error", message));
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_error(res, ApiError(500, "server_error", "internal error: " + what));
+  });
+}
+
+void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  try {
+    const GenerationRequest request = parse_generation_request(endpoint, req.body);
+    PreparedGeneration prepared = prepare_generation(model, request);
+    GenerationQueue::Refusal refusal;
+    std::shared_ptr<Job> job = queue.submit(std::move(prepared.prompt), std::move(prepared.options), refusal);
+    if (refusal == GenerationQueue::Refusal::ShuttingDown) throw shutting_down();
+    if (refusal == GenerationQueue::Refusal::Full) {
+      throw ApiError(503, "server_error",
+                     "the server is busy: " + std::to_string(options.max_waiting) +
+                         " requests are already waiting (see wgrt serve --queue); retry later",
+                     "", "queue_full");
+    }
+    const uint64_t n = next_id++;
+    ResponseMeta meta{endpoint, (endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-") + std::to_string(n),
+                      options.model_id, int64_t(std::time(nullptr))};
+    if (!request.stream) {
+      const Job::Update all = job->take_all();
+      if (all.result->reason == FinishReason::Cancelled) throw shutting_down();
+      if (all.result->reason == FinishReason::Error) {
+        throw ApiError(500, "server_error", "generation failed: " + all.result->error);
+      }
+      send_json(res, 200, completion_body(meta, all.text, *all.result));
+      return;
+    }
+    auto stream = std::make_shared<EventStream>(EventStream{job, std::move(meta), request.include_usage});
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [stream](size_t, httplib::DataSink& sink) { return stream->pump(sink); },
+        // Ended, completed or not (the client left, the server stopped): the
+        // job stops if it still runs, and frees the model for the next one.
+        [stream](bool) { stream->job->cancel(); });
+  } catch (const ApiError& e) {
+    send_error(res, e);
+  } catch (const Error& e) {
+    // The tokenizer and chat template report bad input as InvalidArgument.
+    send_error(res, e.code() == ErrorCode::InvalidArgument ? ApiError::invalid(e.what())
+                                                           : ApiError(500, "server_error", e.what()));
+  }
+}
+
+HttpServer::HttpServer(llm::LlmModel& model, ServerOptions options)
+    : impl_(std::make_unique<Impl>(model, std::move(options))) {
+  impl_->routes();
+}
+
+HttpServer::~HttpServer() = default;
+
+int HttpServer::bind() {
+  const ServerOptions& o = impl_->options;
+  const int port = o.port == 0 ? impl_->http.bind_to_any_port(o.host)
+                               : (impl_->http.bind_to_port(o.host, o.port) ? o.port : -1);
+  if (port <= 0) {
+    throw Error(ErrorCode::InvalidArgument,
+                "cannot listen on " + o.host + ":" + std::to_string(o.port) + " (address in use, or not this host's)");
+  }
+  return port;
+}
+
+void HttpServer::serve() {
+  if (!impl_->stop_requested) impl_->http.listen_after_bind();
+  impl_->serving_ended = true;
+}
+
+void HttpServer::stop() {
+  impl_->stop_requested = true;
+  impl_->queue.shutdown();
+  // httplib's stop() does nothing until listening has begun: a stop() that
+  // races with the start of serve() waits for it (at most 2 s).
+  for (int i = 0; i < 200 && !impl_->http.is_running() && !impl_->serving_ended; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  impl_->http.stop();
+}
+
+}  // namespace wgrt::server

@@ -1,0 +1,50 @@
+// `wgrt serve`'s HTTP side: the OpenAI-compatible routes over one loaded
+// model, on cpp-httplib. Generation requests go through a GenerationQueue
+// (one at a time, bounded); everything else answers at once.
+//
+//   GET  /health                status, queue occupancy, completed requests
+//   GET  /v1/models             the loaded model
+//   POST /v1/completions        a prompt (text or token ids)
+//   POST /v1/chat/completions   messages through the model's chat template
+//
+// Errors are OpenAI-style JSON: 400 for a bad request, 404 for an unknown
+// route, 413 for a body over 8 MiB, 503 (with Retry-After) when the queue is
+// full or the server is shutting down, 500 when generation itself fails.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "llm/llm_model.h"
+
+namespace wgrt::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;          // 0: any free port (bind() says which)
+  size_t max_waiting = 16;  // requests queued behind the running one
+  std::string model_id;     // the name /v1/models and every answer give
+  bool log_requests = true; // one line per request on stderr
+};
+
+class HttpServer {
+ public:
+  // The model is used by this server's worker thread only, from now on.
+  HttpServer(llm::LlmModel& model, ServerOptions options);
+  ~HttpServer();
+
+  // Binds the listening socket and returns its port. Error(InvalidArgument)
+  // when the address cannot be bound.
+  int bind();
+  // Serves until stop(); returns once every request thread has ended.
+  void serve();
+  // From any thread: cancels running and queued generation and ends serve().
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wgrt::server

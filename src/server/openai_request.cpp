@@ -1,0 +1,220 @@
+#include "server/openai_request.h"
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_error.h"
+
+namespace wgrt::server {
+namespace {
+
+using nlohmann::json;
+
+// A present, non-null field, or nullptr. OpenAI treats null as "not given".
+const json* field(const json& body, const char* name) {
+  auto it = body.find(name);
+  return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+[[noreturn]] void wrong_type(const char* name, const char* expected, const json& got) {
+  throw ApiError::invalid(std::string("'") + name + "' must be " + expected + ", got " + got.type_name() + " " +
+                              got.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 40),
+                          name);
+}
+
+std::optional<double> get_number(const json& body, const char* name, double lo, double hi) {
+  const json* v = field(body, name);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) wrong_type(name, "a number", *v);
+  const double x = v->get<double>();
+  if (!(x >= lo && x <= hi)) {
+    throw ApiError::invalid(std::string("'") + name + "' must be in [" + json(lo).dump() + ", " + json(hi).dump() +
+                                "], got " + v->dump(),
+                            name);
+  }
+  return x;
+}
+
+std::optional<int64_t> get_integer(const json& body, const char* name) {
+  const json* v = field(body, name);
+  if (!v) return std::nullopt;
+  if (v->is_number_integer()) return v->get<int64_t>();
+  // 16.0 is an integer in JSON's number model; 16.5 is not.
+  if (v->is_number_float() && std::trunc(v->get<double>()) == v->get<double>() && std::abs(v->get<double>()) < 9e15) {
+    return int64_t(v->get<double>());
+  }
+  wrong_type(name, "an integer", *v);
+}
+
+bool get_bool(const json& body, const char* name, bool fallback) {
+  const json* v = field(body, name);
+  if (!v) return fallback;
+  if (!v->is_boolean()) wrong_type(name, "a boolean", *v);
+  return v->get<bool>();
+}
+
+std::string get_string(const json& body, const char* name) {
+  const json* v = field(body, name);
+  if (!v) return {};
+  if (!v->is_string()) wrong_type(name, "a string", *v);
+  return v->get<std::string>();
+}
+
+std::vector<std::string> get_stop(const json& body) {
+  const json* v = field(body, "stop");
+  if (!v) return {};
+  if (v->is_string()) return {v->get<std::string>()};
+  if (!v->is_array()) wrong_type("stop", "a string or an array of strings", *v);
+  if (v->size() > 16) throw ApiError::invalid("'stop' has " + std::to_string(v->size()) + " strings; at most 16", "stop");
+  std::vector<std::string> out;
+  for (const json& s : *v) {
+    if (!s.is_string()) wrong_type("stop", "a string or an array of strings", s);
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+// Features of the API that wgrt does not implement: refused, not ignored,
+// so that a client never gets a silently different answer.
+void refuse_unsupported(const json& body) {
+  if (auto n = get_integer(body, "n"); n && *n != 1) {
+    throw ApiError::invalid("'n' must be 1: wgrt returns one choice per request", "n");
+  }
+  if (auto b = get_integer(body, "best_of"); b && *b != 1) throw ApiError::invalid("'best_of' must be 1", "best_of");
+  for (const char* name : {"echo", "logprobs"}) {
+    const json* v = field(body, name);
+    if (v && !(v->is_boolean() && !v->get<bool>()) && !(v->is_number_integer() && v->get<int64_t>() == 0)) {
+      throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
+    }
+  }
+  for (const char* name : {"tools", "functions", "suffix", "response_format", "logit_bias"}) {
+    const json* v = field(body, name);
+    if (v && !(v->is_array() && v->empty()) && !(v->is_object() && v->empty())) {
+      throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
+    }
+  }
+  for (const char* name : {"presence_penalty", "frequency_penalty"}) {
+    if (auto x = get_number(body, name, -2, 2); x && *x != 0) {
+      throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt (use 'repeat_penalty')", name);
+    }
+  }
+}
+
+std::string message_content(const json& msg, size_t i) {
+  const std::string where = "messages[" + std::to_string(i) + "].content";
+  auto it = msg.find("content");
+  if (it == msg.end() || it->is_null()) throw ApiError::invalid("'" + where + "' is missing", "messages");
+  if (it->is_string()) return it->get<std::string>();
+  if (!it->is_array()) wrong_type("messages", "messages whose content is a string or an array of text parts", *it);
+  std::string text;
+  for (const json& part : *it) {
+    if (!part.is_object() || part.value("type", json()) != "text" || !part.contains("text") || !part["text"].is_string()) {
+      throw ApiError::invalid("'" + where + "': only text parts ({\"type\": \"text\", \"text\": ...}) are supported",
+                              "messages");
+    }
+    text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+std::vector<llm::ChatMessage> get_messages(const json& body) {
+  const json* v = field(body, "messages");
+  if (!v) throw ApiError::invalid("'messages' is required", "messages");
+  if (!v->is_array()) wrong_type("messages", "an array", *v);
+  if (v->empty()) throw ApiError::invalid("'messages' is empty: give at least one message", "messages");
+  std::vector<llm::ChatMessage> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json& m = (*v)[i];
+    if (!m.is_object()) wrong_type("messages", "an array of objects", m);
+    auto role = m.find("role");
+    if (role == m.end() || !role->is_string()) {
+      throw ApiError::invalid("'messages[" + std::to_string(i) + "].role' must be a string", "messages");
+    }
+    const std::string r = role->get<std::string>();
+    if (r != "system" && r != "user" && r != "assistant" && r != "developer") {
+      throw ApiError::invalid("'messages[" + std::to_string(i) + "].role' is '" + r +
+                                  "'; wgrt supports system, developer, user and assistant",
+                              "messages");
+    }
+    out.push_back({r == "developer" ? "system" : r, message_content(m, i)});
+  }
+  return out;
+}
+
+void get_prompt(const json& body, GenerationRequest& req) {
+  const json* v = field(body, "prompt");
+  if (!v) throw ApiError::invalid("'prompt' is required", "prompt");
+  if (v->is_string()) {
+    req.prompt = v->get<std::string>();
+    return;
+  }
+  if (!v->is_array()) wrong_type("prompt", "a string or an array of token ids", *v);
+  if (v->size() == 1 && (*v)[0].is_string()) {  // a batch of one
+    req.prompt = (*v)[0].get<std::string>();
+    return;
+  }
+  std::vector<llm::TokenId> ids;
+  for (const json& t : *v) {
+    if (t.is_string() || t.is_array()) throw ApiError::invalid("'prompt': one prompt per request", "prompt");
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      wrong_type("prompt", "a string or an array of token ids", t);
+    }
+    ids.push_back(llm::TokenId(t.get<int64_t>()));
+  }
+  req.prompt_tokens = std::move(ids);
+}
+
+}  // namespace
+
+GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view text) {
+  json body;
+  try {
+    body = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ApiError::invalid(std::string("the request body is not valid JSON: ") + e.what());
+  }
+  if (!body.is_object()) throw ApiError::invalid(std::string("the request body must be a JSON object, got ") + body.type_name());
+
+  GenerationRequest req;
+  req.endpoint = endpoint;
+  req.model = get_string(body, "model");
+  if (endpoint == Endpoint::Completions) {
+    get_prompt(body, req);
+  } else {
+    req.messages = get_messages(body);
+  }
+  refuse_unsupported(body);
+
+  const auto max_tokens = get_integer(body, "max_tokens");
+  const auto max_completion = endpoint == Endpoint::ChatCompletions ? get_integer(body, "max_completion_tokens") : std::nullopt;
+  req.max_tokens = max_completion ? max_completion : max_tokens;
+  if (req.max_tokens && *req.max_tokens <= 0) {
+    throw ApiError::invalid("'max_tokens' must be at least 1, got " + std::to_string(*req.max_tokens),
+                            max_completion ? "max_completion_tokens" : "max_tokens");
+  }
+  llm::SamplerOptions& s = req.sampler;
+  if (auto x = get_number(body, "temperature", 0, 100)) s.temperature = float(*x);
+  if (auto x = get_number(body, "top_p", 0, 1)) s.top_p = float(*x);
+  if (auto x = get_number(body, "min_p", 0, 1)) s.min_p = float(*x);
+  if (auto x = get_number(body, "repeat_penalty", 0, 100)) s.repeat_penalty = float(*x);
+  if (auto k = get_integer(body, "top_k")) {
+    if (*k < 0 || *k > std::numeric_limits<int32_t>::max()) throw ApiError::invalid("'top_k' must be >= 0", "top_k");
+    s.top_k = int32_t(*k);
+  }
+  if (auto seed = get_integer(body, "seed")) {
+    s.seed = uint64_t(*seed);
+    req.has_seed = true;
+  }
+  req.stop = get_stop(body);
+  req.stream = get_bool(body, "stream", false);
+  req.ignore_eos = get_bool(body, "ignore_eos", false);
+  if (const json* opts = field(body, "stream_options")) {
+    if (!opts->is_object()) wrong_type("stream_options", "an object", *opts);
+    req.include_usage = get_bool(*opts, "include_usage", false);
+  }
+  return req;
+}
+
+}  // namespace wgrt::server

@@ -1,0 +1,40 @@
+// The two generation requests of the OpenAI API, read from their JSON bodies
+// with every known field type-checked: /v1/completions (a prompt) and
+// /v1/chat/completions (messages). Unknown fields are ignored, as OpenAI's
+// own server does; known fields of the wrong type or out of range, and
+// features wgrt lacks (n > 1, logprobs, tools, ...) are ApiError 400.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/sampler.h"
+#include "llm/tokenizer/chat_template.h"
+#include "llm/tokenizer/vocab.h"
+
+namespace wgrt::server {
+
+enum class Endpoint { Completions, ChatCompletions };
+
+struct GenerationRequest {
+  Endpoint endpoint = Endpoint::Completions;
+  std::string model;                           // as sent; answers name the loaded model
+  std::string prompt;                          // completions: text
+  std::optional<std::vector<llm::TokenId>> prompt_tokens;  // completions: token ids instead
+  std::vector<llm::ChatMessage> messages;      // chat
+  std::optional<int64_t> max_tokens;           // absent: 16 for completions, the rest of the context for chat
+  llm::SamplerOptions sampler;                 // wgrt generate's defaults where the request is silent
+  bool has_seed = false;                       // without a seed each request draws its own
+  std::vector<std::string> stop;
+  bool stream = false;
+  bool include_usage = false;                  // stream_options.include_usage
+  bool ignore_eos = false;                     // extension (llama.cpp's server has it too)
+};
+
+// Throws ApiError(400) naming the field at fault.
+GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view body);
+
+}  // namespace wgrt::server

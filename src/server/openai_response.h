@@ -1,0 +1,41 @@
+// The JSON bodies the OpenAI API answers with: whole completions, the chunks
+// of a streamed one (sent as server-sent events), the model list and errors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_error.h"
+#include "server/generation_queue.h"
+#include "server/openai_request.h"
+
+namespace wgrt::server {
+
+using nlohmann::json;
+
+// What every body or chunk of one response repeats.
+struct ResponseMeta {
+  Endpoint endpoint = Endpoint::Completions;
+  std::string id;     // "cmpl-N" or "chatcmpl-N"
+  std::string model;
+  int64_t created = 0;  // Unix seconds
+};
+
+json completion_body(const ResponseMeta& meta, const std::string& text, const JobResult& result);
+// A chunk carrying `text`; the last one carries the finish reason; the
+// first chat chunk announces the assistant's role.
+json completion_chunk(const ResponseMeta& meta, std::string_view text, std::optional<FinishReason> finish,
+                      bool first);
+// The extra last chunk of stream_options.include_usage: no choices, the usage.
+json usage_chunk(const ResponseMeta& meta, const JobResult& result);
+json error_body(const ApiError& error);
+json model_list(const std::string& model, int64_t created);
+
+// Serialized for the wire; bytes that are not UTF-8 become U+FFFD.
+std::string to_wire(const json& body);
+
+}  // namespace wgrt::server

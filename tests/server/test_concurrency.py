@@ -1,0 +1,156 @@
+"""Load, disconnects, a full queue and shutdown: 8 concurrent clients x 25
+requests all answered with their own prompt's text and RSS flat; a client
+that leaves mid-stream frees the model at once; a request beyond the queue
+gets 503; SIGTERM and SIGINT cancel in-flight requests and exit 0."""
+import http.client
+import json
+import signal
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from serve_harness import HOST, WGRT, Server
+
+CLIENTS, PER_CLIENT, MAX_TOKENS = 8, 25, 6
+
+
+def prompt_of(client, i):
+    return f"client {client} asks question {i}:"
+
+
+def ask(srv, client, prompt, stream):
+    """The text of one greedy completion (streamed or not)."""
+    kw = dict(model="tiny", prompt=prompt, max_tokens=MAX_TOKENS, temperature=0, extra_body={"ignore_eos": True})
+    if stream:
+        return "".join(c.choices[0].text for c in client.completions.create(stream=True, **kw) if c.choices)
+    r = client.completions.create(**kw)
+    assert r.usage.completion_tokens == MAX_TOKENS
+    return r.choices[0].text
+
+
+def test_eight_clients_25_requests_each(server):
+    prompts = [[prompt_of(c, i) for i in range(PER_CLIENT)] for c in range(CLIENTS)]
+    one = server.client()
+    # Each prompt's answer, asked one at a time first (greedy: the answer is a function of the prompt).
+    want = {p: ask(server, one, p, stream=False) for row in prompts for p in row}
+    assert len(set(want.values())) > len(want) // 2  # answers differ, so a mix-up would show
+    rss_before = server.rss_kib()
+
+    def run_client(c):
+        client = server.client()
+        return [(p, ask(server, client, p, stream=i % 2 == 1)) for i, p in enumerate(prompts[c])]
+
+    for round_ in range(2):  # the second round shows whether memory keeps growing
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            results = [r for rows in pool.map(run_client, range(CLIENTS), timeout=300) for r in rows]
+        elapsed = time.monotonic() - t0
+        assert len(results) == CLIENTS * PER_CLIENT
+        wrong = [(p, got, want[p]) for p, got in results if got != want[p]]
+        assert not wrong, wrong[:3]
+        rss = server.rss_kib()
+        print(f"round {round_}: {len(results)} requests in {elapsed:.1f} s; RSS {rss_before} -> {rss} KiB")
+        if round_ == 0:
+            rss_after_first = rss
+    # Flat: the second round of 200 requests adds under 8 MiB.
+    assert rss - rss_after_first < 8 * 1024, (rss_before, rss_after_first, rss)
+    h = server.health()
+    assert h["running"] == 0 and h["waiting"] == 0
+
+
+def open_stream(srv, max_tokens, timeout=30):
+    """A raw streamed completion; returns the connection and response after its first data event."""
+    conn = http.client.HTTPConnection(HOST, srv.port, timeout=timeout)
+    body = {"model": "tiny", "prompt": "a long story", "max_tokens": max_tokens, "stream": True, "temperature": 0,
+            "ignore_eos": True}
+    conn.request("POST", "/v1/completions", body=json.dumps(body), headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/event-stream")
+    return conn, resp
+
+
+def read_events(resp, n):
+    events = []
+    while len(events) < n:
+        line = resp.readline()
+        assert line, "stream ended early"
+        if line.startswith(b"data: "):
+            events.append(line[6:].strip())
+    return events
+
+
+def wait_until(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture()
+def small_queue_server(tiny_model, tmp_path):
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "1", "--ctx", "4096")
+    yield srv
+    srv.stop()
+
+
+def test_disconnect_mid_stream_frees_the_model(small_queue_server):
+    srv = small_queue_server
+    conn, resp = open_stream(srv, max_tokens=4000)  # minutes of work if it were not stopped
+    events = read_events(resp, 3)
+    assert json.loads(events[-1])["choices"][0]["text"] is not None
+    assert srv.health()["running"] == 1
+    conn.close()  # the client leaves
+    t0 = time.monotonic()
+    assert wait_until(lambda: srv.health()["running"] == 0, timeout=5), srv.health()
+    status, _, reply = srv.request("POST", "/v1/completions",
+                                   {"prompt": "next", "max_tokens": 4, "temperature": 0, "ignore_eos": True})
+    assert status == 200 and reply["usage"]["completion_tokens"] == 4
+    print(f"slot free and next request served {time.monotonic() - t0:.2f} s after the disconnect")
+    assert time.monotonic() - t0 < 5
+
+
+def test_full_queue_gets_503_then_serves_again(small_queue_server):
+    srv = small_queue_server
+    conn, resp = open_stream(srv, max_tokens=4000)  # runs
+    read_events(resp, 1)
+    waiting = {}
+    t = threading.Thread(target=lambda: waiting.update(r=srv.request(
+        "POST", "/v1/completions", {"prompt": "queued", "max_tokens": 3, "temperature": 0})))
+    t.start()  # waits behind the stream: the queue (--queue 1) is now full
+    assert wait_until(lambda: srv.health()["waiting"] == 1, timeout=5)
+    status, headers, reply = srv.request("POST", "/v1/chat/completions",
+                                         {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 3})
+    assert status == 503 and headers.get("Retry-After") == "1"
+    assert reply["error"]["code"] == "queue_full" and "--queue" in reply["error"]["message"]
+    conn.close()  # the stream's client leaves; the queued request runs
+    t.join(timeout=30)
+    assert not t.is_alive() and waiting["r"][0] == 200
+    assert srv.request("POST", "/v1/completions", {"prompt": "again", "max_tokens": 2})[0] == 200
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_cancels_in_flight_and_exits_0(tiny_model, tmp_path, sig):
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "2", "--ctx", "4096")
+    conn, resp = open_stream(srv, max_tokens=4000)
+    read_events(resp, 2)
+    t0 = time.monotonic()
+    assert srv.stop(sig, timeout=20) == 0, srv.log_text()
+    print(f"exited {time.monotonic() - t0:.2f} s after {sig.name}")
+    try:  # the stream ends (with an error event, or cut short), never with [DONE]
+        rest = resp.read()
+    except http.client.IncompleteRead as e:
+        rest = e.partial
+    print(f"the stream's end: {rest[-200:]!r}")
+    assert b"[DONE]" not in rest
+    conn.close()
+
+
+def test_parallel_above_one_is_refused_clearly(tiny_model, tmp_path):
+    proc = subprocess.run([str(WGRT), "serve", "--model", str(tiny_model), "--port", "0", "--parallel", "4"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "--parallel" in proc.stderr and "batching" in proc.stderr

@@ -1,0 +1,114 @@
+"""`wgrt serve` through the official `openai` client on the tiny random model:
+completions and chat completions, streamed and not, give exactly the text
+`wgrt generate` prints for the same prompt and settings (greedy and seeded
+sampling), with usage counts, finish reasons and stop strings."""
+import pytest
+
+from serve_harness import wgrt_generate
+
+PROMPT = "Once upon a time"
+SAMPLING = dict(temperature=0.9, top_p=0.9, extra_body={"top_k": 20, "min_p": 0.02})
+SAMPLING_FLAGS = ["--temp", "0.9", "--top-p", "0.9", "--top-k", "20", "--min-p", "0.02"]
+
+
+def complete(client, stream=False, **kw):
+    """(text, finish_reason, usage) of a completion, streamed or not."""
+    if not stream:
+        r = client.completions.create(model="tiny", prompt=kw.pop("prompt", PROMPT), **kw)
+        assert len(r.choices) == 1 and r.object == "text_completion" and r.id.startswith("cmpl-")
+        return r.choices[0].text, r.choices[0].finish_reason, r.usage
+    chunks = list(client.completions.create(model="tiny", prompt=kw.pop("prompt", PROMPT), stream=True,
+                                            stream_options={"include_usage": True}, **kw))
+    assert len({c.id for c in chunks}) == 1
+    text = "".join(c.choices[0].text for c in chunks if c.choices)
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    assert all(f is None for f in finishes[:-1])
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None  # include_usage's last chunk
+    return text, finishes[-1], chunks[-1].usage
+
+
+def chat(client, messages, stream=False, **kw):
+    if not stream:
+        r = client.chat.completions.create(model="tiny", messages=messages, **kw)
+        assert r.object == "chat.completion" and r.choices[0].message.role == "assistant"
+        return r.choices[0].message.content, r.choices[0].finish_reason, r.usage
+    chunks = list(client.chat.completions.create(model="tiny", messages=messages, stream=True,
+                                                 stream_options={"include_usage": True}, **kw))
+    assert chunks[0].choices[0].delta.role == "assistant"
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    return text, finishes[-1], chunks[-1].usage
+
+
+def test_models_and_health(server, tiny_model):
+    models = server.client().models.list().data
+    assert [m.id for m in models] == [tiny_model.name]
+    h = server.health()
+    assert h["status"] == "ok" and h["model"] == tiny_model.name and h["running"] == 0
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_greedy_completion_equals_wgrt_generate(server, tiny_model, stream):
+    want = wgrt_generate(tiny_model, PROMPT, "-n", "24", "--temp", "0", "--ignore-eos")
+    text, finish, usage = complete(server.client(), stream, max_tokens=24, temperature=0,
+                                   extra_body={"ignore_eos": True})
+    assert text == want and len(want) > 0
+    assert finish == "length"
+    # "Once upon a time" in the tiny vocabulary: O n c e | Ġ u p on | Ġa | Ġt i m e (the merges are
+    # two-letter pairs from fixed sets, see tiny_gguf.py).
+    assert usage.completion_tokens == 24 and usage.prompt_tokens == 13
+    assert usage.total_tokens == 37
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_seeded_sampling_equals_wgrt_generate_and_repeats(server, tiny_model, stream):
+    want = wgrt_generate(tiny_model, PROMPT, "-n", "20", "--seed", "11", "--ignore-eos", *SAMPLING_FLAGS)
+    client = server.client()
+    runs = [complete(client, stream, max_tokens=20, seed=11, **{**SAMPLING, "extra_body": {
+        **SAMPLING["extra_body"], "ignore_eos": True}})[0] for _ in range(2)]
+    assert runs == [want, want]
+    other = complete(client, stream, max_tokens=20, seed=12, **{**SAMPLING, "extra_body": {
+        **SAMPLING["extra_body"], "ignore_eos": True}})[0]
+    assert other != want  # the seed matters (20 sampled tokens from a spread-out distribution)
+
+
+def test_temperature_zero_repeats_without_seed(server):
+    client = server.client()
+    assert len({complete(client, max_tokens=12, temperature=0)[0] for _ in range(3)}) == 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_equals_wgrt_generate_chat(server, tiny_model, stream):
+    want = wgrt_generate(tiny_model, "Tell me a story", "--chat", "--system", "You are terse.", "-n", "16",
+                         "--temp", "0", "--ignore-eos")
+    messages = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Tell me a story"}]
+    text, finish, usage = chat(server.client(), messages, stream, max_tokens=16, temperature=0,
+                               extra_body={"ignore_eos": True})
+    assert text == want and finish == "length" and usage.completion_tokens == 16
+
+
+def test_chat_with_assistant_turn_and_seeded_sampling(server, tiny_model):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"},
+                {"role": "user", "content": "and then?"}]
+    client = server.client()
+    a = chat(client, messages, max_tokens=10, seed=5, **SAMPLING)
+    b = chat(client, messages, stream=True, max_tokens=10, seed=5, **SAMPLING)
+    assert a[0] == b[0] and a[2].prompt_tokens == b[2].prompt_tokens > 10
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_stop_string_cuts_the_text(server, tiny_model, stream):
+    full = wgrt_generate(tiny_model, PROMPT, "-n", "40", "--temp", "0", "--ignore-eos")
+    stop = full[10:13]
+    cut = full[:full.index(stop)]
+    assert wgrt_generate(tiny_model, PROMPT, "-n", "40", "--temp", "0", "--ignore-eos", "--stop", stop) == cut
+    text, finish, usage = complete(server.client(), stream, max_tokens=40, temperature=0, stop=[stop, "\x01never"],
+                                   extra_body={"ignore_eos": True})
+    assert text == cut and finish == "stop" and usage.completion_tokens < 40
+
+
+def test_token_id_prompt(server):
+    client = server.client()
+    by_text = complete(client, max_tokens=8, temperature=0)
+    ids_prompt = client.completions.create(model="tiny", prompt=[30, 40, 50, 60], max_tokens=8, temperature=0)
+    assert ids_prompt.usage.prompt_tokens == 4 and ids_prompt.choices[0].text != by_text[0]

@@ -1,0 +1,25 @@
+"""`wgrt serve` with no --model serves the built-in SmolLM2-135M-Instruct: a
+greedy completion through the openai client equals `wgrt generate`'s text for
+the same prompt and settings. (Chat, streaming and sampling are checked on the
+tiny model, test_openai_api.py: SmolLM2 runs at 1-2 tokens/s on lavapipe.)"""
+import pytest
+
+from serve_harness import Server, wgrt_generate
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def smollm2(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("smollm2") / "serve.log", "--ctx", "256")
+    yield srv
+    assert srv.stop() == 0, srv.log_text()
+
+
+def test_completion_equals_wgrt_generate(smollm2):
+    want = wgrt_generate(None, "The capital of France is", "-n", str(N), "--temp", "0", "--ctx", "256")
+    r = smollm2.client(timeout=120).completions.create(model="SmolLM2", prompt="The capital of France is",
+                                                        max_tokens=N, temperature=0)
+    assert r.choices[0].text == want and "Paris" in want
+    assert r.model == "SmolLM2-135M-Instruct.Q4_1.gguf" and r.usage.prompt_tokens == 5
+
