@@ -137,6 +137,14 @@ for m in $MODELS; do
   fi
 done
 
+# Vision programs (bench/export_vision_models.py, made where torch is; carried
+# in $VISION_DIR): median latency of 50 runs and the per-dispatch GPU profile.
+VISION_DIR=${VISION_DIR:-bench/models}
+for f in "$VISION_DIR"/*.pte; do
+  [ -f "$f" ] || continue
+  step "wgrt-vision-$(basename "${f%.pte}")" 60 "$D/wgrt" run "$f" --repeat 50 --profile
+done
+
 if [ -n "$peer_pid" ]; then   # llama-bench-cuda built here: run it now
   echo "== waiting for the llama-bench-cuda build (t=${SECONDS}s)"
   wait $peer_pid

@@ -35,7 +35,7 @@ grep -q Paris "$prefix/generated.txt" || { echo "generate_gguf: expected Paris i
 # openai client, and ExecuTorch's runtime with wgrt as its backend (they fail
 # under CI when the backend is missing).
 suites=()
-for d in tests/e2e tests/python tests/server tests/executorch; do
+for d in tests/e2e tests/coverage tests/python tests/server tests/executorch; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then

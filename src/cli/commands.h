@@ -9,6 +9,7 @@ int run_generate(int argc, char** argv);
 int run_run(int argc, char** argv);
 int run_inspect(int argc, char** argv);
 int run_bench(int argc, char** argv);
+int run_ops(int argc, char** argv);
 int run_serve(int argc, char** argv);
 
 }  // namespace wgrt::cli

@@ -18,6 +18,7 @@ void print_usage() {
                "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
                "  info        the WebGPU adapter, its limits and features\n"
                "  inspect     what a .pte program holds and whether wgrt can run it\n"
+               "  ops         every operator wgrt runs, with its dtypes\n"
                "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
                "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
                "\n"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (command == "run") run = wgrt::cli::run_run;
   if (command == "inspect") run = wgrt::cli::run_inspect;
   if (command == "bench") run = wgrt::cli::run_bench;
+  if (command == "ops") run = wgrt::cli::run_ops;
   if (command == "serve") run = wgrt::cli::run_serve;
   if (run != nullptr) return wgrt::cli::run_guarded(command, [&] { return run(argc - 1, argv + 1); });
   std::fprintf(stderr, "wgrt: unknown command '%s'\n", command.c_str());

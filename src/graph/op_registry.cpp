@@ -143,6 +143,12 @@ void ConstantPrep::replace_constant(size_t i, Dims dims, std::vector<uint8_t> by
 
 void OpRegistry::add(std::string name, OpDef def) { ops_[std::move(name)] = std::move(def); }
 
+void OpRegistry::set_dtypes(std::string_view name, std::string dtypes) {
+  auto it = ops_.find(name);
+  if (it == ops_.end()) throw Error(ErrorCode::Internal, "set_dtypes: op " + std::string(name) + " is not registered");
+  it->second.dtypes = std::move(dtypes);
+}
+
 const OpDef* OpRegistry::find(std::string_view name) const {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : &it->second;

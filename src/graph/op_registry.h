@@ -24,6 +24,7 @@ class OpArgs {
   OpArgs(const Graph& graph, const OpCall& call, size_t op_index);
 
   size_t size() const { return call_.args.size(); }
+  const Graph& graph() const { return graph_; }
   ValueId id(size_t i) const;
   const Value& value(size_t i) const;
 
@@ -87,6 +88,9 @@ struct OpDef {
   // ops (a tied embedding and output head), so it must leave a constant that
   // is already prepared as it is.
   std::function<void(ConstantPrep&)> prepare = nullptr;
+  // The element types the op runs with, as `wgrt ops` prints them (e.g.
+  // "f32", "f32, i32, i64", "f32 (indices i32/i64)").
+  std::string dtypes = "f32";
 };
 
 class OpRegistry {
@@ -96,6 +100,8 @@ class OpRegistry {
   static const OpRegistry& builtin();
 
   void add(std::string name, OpDef def);
+  // Sets the dtypes `wgrt ops` lists for an op already added.
+  void set_dtypes(std::string_view name, std::string dtypes);
   const OpDef* find(std::string_view name) const;
   std::vector<std::string> names() const;
 

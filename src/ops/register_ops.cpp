@@ -16,6 +16,12 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_embedding(r);
     ops::register_shape(r);
     ops::register_symint(r);
+    ops::register_conv(r);
+    ops::register_pool(r);
+    ops::register_reduce(r);
+    ops::register_creation(r);
+    ops::register_sample(r);
+    ops::register_indexing(r);
     return r;
   }();
   return registry;

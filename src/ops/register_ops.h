@@ -14,5 +14,11 @@ void register_linear(OpRegistry& registry);      // et_vk.linear_q4gsw, aten.lin
 void register_embedding(OpRegistry& registry);   // et_vk.embedding_q4gsw, aten.embedding
 void register_shape(OpRegistry& registry);       // view/slice/select/permute/cat/split/prepack/...
 void register_symint(OpRegistry& registry);      // sym_size, SymInt arithmetic, select_as_symint
+void register_conv(OpRegistry& registry);        // convolution, conv_with_clamp
+void register_pool(OpRegistry& registry);        // avg_pool2d, max_pool2d(_with_indices)
+void register_reduce(OpRegistry& registry);      // sum, mean, amax, amin, argmax, argmin
+void register_creation(OpRegistry& registry);    // full, zeros, ones (and _like), scalar_tensor, arange
+void register_indexing(OpRegistry& registry);    // index_select, gather
+void register_sample(OpRegistry& registry);      // upsample_nearest2d, upsample_bilinear2d
 
 }  // namespace wgrt::ops

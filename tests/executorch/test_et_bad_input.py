@@ -31,12 +31,12 @@ def test_bad_blob_header_fails_init(runtime, tmp_path):
 def test_unsupported_op_fails_init_naming_it(runtime):
     from wgrt import executorch as wex
 
-    # A real export: VulkanPartitioner delegates `h > 1.0` as aten.gt.Scalar,
-    # which wgrt does not have.
-    program = runtime.load_program(str(PARTIAL_DIR / "unsupported_gt.pte"))
+    # A real export: VulkanPartitioner delegates x[idx] as
+    # aten.index.Tensor, which wgrt does not have yet.
+    program = runtime.load_program(str(PARTIAL_DIR / "unsupported_op.pte"))
     with pytest.raises(RuntimeError):
         program.load_method("forward")
-    assert "unsupported operator(s): aten.gt.Scalar" in wex.last_error()
+    assert "unsupported operator(s): aten.index.Tensor" in wex.last_error()
     # The process is fine and the real program still runs.
     good = runtime.load_program(str(PARTIAL_DIR / "two_blobs.pte")).load_method("forward")
     assert good.execute([torch.zeros(2, 8)])[0].shape == (2, 6)

@@ -1,6 +1,8 @@
 // Every .pte fixture (exported by tools/export/export_fixtures.py with
 // VulkanPartitioner) run through wgrt and compared with torch's outputs at
-// the fixture's stated tolerance.
+// the fixture's stated tolerance: the small programs in pte/, the one-op
+// programs in pte/ops/ and the torchvision models in pte/models/. Names are
+// paths under pte/ without ".json".
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,24 +17,37 @@
 namespace wgrt {
 namespace {
 
-using pte::testing::fixture;
 using pte::testing::Json;
 using pte::testing::read_json;
 
 std::vector<std::string> fixture_names() {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(WGRT_FIXTURES_DIR) + "/pte")) {
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  // models_local/ (git-ignored) holds what is too big to commit (resnet18).
+  for (const char* sub : {"", "ops/", "models/", "models_local/"}) {
+    const std::filesystem::path dir = std::string(WGRT_FIXTURES_DIR) + "/pte/" + sub;
+    if (!std::filesystem::is_directory(dir)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".json") names.push_back(sub + e.path().stem().string());
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// The folder part of a fixture name ("ops/" for "ops/conv2d"): the manifest's
+// file names are relative to it.
+std::string folder_of(const std::string& name) {
+  const size_t slash = name.rfind('/');
+  return slash == std::string::npos ? "" : name.substr(0, slash + 1);
 }
 
 class PteProgramTest : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(PteProgramTest, MatchesTorch) {
   const std::string name = GetParam();
-  const Json manifest = read_json(fixture(name + ".json"));
+  const std::string dir = folder_of(name);
+  auto fixture = [&](const std::string& file) { return pte::testing::fixture(dir + file); };
+  const Json manifest = read_json(fixture(name.substr(dir.size()) + ".json"));
   const std::string ptd = manifest["ptd"].size() ? fixture(manifest["ptd"][0].string) : "";
   const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
 
@@ -93,13 +108,16 @@ TEST_P(PteProgramTest, MatchesTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_names()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_names()), [](const auto& info) {
+  std::string id = info.param;
+  std::replace(id.begin(), id.end(), '/', '_');  // gtest names are identifiers
+  return id;
+});
 
 class PteProgramErrors : public test::GpuTest {};
 
 TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {
-  auto program = Program::load(device(), fixture("two_methods.pte"));
+  auto program = Program::load(device(), pte::testing::fixture("two_methods.pte"));
   try {
     program->method("backward");
     FAIL();

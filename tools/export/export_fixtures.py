@@ -10,7 +10,13 @@ program's input/output shapes, the ops in each Vulkan graph and the kernels
 left on the CPU, as read back from the serialized program by executorch's own
 deserializers. Seeds are fixed, so a rerun reproduces the same files.
 
-Usage: python3 tools/export/export_fixtures.py [--set pte|executorch] [--out DIR] [--only NAME ...]
+Usage: python3 tools/export/export_fixtures.py [--set NAME] [--out DIR] [--only NAME ...]
+  pte (default): the small programs of fixture_models.py into tests/fixtures/pte/
+  executorch: partially delegated programs (partial_models.py) into tests/fixtures/executorch/
+  ops: one-op programs (op_models.py) into tests/fixtures/pte/ops/
+  models: small torchvision models (model_fixtures.py) into tests/fixtures/pte/models/
+  refused: programs wgrt must refuse at load, into tests/fixtures/pte/refused/
+  models_local: resnet18 (too big to commit) into the git-ignored tests/fixtures/pte/models_local/
 """
 
 import argparse
@@ -29,13 +35,20 @@ from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_models import MODELS  # noqa: E402
+from op_models import OPS, REFUSED  # noqa: E402
+from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 from partial_models import PARTIAL_MODELS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --set: (models, default output folder)
-SETS = {"pte": (MODELS, os.path.join(ROOT, "tests", "fixtures", "pte")),
-        "executorch": (PARTIAL_MODELS, os.path.join(ROOT, "tests", "fixtures", "executorch"))}
+PTE_DIR = os.path.join(ROOT, "tests", "fixtures", "pte")
+SETS = {"pte": (MODELS, PTE_DIR),
+        "executorch": (PARTIAL_MODELS, os.path.join(ROOT, "tests", "fixtures", "executorch")),
+        "ops": (OPS, os.path.join(PTE_DIR, "ops")),
+        "models": (VISION_MODELS, os.path.join(PTE_DIR, "models")),
+        "models_local": (MODELS_LOCAL, os.path.join(PTE_DIR, "models_local")),
+        "refused": (REFUSED, os.path.join(PTE_DIR, "refused"))}
 
 
 def save_npy(out_dir, name, array):
@@ -141,15 +154,32 @@ def main():
     chosen = [m for m in models if not args.only or m.name in args.only]
     if not args.only:
         for f in os.listdir(args.out):  # a full run leaves no stale files
-            os.remove(os.path.join(args.out, f))
+            if os.path.isfile(os.path.join(args.out, f)):
+                os.remove(os.path.join(args.out, f))
+    failed = []
     for spec in chosen:
-        manifest = export_one(spec, args.out)
+        try:
+            manifest = export_one(spec, args.out)
+        except Exception as e:  # keep going: report every failing spec at the end
+            print(f"{spec.name}: export failed: {type(e).__name__}: {str(e)[:2000]}")
+            failed.append(spec.name)
+            continue
         for method_name, info in manifest["methods"].items():
             ops = sorted({op for d in info["delegates"] for op in d["ops"]})
             print(f"{spec.name}.{method_name}: {len(info['delegates'])} delegate(s), "
                   f"ops {ops}, cpu {info['cpu_kernels']}")
-    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in os.listdir(args.out))
-    print(f"{len(os.listdir(args.out))} files, {total} bytes in {args.out}")
+            if args.set not in ("pte", "executorch") and info["cpu_kernels"]:
+                # One-op programs and models exist to test delegated ops: drop it.
+                print(f"{spec.name}: not fully delegated, CPU kernels {info['cpu_kernels']}: removed")
+                for f in os.listdir(args.out):
+                    if f.startswith(spec.name + "."):
+                        os.remove(os.path.join(args.out, f))
+                failed.append(spec.name)
+    if failed:
+        sys.exit(f"{len(failed)} export(s) failed: {failed}")
+    files = [f for f in os.listdir(args.out) if os.path.isfile(os.path.join(args.out, f))]
+    total = sum(os.path.getsize(os.path.join(args.out, f)) for f in files)
+    print(f"{len(files)} files, {total} bytes in {args.out}")
 
 
 if __name__ == "__main__":

@@ -42,16 +42,17 @@ class CpuReductions(torch.nn.Module):
         return self.fc2(e / (v + 1.0)), keep
 
 
-class DelegatedCompare(torch.nn.Module):
-    """h > 1.0 is delegated as aten.gt.Scalar, which wgrt lacks: loading the
-    program must fail in the backend's init, naming the op."""
+class DelegatedIndex(torch.nn.Module):
+    """A delegated aten.index.Tensor, which wgrt lacks (listed in
+    tests/coverage/known_missing.txt): loading the program must fail in the
+    backend's init, naming the op."""
 
     def __init__(self):
         super().__init__()
         self.fc = torch.nn.Linear(8, 8)
 
-    def forward(self, x):
-        return torch.any(self.fc(x) > 1.0, dim=-1)
+    def forward(self, x, idx):
+        return self.fc(x)[idx]
 
 
 class TwoBlobs(torch.nn.Module):
@@ -112,8 +113,8 @@ PARTIAL_MODELS: List[Spec] = [
          lambda: {"forward": (Encoder(), (randn(2, 5, 16),), None)}, seed=20, atol=2e-4),
     Spec("cpu_reductions", "linear, then erf, var and any on the CPU, then linear",
          lambda: {"forward": (CpuReductions(), (randn(3, 8), randn(3, 8) > 0.8), None)}, seed=21),
-    Spec("unsupported_gt", "a delegated aten.gt.Scalar, which wgrt lacks (init must fail naming it)",
-         lambda: {"forward": (DelegatedCompare(), (randn(3, 8),), None)}, seed=26),
+    Spec("unsupported_op", "a delegated aten.index.Tensor, which wgrt lacks (init must fail naming it)",
+         lambda: {"forward": (DelegatedIndex(), (randn(4, 8), torch.tensor([2, 0, 3])), None)}, seed=26),
     Spec("two_blobs", "two delegate blobs with a cumsum on the CPU between them",
          lambda: {"forward": (TwoBlobs(), (randn(2, 8),), None)}, seed=22),
     Spec("ptd_cpu", "weights in NAME.ptd, a cumsum on the CPU after the blob",

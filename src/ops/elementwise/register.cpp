@@ -4,12 +4,12 @@
 namespace wgrt::ops {
 
 void register_unary(OpRegistry& registry);
-void register_mask(OpRegistry& registry);
+void register_typed(OpRegistry& registry);
 
 void register_elementwise(OpRegistry& registry) {
   register_binary(registry);
   register_unary(registry);
-  register_mask(registry);
+  register_typed(registry);
 }
 
 }  // namespace wgrt::ops

@@ -21,10 +21,14 @@ struct UnaryParams {
 };
 static_assert(sizeof(UnaryParams) == 16);
 
-enum class UnaryOp : uint32_t { Relu, Sigmoid, Tanh, Exp, Neg, Rsqrt, GeluErf, GeluTanh, Clamp, Silu, Sqrt, Abs };
+enum class UnaryOp : uint32_t {
+  Relu, Sigmoid, Tanh, Exp, Neg, Rsqrt, GeluErf, GeluTanh, Clamp, Silu, Sqrt, Abs,
+  Cos, Sin, Round, Log10, Hardswish, Hardshrink, LeakyRelu
+};
 
 // Argument layouts: most are (x, out); gelu is (x, approximate, out); clamp is
-// (x, min, max, out) with either bound possibly Null.
+// (x, min, max, out) with either bound possibly Null; leaky_relu is (x,
+// negative_slope, out) and hardshrink (x, lambd, out), the number in `lo`.
 struct UnaryDef {
   const char* name;
   UnaryOp op;
@@ -38,7 +42,13 @@ constexpr UnaryDef kUnaryOps[] = {
     {"aten.gelu.default", UnaryOp::GeluErf, 3},    {"aten.clamp.default", UnaryOp::Clamp, 4},
     {"aten.silu.default", UnaryOp::Silu, 2},       {"aten.sqrt.default", UnaryOp::Sqrt, 2},
     {"aten.abs.default", UnaryOp::Abs, 2},         {"aten.hardtanh.default", UnaryOp::Clamp, 4},
+    {"aten.cos.default", UnaryOp::Cos, 2},         {"aten.sin.default", UnaryOp::Sin, 2},
+    {"aten.round.default", UnaryOp::Round, 2},     {"aten.log10.default", UnaryOp::Log10, 2},
+    {"aten.hardswish.default", UnaryOp::Hardswish, 2}, {"aten.hardshrink.default", UnaryOp::Hardshrink, 3},
+    {"aten.leaky_relu.default", UnaryOp::LeakyRelu, 3},
 };
+
+bool takes_number(UnaryOp op) { return op == UnaryOp::LeakyRelu || op == UnaryOp::Hardshrink; }
 
 void check(const UnaryDef& def, const OpArgs& args) {
   args.expect_count(def.arg_count);
@@ -55,6 +65,7 @@ void check(const UnaryDef& def, const OpArgs& args) {
     if (!args.is_null(1)) args.number(1);
     if (!args.is_null(2)) args.number(2);
   }
+  if (takes_number(def.op) && !args.is_null(1)) args.number(1);
 }
 
 void lower(const UnaryDef& def, OpContext& ctx) {
@@ -69,6 +80,11 @@ void lower(const UnaryDef& def, OpContext& ctx) {
     constexpr float inf = std::numeric_limits<float>::infinity();
     base.lo = args.is_null(1) ? -inf : static_cast<float>(args.number(1));
     base.hi = args.is_null(2) ? inf : static_cast<float>(args.number(2));
+  }
+  if (takes_number(op)) {
+    // PyTorch's defaults when the exporter leaves them out.
+    const float fallback = op == UnaryOp::LeakyRelu ? 0.01f : 0.5f;
+    base.lo = args.is_null(1) ? fallback : static_cast<float>(args.number(1));
   }
   const bool vec4 = numel(ctx.max_dims(x)) % 4 == 0;
   const auto& pipeline = ctx.pipeline("elementwise/unary.wgsl", vec4 ? "main_vec4" : "main_scalar",

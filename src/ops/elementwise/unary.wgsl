@@ -1,6 +1,8 @@
 // out = f(x) for f32 tensors, f chosen by the override constant OP:
 // 0 relu, 1 sigmoid, 2 tanh, 3 exp, 4 neg, 5 rsqrt, 6 gelu (erf), 7 gelu (tanh),
-// 8 clamp(lo, hi), 9 silu, 10 sqrt, 11 abs.
+// 8 clamp(lo, hi), 9 silu, 10 sqrt, 11 abs, 12 cos, 13 sin, 14 round (half to
+// even, as PyTorch), 15 log10, 16 hardswish, 17 hardshrink(lo), 18
+// leaky_relu(lo).
 // main_vec4 handles four elements per invocation (buffers sized to a multiple
 // of 4); main_scalar one. 2D-folded workgroups as in binary.wgsl.
 
@@ -43,7 +45,14 @@ fn apply(v: vec4<f32>) -> vec4<f32> {
     case 8u: { return clamp(v, vec4<f32>(params.lo), vec4<f32>(params.hi)); }
     case 9u: { return v / (1.0 + exp(-v)); }
     case 10u: { return sqrt(v); }
-    default: { return abs(v); }
+    case 11u: { return abs(v); }
+    case 12u: { return cos(v); }
+    case 13u: { return sin(v); }
+    case 14u: { return round(v); }
+    case 15u: { return log(v) * 0.43429448190325176; }
+    case 16u: { return v * clamp(v + 3.0, vec4<f32>(0.0), vec4<f32>(6.0)) / 6.0; }
+    case 17u: { return select(v, vec4<f32>(0.0), abs(v) <= vec4<f32>(params.lo)); }
+    default: { return select(v * params.lo, v, v > vec4<f32>(0.0)); }
   }
 }
 

@@ -61,6 +61,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_f32(OpRegistry& registry) { registry.add("aten.embedding.default", {check, lower}); }
+void register_embedding_f32(OpRegistry& registry) { registry.add("aten.embedding.default", {check, lower, false, nullptr, "f32 (indices i32, i64)"}); }
 
 }  // namespace wgrt::ops

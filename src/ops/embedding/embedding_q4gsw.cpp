@@ -79,6 +79,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_q4gsw(OpRegistry& registry) { registry.add("et_vk.embedding_q4gsw.default", {check, lower}); }
+void register_embedding_q4gsw(OpRegistry& registry) { registry.add("et_vk.embedding_q4gsw.default", {check, lower, false, nullptr, "u8 4-bit weights, f32 scales (indices i32, i64)"}); }
 
 }  // namespace wgrt::ops

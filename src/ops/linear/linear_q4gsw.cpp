@@ -99,6 +99,6 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_linear_q4gsw(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower}); }
+void register_linear_q4gsw(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower, false, nullptr, "f32 (u8 4-bit weights)"}); }
 
 }  // namespace wgrt::ops

@@ -2,11 +2,14 @@
 //   aten.linear.default (x [..., K], weight [N, K], bias [N] or Null, out [..., N])
 //   aten.mm.default     (a [M, K], b [K, N], out [M, N])
 //   aten.bmm.default    (a [B, M, K], b [B, K, N], out [B, M, N])
+//   aten.addmm.default  (bias [N] or [1, N], a [M, K], b [K, N], beta 1, alpha 1, out [M, N])
 // linear records both the GEMV and the tiled GEMM; its hook gives workgroups
 // to GEMV when the live M (rows of x) is 1 and to the GEMM otherwise, so bind
 // groups never change. mm and bmm use the GEMM alone. Every live dim may
 // change between runs, up to its maximum.
 #include "ops/linear/matmul.h"
+
+#include <cstdio>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -125,14 +128,19 @@ void check_mm(const OpArgs& args, size_t rank) {
   expect_shape(args, 2, want);
 }
 
-void lower_mm(OpContext& ctx, bool batched) {
-  const ValueId a = ctx.arg(0), b = ctx.arg(1), out = ctx.arg(2);
+// mm and bmm are (a, b, out); addmm is (bias, a, b, beta, alpha, out) with
+// the bias added per output column.
+void lower_mm(OpContext& ctx, bool batched, bool addmm = false) {
+  const size_t first = addmm ? 1 : 0;
+  const ValueId a = ctx.arg(first), b = ctx.arg(first + 1), out = ctx.arg(first + (addmm ? 4 : 2));
   const UniformId u = ctx.uniform(sizeof(MatmulParams));
   const auto& gemm = ctx.pipeline("linear/matmul.wgsl", "gemm",
-                                  {{"B_TRANSPOSED", 0}, {"HAS_BIAS", 0}, {"BATCHED", batched ? 1 : 0}});
-  // b again as the bias placeholder.
-  const DispatchId d = ctx.dispatch(
-      gemm, {ctx.tensor(a), ctx.tensor(b), ctx.tensor(b), ctx.tensor(out), ctx.uniform_binding(u)}, kMatmulGemmLabel);
+                                  {{"B_TRANSPOSED", 0}, {"HAS_BIAS", addmm ? 1 : 0}, {"BATCHED", batched ? 1 : 0}});
+  // Without a bias, b again as its placeholder.
+  const DispatchId d = ctx.dispatch(gemm,
+                                    {ctx.tensor(a), ctx.tensor(b), ctx.tensor(addmm ? ctx.arg(0) : b), ctx.tensor(out),
+                                     ctx.uniform_binding(u)},
+                                    kMatmulGemmLabel);
   ctx.on_resize({a, b}, [=](ResizeContext& r) {
     const Dims& da = r.dims(a);
     const Dims& db = r.dims(b);
@@ -147,12 +155,37 @@ void lower_mm(OpContext& ctx, bool batched) {
   });
 }
 
+void check_addmm(const OpArgs& args) {
+  args.expect_count(6);
+  const Tensor& a = args.tensor(1, {DType::F32});
+  args.expect_rank(1, 2);
+  const Tensor& b = args.tensor(2, {DType::F32});
+  args.expect_rank(2, 2);
+  if (a.max_dims[1] != b.max_dims[0]) args.fail(2, "shape " + dims_string(b.max_dims) + " does not multiply " + dims_string(a.max_dims));
+  const int64_t n = b.max_dims[1];
+  const Dims& bias = args.tensor(0, {DType::F32}).max_dims;
+  if (bias != Dims{n} && bias != Dims{1, n}) {
+    args.fail(0, "bias " + dims_string(bias) + ": only a per-column bias ([" + std::to_string(n) + "] or [1, " +
+                     std::to_string(n) + "]) is supported");
+  }
+  for (size_t i : {size_t{3}, size_t{4}}) {
+    if (!args.is_null(i) && args.number(i) != 1.0) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", args.number(i));
+      args.fail(i, std::string(i == 3 ? "beta " : "alpha ") + value + ": only 1 is supported");
+    }
+  }
+  args.tensor(5, {DType::F32});
+  expect_shape(args, 5, {a.max_dims[0], n});
+}
+
 }  // namespace
 
 void register_matmul(OpRegistry& registry) {
   registry.add("aten.linear.default", {check_linear, lower_linear});
   registry.add("aten.mm.default", {[](const OpArgs& a) { check_mm(a, 2); }, [](OpContext& c) { lower_mm(c, false); }});
   registry.add("aten.bmm.default", {[](const OpArgs& a) { check_mm(a, 3); }, [](OpContext& c) { lower_mm(c, true); }});
+  registry.add("aten.addmm.default", {check_addmm, [](OpContext& c) { lower_mm(c, false, true); }});
 }
 
 }  // namespace wgrt::ops

@@ -18,7 +18,7 @@ struct LayerNormParams {
   uint32_t rows = 0;
   uint32_t d = 0;
   float eps = 0;
-  uint32_t pad = 0;
+  uint32_t hw = 1;
 };
 static_assert(sizeof(LayerNormParams) == 16, "must match Params in layer_norm.wgsl");
 

@@ -4,15 +4,18 @@
 // mean[row] and rstd[row] are written too. HAS_WEIGHT / HAS_BIAS: without
 // them the binding is a placeholder. One workgroup per row (2D-folded);
 // reduce.wgsl, prepended, holds WG and reduce_sum.
+// GROUPS > 0 makes it aten.native_group_norm: a row is one group of one
+// sample ([C / GROUPS, hw] values) and weight and bias are per channel.
 
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;
+override GROUPS: u32 = 0u;
 
 struct Params {
   rows: u32,
   d: u32,
   eps: f32,
-  pad: u32,
+  hw: u32,  // group norm: elements per channel
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -39,10 +42,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     sq += c * c;
   }
   let rstd = inverseSqrt(reduce_sum(lid.x, sq) * inv_d + params.eps);
+  var first_channel = 0u;
+  if (GROUPS > 0u) { first_channel = (row % GROUPS) * (params.d / params.hw); }
   for (var i = lid.x; i < params.d; i += WG) {
     var v = (x[base + i] - mean) * rstd;
-    if (HAS_WEIGHT) { v *= weight[i]; }
-    if (HAS_BIAS) { v += bias[i]; }
+    var c = i;
+    if (GROUPS > 0u) { c = first_channel + i / params.hw; }
+    if (HAS_WEIGHT) { v *= weight[c]; }
+    if (HAS_BIAS) { v += bias[c]; }
     out[base + i] = v;
   }
   if (lid.x == 0u) {

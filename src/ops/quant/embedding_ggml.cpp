@@ -63,6 +63,8 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_ggml(OpRegistry& registry) { registry.add("wgrt.embedding_ggml", {check, lower, false, prepare}); }
+void register_embedding_ggml(OpRegistry& registry) {
+  registry.add("wgrt.embedding_ggml", {check, lower, false, prepare, "f32 (GGML-quantized table, i32/i64 indices)"});
+}
 
 }  // namespace wgrt::ops

@@ -110,6 +110,8 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_linear_ggml(OpRegistry& registry) { registry.add("wgrt.linear_ggml", {check, lower, false, prepare}); }
+void register_linear_ggml(OpRegistry& registry) {
+  registry.add("wgrt.linear_ggml", {check, lower, false, prepare, "f32 (GGML-quantized weights)"});
+}
 
 }  // namespace wgrt::ops

@@ -94,9 +94,12 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
+void register_rope_variants(OpRegistry& registry);
+
 void register_rope(OpRegistry& registry) {
   registry.add("et_vk.apply_rotary_emb.default", {check, lower<false>});
   registry.add("wgrt.apply_rotary_emb_halves", {check, lower<true>});
+  register_rope_variants(registry);
 }
 
 }  // namespace wgrt::ops

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "ops/register_ops.h"
 
 namespace wgrt::ops {
@@ -6,12 +8,19 @@ void register_reshape_ops(OpRegistry& registry);
 void register_slice_select(OpRegistry& registry);
 void register_layout_ops(OpRegistry& registry);
 void register_split_copy(OpRegistry& registry);
+void register_pad(OpRegistry& registry);
 
 void register_shape(OpRegistry& registry) {
+  const auto before = registry.names();
   register_reshape_ops(registry);
   register_slice_select(registry);
   register_layout_ops(registry);
   register_split_copy(registry);
+  register_pad(registry);
+  // Every shape op moves 32-bit words (strided_copy's `copyable`).
+  for (const auto& name : registry.names()) {
+    if (!std::binary_search(before.begin(), before.end(), name)) registry.set_dtypes(name, "f32, i32, i64");
+  }
 }
 
 }  // namespace wgrt::ops

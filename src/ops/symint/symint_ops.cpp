@@ -98,13 +98,14 @@ void lower_select_as_symint(OpContext& ctx) {
 }  // namespace
 
 void register_symint(OpRegistry& registry) {
-  registry.add("sym_size.int", {check_sym_size, lower_sym_size});
+  registry.add("sym_size.int", {check_sym_size, lower_sym_size, false, nullptr, "any tensor -> symint"});
   const std::pair<const char*, Arith> ops[] = {
       {"add", Arith::Add}, {"sub", Arith::Sub}, {"mul", Arith::Mul}, {"floordiv", Arith::FloorDiv}};
   for (const auto& [name, op] : ops) {
-    registry.add(name, {check_arith, [op = op](OpContext& c) { lower_arith(op, c); }});
+    registry.add(name, {check_arith, [op = op](OpContext& c) { lower_arith(op, c); }, false, nullptr, "int, symint"});
   }
-  registry.add("et_vk.select_as_symint.default", {check_select_as_symint, lower_select_as_symint});
+  registry.add("et_vk.select_as_symint.default",
+               {check_select_as_symint, lower_select_as_symint, false, nullptr, "i32, i64 -> symint"});
 }
 
 }  // namespace wgrt::ops
