@@ -22,5 +22,9 @@ tmp=$(mktemp -d)
 cp -P "$tmp"/x/usr/lib/x86_64-linux-gnu/libvulkan.so.1* "$out/"
 rm -rf "$tmp"
 
+# Shared libraries from Debian that the H200 machine (Ubuntu 24.04) lacks:
+# cpp-httplib (wgrt serve) and the brotli codecs it links.
+for lib in $(ldd "$build"/wgrt | awk '/libcpp-httplib|libbrotli/ {print $3}'); do cp "$lib" "$out/"; done
+
 strip "$out/wgrt" "$out/wgrt_tests" 2>/dev/null || true
 du -sh "$out"

@@ -32,7 +32,7 @@ done
 # Without a local CUDA build, a trimmed llama.cpp source tree (4.5 MB) lets
 # run_all.sh build llama-bench-cuda on the H200 machine (bench/peer/build_cuda_here.sh).
 if [ ! -f "$peer/llama-bench-cuda" ]; then
-  llsrc=$(ls -d .bench/peer/src/llama_cpp_python-*/vendor 2>/dev/null | tail -1)
+  llsrc=$(ls -d .bench/peer/src/llama_cpp_python-*/vendor 2>/dev/null | tail -1 || true)
   if [ -n "$llsrc" ]; then
     tarball=.bench/peer/llama.cpp-src.tar.xz
     [ -f "$tarball" ] || tar cJf "$tarball" -C "$llsrc" --exclude='llama.cpp/tools/ui' --exclude='*.md' \

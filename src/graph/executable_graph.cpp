@@ -119,7 +119,8 @@ void ExecutableGraph::check_device_input(size_t i, const DeviceTensorView& in, c
     throw Error(ErrorCode::InvalidArgument, where + ": its buffer is not a storage buffer");
   }
   const auto& watched = state_.watched_inputs;
-  if (std::find(watched.begin(), watched.end(), state_.graph.inputs[i]) != watched.end()) {
+  const auto it = std::find(watched.begin(), watched.end(), state_.graph.inputs[i]);
+  if (it != watched.end() && state_.watched_required[size_t(it - watched.begin())]) {
     // Reading it back would be the host round trip a device input avoids.
     throw Error(ErrorCode::NotSupported, where + ": the graph reads this input's values on the host (e.g. a "
                                                  "position); pass it as host data");

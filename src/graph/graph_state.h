@@ -54,6 +54,10 @@ struct GraphState {
   // Inputs whose host bytes some hook reads (et_vk.select_as_symint): their
   // bytes during execute, and a copy of the last ones to notice changes.
   std::vector<ValueId> watched_inputs;
+  // Per watched input: 1 when the graph needs its bytes to run (a position),
+  // 0 when a hook only checks them (token ids): a device tensor may then be
+  // bound for it, and its bytes go unchecked.
+  std::vector<uint8_t> watched_required;
   std::vector<std::vector<uint8_t>> watched_bytes;
   std::vector<std::span<const uint8_t>> host_inputs;  // per value (sized at load); set for inputs during execute
 };

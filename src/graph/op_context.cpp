@@ -70,15 +70,19 @@ DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initia
   return state_.dispatches.size() - 1;
 }
 
-void OpContext::watch_input_data(ValueId id) {
+void OpContext::watch_input_data(ValueId id, bool required) {
   const auto& inputs = state_.graph.inputs;
   if (std::find(inputs.begin(), inputs.end(), id) == inputs.end()) {
     throw Error(ErrorCode::InvalidProgram, call().name + ": value " + std::to_string(id) +
                                                " is read on the host but is not a graph input");
   }
-  if (std::find(state_.watched_inputs.begin(), state_.watched_inputs.end(), id) == state_.watched_inputs.end()) {
+  const auto it = std::find(state_.watched_inputs.begin(), state_.watched_inputs.end(), id);
+  if (it == state_.watched_inputs.end()) {
     state_.watched_inputs.push_back(id);
     state_.watched_bytes.emplace_back();
+    state_.watched_required.push_back(required ? 1 : 0);
+  } else if (required) {
+    state_.watched_required[size_t(it - state_.watched_inputs.begin())] = 1;
   }
 }
 

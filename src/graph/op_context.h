@@ -56,8 +56,10 @@ class OpContext : public ResizeContext {
                       std::string label = {});
   // Makes hooks that depend on graph input `id` also fire when its bytes
   // change (not only its shape), for ops that read an input's values on the
-  // host, such as a position held in a tensor.
-  void watch_input_data(ValueId id);
+  // host, such as a position held in a tensor. `required` false: the hook only
+  // checks the bytes when the host has them (token ids against a table), so a
+  // device tensor may still be bound for that input.
+  void watch_input_data(ValueId id, bool required = true);
   // Registers `hook` to run whenever a value in `deps` changed, and runs it now.
   void on_resize(std::vector<ValueId> deps, ResizeHook hook);
 

@@ -60,7 +60,7 @@ TEST_F(MaskOpsTest, MaskOpsMatchCpuAtLiveShapes) {
 TEST_F(MaskOpsTest, ArgumentChecksNameTheArgument) {
   GraphBuilder b;
   const ValueId x = b.add_tensor(DType::F32, {4});
-  const ValueId wrong = b.add_tensor(DType::F32, {4});  // eq.Scalar's output must be bool
+  const ValueId wrong = b.add_tensor(DType::Bool, {3});  // eq.Scalar's output has its input's shape
   b.mark_input(x);
   b.add_op("aten.eq.Scalar", {x, b.add_double(1.0), wrong});
   b.mark_output(wrong);

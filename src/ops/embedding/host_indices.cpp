@@ -10,7 +10,7 @@ namespace wgrt::ops {
 
 void watch_host_indices(OpContext& ctx, ValueId idx) {
   const auto& inputs = ctx.graph().inputs;
-  if (std::find(inputs.begin(), inputs.end(), idx) != inputs.end()) ctx.watch_input_data(idx);
+  if (std::find(inputs.begin(), inputs.end(), idx) != inputs.end()) ctx.watch_input_data(idx, /*required=*/false);
 }
 
 void check_host_indices(const ResizeContext& r, ValueId idx, DType dtype, int64_t rows, std::string_view op) {
