@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from serve_harness import WGRT, Server
-from tiny_gguf import write_tiny_gguf
+from server_gguf import write_tiny_gguf
 
 
 def _gpu_required() -> bool:
