@@ -21,7 +21,7 @@ inline HostTensorView f32_view(const std::vector<float>& data, Dims dims) {
 
 inline std::vector<float> floats(const HostTensor& t) {
   std::vector<float> out(t.data.size() / sizeof(float));
-  std::memcpy(out.data(), t.data.data(), t.data.size());
+  if (!out.empty()) std::memcpy(out.data(), t.data.data(), out.size() * sizeof(float));
   return out;
 }
 

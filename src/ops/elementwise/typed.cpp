@@ -14,6 +14,7 @@
 //   permutation; f32 -> integer truncates, anything -> bool tests != 0.
 // Operands broadcast (numpy rules) to the output; every dim may change at run time.
 #include <algorithm>
+#include <limits>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -164,8 +165,16 @@ void lower(const TypedDef& def, OpContext& ctx) {
   if (def.scalar) {
     const Value& s = args.value(def.tensors);
     int_math &= !std::holds_alternative<double>(s);
-    base.scalar_f = static_cast<float>(args.number(def.tensors));
-    base.scalar_i = static_cast<int32_t>(args.number(def.tensors));
+    const double v = args.number(def.tensors);
+    base.scalar_f = static_cast<float>(v);
+    // The integer form is used only for an integer scalar (int math); a float
+    // scalar such as -inf never reaches it.
+    if (!std::holds_alternative<double>(s)) {
+      if (v < double(std::numeric_limits<int32_t>::min()) || v > double(std::numeric_limits<int32_t>::max())) {
+        args.unsupported(def.tensors, "integer scalar " + std::to_string(int64_t(v)) + " is outside int32");
+      }
+      base.scalar_i = static_cast<int32_t>(v);
+    }
   }
   // where's condition is only tested for truth: its type does not decide the math.
   if (def.op == TypedOp::Where) int_math = is_integer(ctx.tensor_info(ins[1]).dtype) && is_integer(ctx.tensor_info(ins[2]).dtype);
