@@ -7,6 +7,7 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/register_ops.h"
+#include "ops/rope/rope_args.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -33,11 +34,7 @@ std::pair<ValueId, ValueId> outputs(const OpArgs& args) {
 
 void check(const OpArgs& args) {
   args.expect_count(5);
-  for (size_t i = 0; i < 4; ++i) args.tensor(i, {DType::F32});
-  args.expect_rank(0, 4);
-  args.expect_rank(1, 4);
-  args.expect_rank(2, 2);
-  args.expect_rank(3, 2);
+  check_rope_operands(args);
   const Dims& q = args.tensor(0).max_dims;
   const Dims& k = args.tensor(1).max_dims;
   if (q[3] % 2 != 0) args.fail(0, "head dim " + std::to_string(q[3]) + " is odd");
