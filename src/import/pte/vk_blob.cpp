@@ -1,8 +1,10 @@
 #include "import/pte/vk_blob.h"
 
 #include <algorithm>
-
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "import/pte/file_bytes.h"
 #include "vk_graph_generated.h"
@@ -116,7 +118,16 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
                   std::to_string(blob.size()) + "-byte blob");
   }
 
+  // flatbuffers' Verifier checks alignment relative to the buffer start, so a
+  // graph at an odd address (any fb_offset, any blob placement) verifies yet
+  // reads 8-byte scalars misaligned. Such a graph is read from an aligned copy.
   const uint8_t* fb = blob.data() + fb_offset;
+  std::vector<uint64_t> aligned_copy;
+  if (reinterpret_cast<uintptr_t>(fb) % alignof(uint64_t) != 0) {
+    aligned_copy.resize((fb_size + 7) / 8);
+    std::memcpy(aligned_copy.data(), fb, fb_size);
+    fb = reinterpret_cast<const uint8_t*>(aligned_copy.data());
+  }
   const uint64_t fb_at = blob_offset + fb_offset;
   if (!flatbuffers::BufferHasIdentifier(fb, vkfb::VkGraphIdentifier())) {
     file.fail("Vulkan graph flatbuffer", fb_at + 4,
