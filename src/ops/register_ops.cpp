@@ -10,6 +10,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_elementwise(r);
     ops::register_norm(r);
     ops::register_quant(r);
+    ops::register_qdq(r);
     ops::register_attention(r);
     ops::register_rope(r);
     ops::register_linear(r);

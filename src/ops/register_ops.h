@@ -7,7 +7,8 @@ namespace wgrt::ops {
 
 void register_elementwise(OpRegistry& registry);
 void register_norm(OpRegistry& registry);        // rms_norm, native_layer_norm, _softmax, _log_softmax
-void register_quant(OpRegistry& registry);
+void register_quant(OpRegistry& registry);       // GGUF (ggml) block formats
+void register_qdq(OpRegistry& registry);         // ExecuTorch quantize/dequantize and fused int8 kernels
 void register_attention(OpRegistry& registry);  // sdpa_with_kv_cache, update_cache
 void register_rope(OpRegistry& registry);
 void register_linear(OpRegistry& registry);      // et_vk.linear_q4gsw, aten.linear/mm/bmm

@@ -14,6 +14,7 @@ Usage: python3 tools/export/export_fixtures.py [--set NAME] [--out DIR] [--only 
   pte (default): the small programs of fixture_models.py into tests/fixtures/pte/
   executorch: partially delegated programs (partial_models.py) into tests/fixtures/executorch/
   ops: one-op programs (op_models.py) into tests/fixtures/pte/ops/
+  quant: quantized programs (quant_models.py) into tests/fixtures/pte/quant/
   models: small torchvision models (model_fixtures.py) into tests/fixtures/pte/models/
   refused: programs wgrt must refuse at load, into tests/fixtures/pte/refused/
   models_local: resnet18 (too big to commit) into the git-ignored tests/fixtures/pte/models_local/
@@ -39,6 +40,7 @@ from op_models import OPS, REFUSED  # noqa: E402
 from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 from partial_models import PARTIAL_MODELS  # noqa: E402
+from quant_models import QUANT_OPS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --set: (models, default output folder)
@@ -46,6 +48,7 @@ PTE_DIR = os.path.join(ROOT, "tests", "fixtures", "pte")
 SETS = {"pte": (MODELS, PTE_DIR),
         "executorch": (PARTIAL_MODELS, os.path.join(ROOT, "tests", "fixtures", "executorch")),
         "ops": (OPS, os.path.join(PTE_DIR, "ops")),
+        "quant": (QUANT_OPS, os.path.join(PTE_DIR, "quant")),
         "models": (VISION_MODELS, os.path.join(PTE_DIR, "models")),
         "models_local": (MODELS_LOCAL, os.path.join(PTE_DIR, "models_local")),
         "refused": (REFUSED, os.path.join(PTE_DIR, "refused"))}
@@ -63,7 +66,7 @@ def lower(spec):
     for method_name, (module, example, dynamic_shapes) in methods.items():
         module.eval()
         exported[method_name] = torch.export.export(
-            module, example, dynamic_shapes=dynamic_shapes, strict=True)
+            module, example, dynamic_shapes=dynamic_shapes, strict=spec.strict)
     partitioner = VulkanPartitioner(compile_options=spec.compile_options)
     edge = to_edge_transform_and_lower(
         exported if len(exported) > 1 else next(iter(exported.values())),

@@ -24,6 +24,7 @@ class Spec:
     compile_options: Optional[dict] = None    # VulkanPartitioner options
     backend_config: Optional[dict] = None     # ExecutorchBackendConfig fields
     seed: int = 0
+    strict: bool = True                       # torch.export's strict mode (PT2E modules: False)
     atol: float = 1e-4
     rtol: float = 1e-4
     _methods: Optional[dict] = field(default=None, repr=False)
