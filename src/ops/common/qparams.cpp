@@ -83,12 +83,14 @@ void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count) {
 }
 
 void check_zero_point_tensor(const OpArgs& args, size_t arg, int64_t count, IntRange range) {
-  const Tensor& t = args.tensor(arg, {DType::I32, DType::I64});
+  const Tensor& t = args.tensor(arg, {DType::I8, DType::I32, DType::I64});
   expect_count(args, arg, count);
   if (t.storage != StorageKind::Constant) return;
   const size_t elem = host_size(t.dtype);
   for (int64_t i = 0; i < count; ++i) {
-    check_zp_value(args, arg, read_host_int(t.bytes.data() + i * elem, elem), range, "[" + std::to_string(i) + "]");
+    const uint8_t* p = t.bytes.data() + i * elem;
+    const int64_t zp = elem == 1 ? int64_t(static_cast<int8_t>(*p)) : read_host_int(p, elem);
+    check_zp_value(args, arg, zp, range, "[" + std::to_string(i) + "]");
   }
 }
 

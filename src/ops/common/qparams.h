@@ -24,7 +24,7 @@ double check_scale(const OpArgs& args, size_t arg);
 // A scalar zero point (Int) at `arg` inside `range`.
 int64_t check_zero_point(const OpArgs& args, size_t arg, IntRange range);
 
-// Scale / zero-point tensors: f32 scales, int32/int64 zero points, `count`
+// Scale / zero-point tensors: f32 scales, int8/int32/int64 zero points, `count`
 // elements each; when they are constants every element is checked as above.
 void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count);
 void check_zero_point_tensor(const OpArgs& args, size_t arg, int64_t count, IntRange range);

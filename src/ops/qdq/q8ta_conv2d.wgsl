@@ -35,7 +35,6 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> out: array<u32>;
 @group(0) @binding(5) var<uniform> p: Params;
 
-fn sbyte(buf_word: u32, b: u32) -> i32 { return bitcast<i32>(buf_word << (24u - 8u * b)) >> 24u; }
 fn x_at(i: u32) -> i32 { return sbyte(x[i / 4u], i % 4u) - p.x_zp; }
 fn w_at(i: u32) -> i32 { return sbyte(w[i / 4u], i % 4u); }
 
@@ -95,9 +94,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let oy = (i / p.ow) % p.oh;
     let oc = (i / (p.ow * p.oh)) % p.oc;
     let n = i / (p.ow * p.oh * p.oc);
-    let y = conv_at(n, oc, oy, ox);
-    let q = i32(clamp(round(y * p.out_inv_scale) + f32(p.out_zp), -128.0, 127.0));
-    word |= (bitcast<u32>(q) & 0xffu) << (8u * j);
+    word |= requantize_byte(conv_at(n, oc, oy, ox), p.out_inv_scale, p.out_zp) << (8u * j);
   }
   out[first / 4u] = word;
 }

@@ -29,8 +29,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn sbyte(word: u32, i: u32) -> i32 { return bitcast<i32>(word << (24u - 8u * (i % 4u))) >> 24u; }
-
 fn value(i: u32) -> f32 {
   if (OP == 2u) {
     let ox = i % p.ow;
@@ -41,11 +39,11 @@ fn value(i: u32) -> f32 {
     let ih = p.oh / p.r;
     let iw = p.ow / p.r;
     let src = ((n * p.oc * p.r * p.r + ic) * ih + oy / p.r) * iw + ox / p.r;
-    return f32(sbyte(a[src / 4u], src) - p.a_zp) * p.a_scale;
+    return f32(sbyte(a[src / 4u], src % 4u) - p.a_zp) * p.a_scale;
   }
-  let ya = f32(sbyte(a[i / 4u], i) - p.a_zp) * p.a_scale;
+  let ya = f32(sbyte(a[i / 4u], i % 4u) - p.a_zp) * p.a_scale;
   if (OP == 1u) { return max(ya, 0.0); }
-  let yb = f32(sbyte(b[i / 4u], i) - p.b_zp) * p.b_scale;
+  let yb = f32(sbyte(b[i / 4u], i % 4u) - p.b_zp) * p.b_scale;
   return ya + p.alpha * yb;
 }
 
@@ -58,8 +56,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var j = 0u; j < 4u; j++) {
     let i = first + j;
     if (i >= p.count) { break; }
-    let q = i32(clamp(round(value(i) * p.out_inv_scale) + f32(p.out_zp), -128.0, 127.0));
-    word |= (bitcast<u32>(q) & 0xffu) << (8u * j);
+    word |= requantize_byte(value(i), p.out_inv_scale, p.out_zp) << (8u * j);
   }
   out[first / 4u] = word;
 }

@@ -38,8 +38,6 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> out: array<u32>;
 @group(0) @binding(5) var<uniform> p: Params;
 
-fn sbyte(word: u32, b: u32) -> i32 { return bitcast<i32>(word << (24u - 8u * b)) >> 24u; }
-
 // x[m, k] as an integer, less the zero point.
 fn xq(i: u32) -> i32 {
   if (X_INT8) { return sbyte(x[i / 4u], i % 4u) - p.x_zp; }
@@ -79,8 +77,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (i >= total) { break; }
     let y = output(i / p.n, i % p.n);
     if (OUT_INT8) {
-      let q = i32(clamp(round(y * p.out_inv_scale) + f32(p.out_zp), -128.0, 127.0));
-      word |= (bitcast<u32>(q) & 0xffu) << (8u * j);
+      word |= requantize_byte(y, p.out_inv_scale, p.out_zp) << (8u * j);
     } else {
       out[i] = bitcast<u32>(y);
     }

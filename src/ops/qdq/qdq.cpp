@@ -121,7 +121,8 @@ void lower_form(OpContext& ctx, const Form& f) {
                                        {"INT_TYPE", ty},
                                        {"ZP_FIRST", f.per == Per::Token ? 1.0 : 0.0},
                                        {"TENSOR_PARAMS", tensor_params ? 1.0 : 0.0},
-                                       {"HAS_ZP", has_zp ? 1.0 : 0.0}});
+                                       {"HAS_ZP", has_zp ? 1.0 : 0.0},
+                                       {"ZP_INT8", has_zp && tensor_params && args.tensor(f.scale + 1).dtype == DType::I8 ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(QdqParams));
   // Placeholders for parameters held in Params (never read): the input itself.
   const gpu::BufferBinding scales = ctx.tensor(tensor_params ? ctx.arg(f.scale) : in);

@@ -14,6 +14,7 @@ override INT_TYPE: u32 = 0u;       // 0 int8, 1 uint8, 2 int32
 override ZP_FIRST: bool = false;   // per token: add the zero point before rounding
 override TENSOR_PARAMS: bool = false;  // scale / zero point from tensors (else Params)
 override HAS_ZP: bool = true;      // dequantize_per_channel takes zero_points = None
+override ZP_INT8: bool = false;    // zero-point tensor of int8 (packed), else int32
 
 struct Params {
   count: u32,
@@ -28,7 +29,7 @@ struct Params {
 
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read> scales: array<f32>;
-@group(0) @binding(2) var<storage, read> zps: array<i32>;
+@group(0) @binding(2) var<storage, read> zps: array<u32>;
 @group(0) @binding(3) var<storage, read_write> out: array<u32>;
 @group(0) @binding(4) var<uniform> p: Params;
 
@@ -45,7 +46,13 @@ fn qparams(i: u32) -> QParams {
   let c = (i / p.inner) % p.channels;
   let s = scales[c];
   var zp = 0;
-  if (HAS_ZP) { zp = zps[c]; }
+  if (HAS_ZP) {
+    if (ZP_INT8) {
+      zp = bitcast<i32>(zps[c / 4u] << (24u - 8u * (c % 4u))) >> 24u;
+    } else {
+      zp = bitcast<i32>(zps[c]);
+    }
+  }
   return QParams(s, reciprocal(s), zp);
 }
 
