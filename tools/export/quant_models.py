@@ -260,3 +260,26 @@ QUANT_OPS += [
     _case("dequantize_per_tensor_tensor_args", lambda: PerTensorTensorArgs(True),
           lambda: (torch.randint(-128, 128, (3, 7), dtype=torch.int8),), atol=0, rtol=0),
 ]
+
+
+class StaticInputInt8Linear(torch.nn.Module):
+    """x quantized per tensor (static), int8 per-channel weights, float output
+    (no output quantization): VulkanPartitioner fuses it into
+    et_vk.linear_q8ta_q8csw."""
+
+    def __init__(self, k, n):
+        super().__init__()
+        self.register_buffer("w", torch.randint(-127, 128, (n, k), dtype=torch.int8))
+        self.register_buffer("w_scales", 0.002 + 0.01 * torch.rand(n))
+        self.register_buffer("w_zps", torch.zeros(n, dtype=torch.int64))
+        self.bias = torch.nn.Parameter(torch.randn(n))
+
+    def forward(self, x):
+        xd = _dq(_q(x, 0.02, 3), 0.02, 3)
+        w = qd.dequantize_per_channel(self.w, self.w_scales, self.w_zps, 0, -127, 127, torch.int8)
+        return torch.nn.functional.linear(xd, w, self.bias)
+
+
+QUANT_OPS += [
+    _case("linear_q8ta_q8csw", lambda: StaticInputInt8Linear(24, 10), lambda: (torch.randn(3, 24),), atol=1e-4),
+]

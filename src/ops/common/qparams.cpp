@@ -1,5 +1,6 @@
 #include "ops/common/qparams.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -71,11 +72,11 @@ int64_t check_zero_point(const OpArgs& args, size_t arg, IntRange range) {
   return zp;
 }
 
-void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count) {
+void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count, int64_t used) {
   const Tensor& t = args.tensor(arg, {DType::F32});
   expect_count(args, arg, count);
   if (t.storage != StorageKind::Constant) return;
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < (used < 0 ? count : std::min(used, count)); ++i) {
     float s;
     std::memcpy(&s, t.bytes.data() + i * 4, 4);
     check_scale_value(args, arg, s, "[" + std::to_string(i) + "]");

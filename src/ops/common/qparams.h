@@ -26,7 +26,9 @@ int64_t check_zero_point(const OpArgs& args, size_t arg, IntRange range);
 
 // Scale / zero-point tensors: f32 scales, int8/int32/int64 zero points, `count`
 // elements each; when they are constants every element is checked as above.
-void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count);
+// `used`: how many leading elements are read (the rest is the exporter's
+// padding to a multiple of 4, zeros); -1: all.
+void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count, int64_t used = -1);
 void check_zero_point_tensor(const OpArgs& args, size_t arg, int64_t count, IntRange range);
 
 }  // namespace wgrt::ops

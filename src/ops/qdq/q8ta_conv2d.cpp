@@ -99,7 +99,7 @@ void check(const OpArgs& args, Kind kind) {
   }
   const int64_t n_scales = numel(args.tensor(5).max_dims);
   if (n_scales < oc) args.fail(5, "expected at least " + std::to_string(oc) + " scales, got " + std::to_string(n_scales));
-  check_scale_tensor(args, 5, n_scales);
+  check_scale_tensor(args, 5, n_scales, oc);
   if (!args.is_null(8) && numel(args.tensor(8, {DType::F32}).max_dims) < oc) {
     args.fail(8, "expected at least " + std::to_string(oc) + " bias values");
   }

@@ -61,7 +61,7 @@ void check(const OpArgs& args, const Form& f) {
     args.fail(5, "expected " + std::to_string(n) + " or " + std::to_string(n_padded) + " scales, got " +
                      std::to_string(scales));
   }
-  check_scale_tensor(args, 5, scales);
+  check_scale_tensor(args, 5, scales, n);
   if (f.int8_io) {
     check_scale(args, 6);
     check_zero_point(args, 7, kInt8);
