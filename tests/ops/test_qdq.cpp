@@ -104,7 +104,7 @@ TEST_F(QdqTest, BadScalarParametersAreRefusedAtLoadNamingOpAndArgument) {
       {quantize_graph(std::nan(""), 0, -128, 127), "argument 1: scale is nan"},
       {quantize_graph(std::numeric_limits<double>::infinity(), 0, -128, 127), "argument 1: scale is inf"},
       {quantize_graph(0.1, 128, -128, 127), "argument 2: zero point 128 is outside [quant_min -128, quant_max 127]"},
-      {quantize_graph(0.1, 0, -129, 127), "argument 3: quant_min -129 is outside int8's range"},
+      {quantize_graph(0.1, 0, -129, 127), "argument 3: quant_min -129 is outside i8's range"},
       {quantize_graph(0.1, 0, 0, 256, DType::U8), "argument 4: quant_max 256"},
   };
   for (auto& c : cases) {
