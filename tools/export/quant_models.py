@@ -283,3 +283,27 @@ class StaticInputInt8Linear(torch.nn.Module):
 QUANT_OPS += [
     _case("linear_q8ta_q8csw", lambda: StaticInputInt8Linear(24, 10), lambda: (torch.randn(3, 24),), atol=1e-4),
 ]
+
+
+class Affine(torch.nn.Module):
+    """torchao.quantize_affine or dequantize_affine with groups of 8 along the
+    last dim (block_size [1, 8]) and constant scales / int32 zero points."""
+
+    def __init__(self, rows, cols, dequant):
+        super().__init__()
+        import torchao.quantization.quant_primitives  # noqa: F401  (torch.ops.torchao.*)
+        self.dequant = dequant
+        self.register_buffer("scales", 0.01 + 0.04 * torch.rand(rows, cols // 8))
+        self.register_buffer("zps", torch.randint(-20, 20, (rows, cols // 8), dtype=torch.int32))
+
+    def forward(self, x):
+        if self.dequant:
+            return torch.ops.torchao.dequantize_affine(x, [1, 8], self.scales, self.zps, torch.int8, -128, 127)
+        return torch.ops.torchao.quantize_affine(x, [1, 8], self.scales, self.zps, torch.int8, -128, 127)
+
+
+QUANT_OPS += [
+    _case("quantize_affine", lambda: Affine(3, 24, False), lambda: (torch.randn(3, 24),)),
+    _case("dequantize_affine", lambda: Affine(3, 24, True),
+          lambda: (torch.randint(-128, 128, (3, 24), dtype=torch.int8),), atol=0, rtol=0),
+]
