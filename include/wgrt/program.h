@@ -45,7 +45,8 @@ class Method {
   // in dispatch order, with the dispatch's label (its kernel); empty when the
   // adapter has no timestamp_query.
   std::vector<DispatchTime> last_dispatch_times() const;
-  // GPU compute dispatches one run records.
+  // GPU compute dispatches the method records; a run skips those with no
+  // work at its live shapes (an op may record one kernel per shape range).
   size_t dispatch_count() const;
   MemoryStats memory_stats() const;
 

@@ -107,7 +107,8 @@ TEST_F(PublicApiTest, MethodCountsAndTimesItsDispatches) {
     EXPECT_TRUE(times.empty());
     return;
   }
-  ASSERT_EQ(times.size(), method.dispatch_count());
+  ASSERT_FALSE(times.empty());
+  EXPECT_LE(times.size(), method.dispatch_count());  // those with no work at this shape are skipped
   for (const api::DispatchTime& t : times) {
     EXPECT_FALSE(t.label.empty());
     EXPECT_GE(t.ms, 0.0);
