@@ -78,7 +78,7 @@ def export_one(spec, out_dir):
     program, methods = lower(spec)
     pte_name = f"{spec.name}.pte"
     with open(os.path.join(out_dir, pte_name), "wb") as f:
-        f.write(program.buffer)
+        f.write(spec.patch(program.buffer) if spec.patch else program.buffer)
 
     ptd_names = []
     if program._tensor_data:  # executorch 1.5 has no public getter here

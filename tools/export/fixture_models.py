@@ -23,6 +23,9 @@ class Spec:
     extra_cases: Callable[[], Dict[str, List[tuple]]] = lambda: {}
     compile_options: Optional[dict] = None    # VulkanPartitioner options
     backend_config: Optional[dict] = None     # ExecutorchBackendConfig fields
+    # bytes -> bytes applied to the serialized program before it is written
+    # (e.g. renaming an op inside a delegate blob for a bad-input fixture)
+    patch: Optional[Callable[[bytes], bytes]] = None
     seed: int = 0
     atol: float = 1e-4
     rtol: float = 1e-4

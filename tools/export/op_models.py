@@ -97,6 +97,10 @@ OPS = [
     _case("conv2d_dilated", lambda: Conv(4, 6, 3, dilation=2, padding=(2, 1), bias=False), _spatial(10, 13, 4)),
     _case("conv2d_pointwise", lambda: Conv(17, 70, 1), _spatial(7, 9, 17), dynamic=HW, extra=[_spatial(5, 6, 17)]),
     _case("conv2d_grouped", lambda: Conv(6, 9, (3, 2), groups=3, padding=1), _spatial(8, 7, 6)),
+    # Enough groups that main_gemm takes its 64x64 tiles (264 or more of them); 196 pixels
+    # (a partial last tile), 18-deep K (a partial second slice), 5 channels per group.
+    _case("conv2d_wide_grouped", lambda: Conv(132, 330, 3, groups=66, padding=1), _spatial(14, 14, 132)),
+    _case("conv2d_wide_grouped_pointwise", lambda: Conv(132, 330, 1, groups=66), _spatial(14, 14, 132)),
     _case("conv2d_depthwise", lambda: Conv(7, 7, 3, groups=7, padding=1, stride=2), _spatial(13, 10, 7),
           dynamic=HW, extra=[_spatial(9, 18, 7)]),
     _case("conv2d_depthwise_multiplier", lambda: Conv(3, 6, 5, groups=3, padding=2), _spatial(9, 9, 3)),
@@ -194,10 +198,24 @@ OPS = [
           _spatial(5, 7), dynamic=HW, extra=[_spatial(9, 6)]),
     _case("upsample_bilinear2d_align", lambda: Fn(lambda x: F.interpolate(x, size=(9, 11), mode="bilinear",
                                                                            align_corners=True)), _spatial(5, 4)),
+    # grid_sample: the one configuration VulkanPartitioner 1.5.1 delegates (bilinear, border
+    # padding, align_corners); the grid reaches past [-1, 1] so the border clamp matters.
+    _case("grid_sampler_2d", lambda: Fn(lambda x, g: F.grid_sample(x, g, mode="bilinear", padding_mode="border",
+                                                                   align_corners=True)),
+          lambda: (randn(2, 3, 7, 9), 1.2 * (2 * torch.rand(2, 5, 6, 2) - 1)),
+          dynamic={1: {1: ("gh", 2, 9), 2: ("gw", 2, 9)}},
+          extra=[lambda: (randn(2, 3, 7, 9), 1.2 * (2 * torch.rand(2, 8, 3, 2) - 1))]),
     _case("pixel_shuffle", lambda: Fn(lambda x: F.pixel_shuffle(x, 2)), lambda: (randn(1, 12, 3, 5),)),
     # --- indexing -----------------------------------------------------------------------------
     _case("index_select", lambda: Fn(lambda x, i: torch.index_select(x, 1, i)),
           lambda: (randn(3, 7, 5), torch.tensor([6, 0, 2, 2, 5]))),
+    # index.Tensor with one 1-D index (the form the partitioner takes), negative entries
+    # included; on a middle dim (x[:, i]) and on dim 0 with a dynamic index length.
+    _case("index_tensor", lambda: Fn(lambda x, i: x[:, i]),
+          lambda: (randn(3, 7, 5), torch.tensor([6, -1, 2, 2, 0]))),
+    _case("index_tensor_dim0", lambda: Fn(lambda x, i: x[i] * 2.0),
+          lambda: (randn(9, 6), torch.tensor([8, 0, 3, -2, 3, 1, 7])),
+          dynamic={1: {0: ("k", 1, 12)}}, extra=[lambda: (randn(9, 6), torch.tensor([4, 4, -9]))]),
     _case("gather", lambda: Fn(lambda x, i: torch.gather(x, 1, i)),
           lambda: (randn(3, 5), torch.randint(0, 5, (3, 4)))),
     _case("unfold", lambda: Fn(lambda x: x.unfold(1, 3, 2) * 2.0), lambda: (randn(2, 9, 3),)),
