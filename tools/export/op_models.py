@@ -161,6 +161,9 @@ OPS = [
     _case("bitwise_bool", lambda: Fn(lambda a, b: (((a > 0) & (b > 0)) | ~(a > b)).float()),
           lambda: (randn(4, 7), randn(4, 7))),
     _case("clone", lambda: Fn(lambda x: (x * 2.0).clone() + 1.0), lambda: (randn(3, 5),)),
+    # A binary op on f32 and int32: VulkanPartitioner's preprocess (InsertDtypePromotionPass)
+    # casts the int32 operand with aten._to_copy inside the delegate.
+    _case("to_copy_promotion", lambda: Fn(lambda x, i: x * i), lambda: (randn(3, 5), torch.randint(-4, 5, (3, 5), dtype=torch.int32))),
     _case("where", lambda: Fn(lambda c, a, b: torch.where(c > 0, a, b)), lambda: (randn(3, 1, 5), randn(4, 5), randn(3, 4, 1))),
     _case("pow_scalar", lambda: Fn(lambda x: x ** 3 + x.abs() ** 0.5), lambda: (randn(3, 7),)),
     _case("pow_tensor", lambda: Fn(lambda a, b: torch.pow(a.abs() + 0.1, b)), lambda: (randn(3, 7), randn(7))),

@@ -158,16 +158,18 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     }
     workgroupBarrier();
   }
+  // Constant-trip loops without early exits, so that acc stays in registers
+  // (a dynamically indexed accumulator would live in local memory).
   let pixels = p.oh * p.ow;
   for (var j = 0u; j < MT; j++) {
     let co_local = n0 + tn + j;
-    if (co_local >= p.cout_g) { break; }
     let co = g * p.cout_g + co_local;
     for (var i = 0u; i < MT; i++) {
       let m = m0 + tm + i;
-      if (m >= p.m_total) { break; }
-      let img = m / pixels;
-      out[(img * p.cout + co) * pixels + (m - img * pixels)] = finish(acc[j][i], co);
+      if (co_local < p.cout_g && m < p.m_total) {
+        let img = m / pixels;
+        out[(img * p.cout + co) * pixels + (m - img * pixels)] = finish(acc[j][i], co);
+      }
     }
   }
 }
