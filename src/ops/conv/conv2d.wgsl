@@ -7,7 +7,7 @@
 // MT x MT block of outputs in registers: a 64x64 tile (MT 4) or, for layers
 // too small to fill the GPU with those, a 32x32 tile (MT 2).
 // Slices 16 deep of the im2col matrix and of the weights are staged in
-// workgroup memory. Each invocation always loads the same im2col row (and the
+// workgroup memory, the next slice's loads in flight during this one's math. Each invocation always loads the same im2col row (and the
 // same weight k), so the pixel's coordinates are decoded once, not per slice;
 // POINTWISE (1x1, stride 1, no padding) skips the window arithmetic
 // altogether. Transposed convolution only changes how an im2col element
@@ -137,14 +137,26 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   let tm = (tid % 16u) * MT;
   let tn = (tid / 16u) * MT;
   var acc: array<array<f32, 4>, 4>;  // acc[j][i]; only MT x MT used
+  // Each invocation stages MT elements of each tile per slice (BK * BM / 256);
+  // the next slice's are read from memory while this one is multiplied.
+  var a_next: array<f32, 4>;
+  var b_next: array<f32, 4>;
+  for (var i = 0u; i < MT; i++) {
+    a_next[i] = load_a(row, a_k + i * a_step);
+    b_next[i] = load_b(g, b_k, n0 + b_n + i * b_step);
+  }
   for (var k0 = 0u; k0 < p.k_total; k0 += BK) {
-    for (var k = a_k; k < BK; k += a_step) {
-      a_tile[k * BM + a_m] = load_a(row, k0 + k);
-    }
-    for (var n = b_n; n < BN; n += b_step) {
-      b_tile[b_k * BN + n] = load_b(g, k0 + b_k, n0 + n);
+    for (var i = 0u; i < MT; i++) {
+      a_tile[(a_k + i * a_step) * BM + a_m] = a_next[i];
+      b_tile[b_k * BN + b_n + i * b_step] = b_next[i];
     }
     workgroupBarrier();
+    if (k0 + BK < p.k_total) {
+      for (var i = 0u; i < MT; i++) {
+        a_next[i] = load_a(row, k0 + BK + a_k + i * a_step);
+        b_next[i] = load_b(g, k0 + BK + b_k, n0 + b_n + i * b_step);
+      }
+    }
     for (var k = 0u; k < BK; k++) {
       var a: array<f32, 4>;
       var b: array<f32, 4>;
