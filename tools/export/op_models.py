@@ -62,7 +62,8 @@ class Addmm(torch.nn.Module):
         return torch.addmm(self.bias, a, b)
 
 
-def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4):
+def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4,
+          preserve=None):
     """A Spec for one method; `dynamic` maps input index -> {dim: (name, min, max)};
     `extra` lists further input tuples run on the same program."""
     def build():
@@ -76,7 +77,7 @@ def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, see
         return {"forward": (m, inputs(), ds)}
     return Spec(name, description or name, build,
                 extra_cases=lambda: {"forward": [e() for e in extra]} if extra else {},
-                seed=seed, atol=atol, rtol=rtol)
+                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve)
 
 
 def _unary(name, fn, *, lo=-3.0, hi=3.0):
@@ -97,8 +98,8 @@ OPS = [
     _case("conv2d_dilated", lambda: Conv(4, 6, 3, dilation=2, padding=(2, 1), bias=False), _spatial(10, 13, 4)),
     _case("conv2d_pointwise", lambda: Conv(17, 70, 1), _spatial(7, 9, 17), dynamic=HW, extra=[_spatial(5, 6, 17)]),
     _case("conv2d_grouped", lambda: Conv(6, 9, (3, 2), groups=3, padding=1), _spatial(8, 7, 6)),
-    # Enough groups that main_gemm takes its 64x64 tiles (264 or more of them); 196 pixels
-    # (a partial last tile), 18-deep K (a partial second slice), 5 channels per group.
+    # Many groups (one workgroup grid layer each); 196 pixels (a partial last 64-pixel tile),
+    # 18-deep K (a partial second slice), 5 channels per group.
     _case("conv2d_wide_grouped", lambda: Conv(132, 330, 3, groups=66, padding=1), _spatial(14, 14, 132)),
     _case("conv2d_wide_grouped_pointwise", lambda: Conv(132, 330, 1, groups=66), _spatial(14, 14, 132)),
     _case("conv2d_depthwise", lambda: Conv(7, 7, 3, groups=7, padding=1, stride=2), _spatial(13, 10, 7),
@@ -161,9 +162,6 @@ OPS = [
     _case("bitwise_bool", lambda: Fn(lambda a, b: (((a > 0) & (b > 0)) | ~(a > b)).float()),
           lambda: (randn(4, 7), randn(4, 7))),
     _case("clone", lambda: Fn(lambda x: (x * 2.0).clone() + 1.0), lambda: (randn(3, 5),)),
-    # A binary op on f32 and int32: VulkanPartitioner's preprocess (InsertDtypePromotionPass)
-    # casts the int32 operand with aten._to_copy inside the delegate.
-    _case("to_copy_promotion", lambda: Fn(lambda x, i: x * i), lambda: (randn(3, 5), torch.randint(-4, 5, (3, 5), dtype=torch.int32))),
     _case("where", lambda: Fn(lambda c, a, b: torch.where(c > 0, a, b)), lambda: (randn(3, 1, 5), randn(4, 5), randn(3, 4, 1))),
     _case("pow_scalar", lambda: Fn(lambda x: x ** 3 + x.abs() ** 0.5), lambda: (randn(3, 7),)),
     _case("pow_tensor", lambda: Fn(lambda a, b: torch.pow(a.abs() + 0.1, b)), lambda: (randn(3, 7), randn(7))),
@@ -231,6 +229,25 @@ OPS = [
 
 # Programs whose arguments wgrt must refuse at load (tests/runtime/test_pte_refused.cpp
 # names the op, argument and value it expects in the error).
+# Ops only the to_edge(preserve_ops=...) + to_backend flow delegates (to_edge_transform_and_lower
+# decomposes them: max_pool2d into max_pool2d_with_indices, zeros into full, t into permute_copy, ...).
+A = torch.ops.aten
+PRESERVED = [
+    _case("max_pool2d_preserved", lambda: Fn(lambda x: F.max_pool2d(x, 3, 2, 1)), _spatial(9, 11),
+          preserve=[A.max_pool2d.default]),
+    _case("hardshrink", lambda: Fn(lambda x: F.hardshrink(x, 0.5)), lambda: (randn(3, 5, 7),), preserve=[A.hardshrink.default]),
+    _case("t_copy", lambda: Fn(lambda x: x.t() * 2.0), lambda: (randn(3, 5),), preserve=[A.t.default]),
+    _case("permute_preserved", lambda: Fn(lambda x: x.permute(2, 0, 1) * 2.0), lambda: (randn(3, 5, 7),),
+          preserve=[A.permute.default]),
+    _case("zeros_ones_preserved", lambda: Fn(lambda x: x * torch.ones(3, 5) + torch.zeros(3, 5)), lambda: (randn(3, 5),),
+          preserve=[A.zeros.default, A.ones.default]),
+    _case("zeros_ones_like_preserved", lambda: Fn(lambda x: torch.ones_like(x) * x + torch.zeros_like(x)),
+          lambda: (randn(3, 5),), preserve=[A.zeros_like.default, A.ones_like.default]),
+    _case("scalar_tensor_preserved", lambda: Fn(lambda x: x * torch.scalar_tensor(3.0)), lambda: (randn(2, 7),),
+          preserve=[A.scalar_tensor.default]),
+]
+OPS += PRESERVED
+
 REFUSED = [
     _case("addmm_beta", lambda: Fn(lambda bias, a, b: torch.addmm(bias, a, b, beta=0.5)),
           lambda: (randn(7), randn(5, 9), randn(9, 7)), description="addmm with beta 0.5"),

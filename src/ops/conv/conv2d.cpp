@@ -29,18 +29,7 @@ struct ConvParams {
 static_assert(sizeof(ConvParams) == 96, "must match Params in conv2d.wgsl");
 
 constexpr uint32_t kDepthwiseWorkgroup = 64;
-// Below this many 64x64 tiles, main_gemm takes 32x32 ones: a batch-1 layer
-// late in a vision net (7x7 pixels, a few hundred channels) would otherwise
-// run on a few dozen workgroups, too few to fill a large GPU (132 SMs on an
-// H200), and its time would be one workgroup's long K loop.
-constexpr uint64_t kMinLargeTiles = 264;
-
-// The GEMM tile edge (64 or 32) for m_total pixels and the group's channels.
-uint32_t gemm_tile(uint64_t m_total, uint64_t cout_g, uint64_t groups) {
-  const uint64_t large = gpu::div_up(m_total, 64) * gpu::div_up(cout_g, 64) * groups;
-  return large >= kMinLargeTiles ? 64 : 32;
-}
-
+constexpr uint32_t kTile = 64;  // main_gemm's output tile edge (pixels and channels)
 
 struct ConvArgs {
   size_t spatial = 2;  // 1 for conv1d
@@ -142,15 +131,11 @@ void lower(OpContext& ctx, bool with_clamp) {
   const int64_t cin = ctx.max_dims(x)[1];
   const int64_t cin_g = cin / c.groups;
   const bool depthwise = !c.transposed && cin_g == 1;
-  // The tile is picked once, for the largest shapes (pipelines are fixed at load).
-  const Dims max_out = out_dims(c, ctx.max_dims(x), wd);
-  const uint64_t max_pixels = uint64_t(max_out[0]) * (c.spatial == 2 ? max_out[2] : 1) * max_out.back();
-  const uint32_t tile = gemm_tile(max_pixels, uint64_t(max_out[1] / c.groups), uint64_t(c.groups));
   const auto& pipeline =
       depthwise ? ctx.pipeline("conv/conv2d.wgsl", "main_depthwise", {{"HAS_BIAS", has_bias ? 1.0 : 0.0}})
                 : ctx.pipeline("conv/conv2d.wgsl", "main_gemm",
                                {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
-                                {"POINTWISE", pointwise(c, wd) ? 1.0 : 0.0}, {"MT", tile / 16.0}});
+                                {"POINTWISE", pointwise(c, wd) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ConvParams));
   // The weight stands in for an absent bias (never read).
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
@@ -183,7 +168,7 @@ void lower(OpContext& ctx, bool with_clamp) {
     if (depthwise) {
       r.set_workgroups(d, r.fold(gpu::div_up(uint64_t(p.n) * p.cout * p.oh * p.row_tiles, kDepthwiseWorkgroup)));
     } else {
-      r.set_workgroups(d, {uint32_t(gpu::div_up(p.m_total, tile)), uint32_t(gpu::div_up(p.cout_g, tile)), p.groups});
+      r.set_workgroups(d, {uint32_t(gpu::div_up(p.m_total, kTile)), uint32_t(gpu::div_up(p.cout_g, kTile)), p.groups});
     }
   });
 }

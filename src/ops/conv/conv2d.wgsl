@@ -3,9 +3,8 @@
 //
 // main_gemm: implicit GEMM per group. Rows m are output pixels (n, oy, ox),
 // columns are the group's output channels, the reduction k runs over
-// (input channel, ky, kx). 256 invocations per workgroup, each owning an
-// MT x MT block of outputs in registers: a 64x64 tile (MT 4) or, for layers
-// too small to fill the GPU with those, a 32x32 tile (MT 2).
+// (input channel, ky, kx). A 64x64 output tile per workgroup of 256
+// invocations, each owning a 4x4 block of outputs in registers.
 // Slices 16 deep of the im2col matrix and of the weights are staged in
 // workgroup memory, the next slice's loads in flight during this one's math. Each invocation always loads the same im2col row (and the
 // same weight k), so the pixel's coordinates are decoded once, not per slice;
@@ -38,9 +37,8 @@ struct Params {
 
 const THREADS: u32 = 256u;
 const BK: u32 = 16u;
-override MT: u32 = 4u;  // outputs per invocation along m and along n: 4 or 2
-override BM: u32 = 16u * MT;             // tile rows (pixels): 16 invocations across
-override BN: u32 = 16u * MT;             // tile columns (channels): 16 invocations down
+const BM: u32 = 64u;  // tile rows (pixels): 16 invocations across, 4 each
+const BN: u32 = 64u;  // tile columns (channels): 16 invocations down, 4 each
 
 var<workgroup> a_tile: array<f32, 1024>;  // [BK][BM]
 var<workgroup> b_tile: array<f32, 1024>;  // [BK][BN]
@@ -119,71 +117,75 @@ fn load_b(g: u32, k: u32, co: u32) -> f32 {
   return weight[(g * p.cout_g + co) * p.k_total + k];
 }
 
+// Four outputs of one channel (pixels m .. m + 3), bias and clamp applied.
+fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
+  if (co_local >= p.cout_g) { return; }
+  let co = g * p.cout_g + co_local;
+  let pixels = p.oh * p.ow;
+  for (var i = 0u; i < 4u; i++) {
+    if (m + i < p.m_total) {
+      let img = (m + i) / pixels;
+      out[(img * p.cout + co) * pixels + (m + i - img * pixels)] = finish(v[i], co);
+    }
+  }
+}
+
+// Every array below is indexed by constants only, so it stays in registers
+// whether or not the driver unrolls loops.
 @compute @workgroup_size(256)
 fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
   let g = wid.z;
   let m0 = wid.x * BM;
   let n0 = wid.y * BN;
-  // Staging: this invocation loads im2col row a_m at depths a_k + i * a_step,
-  // and weight column b_n + i * b_step at depth b_k.
+  // Staging: this invocation loads im2col row a_m at depths a_k + 4i (i < 4)
+  // and weight column b_n + 16i at depth b_k.
   let a_m = tid % BM;
   let a_k = tid / BM;
-  let a_step = THREADS / BM;
   let row = decode_row(g, m0 + a_m);
   let b_k = tid % BK;
   let b_n = tid / BK;
-  let b_step = THREADS / BK;
   // Compute: this invocation owns pixels m0 + tm + i and channels n0 + tn + j.
-  let tm = (tid % 16u) * MT;
-  let tn = (tid / 16u) * MT;
-  var acc: array<array<f32, 4>, 4>;  // acc[j][i]; only MT x MT used
-  // Each invocation stages MT elements of each tile per slice (BK * BM / 256);
-  // the next slice's are read from memory while this one is multiplied.
-  var a_next: array<f32, 4>;
-  var b_next: array<f32, 4>;
-  for (var i = 0u; i < MT; i++) {
-    a_next[i] = load_a(row, a_k + i * a_step);
-    b_next[i] = load_b(g, b_k, n0 + b_n + i * b_step);
-  }
+  let tm = (tid % 16u) * 4u;
+  let tn = (tid / 16u) * 4u;
+  var acc0 = vec4<f32>(0.0);  // channel n0 + tn + 0, pixels m0 + tm + 0..3
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  // The next slice's elements, read from memory while this one is multiplied.
+  var a_next = vec4<f32>(load_a(row, a_k), load_a(row, a_k + 4u), load_a(row, a_k + 8u), load_a(row, a_k + 12u));
+  var b_next = vec4<f32>(load_b(g, b_k, n0 + b_n), load_b(g, b_k, n0 + b_n + 16u), load_b(g, b_k, n0 + b_n + 32u),
+                         load_b(g, b_k, n0 + b_n + 48u));
   for (var k0 = 0u; k0 < p.k_total; k0 += BK) {
-    for (var i = 0u; i < MT; i++) {
-      a_tile[(a_k + i * a_step) * BM + a_m] = a_next[i];
-      b_tile[b_k * BN + b_n + i * b_step] = b_next[i];
-    }
+    a_tile[a_k * BM + a_m] = a_next.x;
+    a_tile[(a_k + 4u) * BM + a_m] = a_next.y;
+    a_tile[(a_k + 8u) * BM + a_m] = a_next.z;
+    a_tile[(a_k + 12u) * BM + a_m] = a_next.w;
+    b_tile[b_k * BN + b_n] = b_next.x;
+    b_tile[b_k * BN + b_n + 16u] = b_next.y;
+    b_tile[b_k * BN + b_n + 32u] = b_next.z;
+    b_tile[b_k * BN + b_n + 48u] = b_next.w;
     workgroupBarrier();
-    if (k0 + BK < p.k_total) {
-      for (var i = 0u; i < MT; i++) {
-        a_next[i] = load_a(row, k0 + BK + a_k + i * a_step);
-        b_next[i] = load_b(g, k0 + BK + b_k, n0 + b_n + i * b_step);
-      }
+    let k1 = k0 + BK;
+    if (k1 < p.k_total) {
+      a_next = vec4<f32>(load_a(row, k1 + a_k), load_a(row, k1 + a_k + 4u), load_a(row, k1 + a_k + 8u),
+                         load_a(row, k1 + a_k + 12u));
+      b_next = vec4<f32>(load_b(g, k1 + b_k, n0 + b_n), load_b(g, k1 + b_k, n0 + b_n + 16u),
+                         load_b(g, k1 + b_k, n0 + b_n + 32u), load_b(g, k1 + b_k, n0 + b_n + 48u));
     }
     for (var k = 0u; k < BK; k++) {
-      var a: array<f32, 4>;
-      var b: array<f32, 4>;
-      for (var i = 0u; i < MT; i++) {
-        a[i] = a_tile[k * BM + tm + i];
-        b[i] = b_tile[k * BN + tn + i];
-      }
-      for (var j = 0u; j < MT; j++) {
-        for (var i = 0u; i < MT; i++) { acc[j][i] = fma(a[i], b[j], acc[j][i]); }
-      }
+      let a = vec4<f32>(a_tile[k * BM + tm], a_tile[k * BM + tm + 1u], a_tile[k * BM + tm + 2u], a_tile[k * BM + tm + 3u]);
+      let b = vec4<f32>(b_tile[k * BN + tn], b_tile[k * BN + tn + 1u], b_tile[k * BN + tn + 2u], b_tile[k * BN + tn + 3u]);
+      acc0 = fma(a, vec4<f32>(b.x), acc0);
+      acc1 = fma(a, vec4<f32>(b.y), acc1);
+      acc2 = fma(a, vec4<f32>(b.z), acc2);
+      acc3 = fma(a, vec4<f32>(b.w), acc3);
     }
     workgroupBarrier();
   }
-  // Constant-trip loops without early exits, so that acc stays in registers
-  // (a dynamically indexed accumulator would live in local memory).
-  let pixels = p.oh * p.ow;
-  for (var j = 0u; j < MT; j++) {
-    let co_local = n0 + tn + j;
-    let co = g * p.cout_g + co_local;
-    for (var i = 0u; i < MT; i++) {
-      let m = m0 + tm + i;
-      if (co_local < p.cout_g && m < p.m_total) {
-        let img = m / pixels;
-        out[(img * p.cout + co) * pixels + (m - img * pixels)] = finish(acc[j][i], co);
-      }
-    }
-  }
+  store4(n0 + tn, g, m0 + tm, acc0);
+  store4(n0 + tn + 1u, g, m0 + tm, acc1);
+  store4(n0 + tn + 2u, g, m0 + tm, acc2);
+  store4(n0 + tn + 3u, g, m0 + tm, acc3);
 }
 
 // Workgroups: linear index over (n * cout) * oh * row_tiles, 64 per group.
