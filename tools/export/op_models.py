@@ -235,8 +235,9 @@ A = torch.ops.aten
 PRESERVED = [
     _case("max_pool2d_preserved", lambda: Fn(lambda x: F.max_pool2d(x, 3, 2, 1)), _spatial(9, 11),
           preserve=[A.max_pool2d.default]),
-    _case("hardshrink", lambda: Fn(lambda x: F.hardshrink(x, 0.5)), lambda: (randn(3, 5, 7),), preserve=[A.hardshrink.default]),
-    _case("t_copy", lambda: Fn(lambda x: x.t() * 2.0), lambda: (randn(3, 5),), preserve=[A.t.default]),
+    _case("hardshrink_preserved", lambda: Fn(lambda x: F.hardshrink(x, 0.5)), lambda: (randn(3, 5, 7),),
+          preserve=[A.hardshrink.default]),
+    _case("t_copy_preserved", lambda: Fn(lambda x: x.t() * 2.0), lambda: (randn(3, 5),), preserve=[A.t.default]),
     _case("permute_preserved", lambda: Fn(lambda x: x.permute(2, 0, 1) * 2.0), lambda: (randn(3, 5, 7),),
           preserve=[A.permute.default]),
     _case("zeros_ones_preserved", lambda: Fn(lambda x: x * torch.ones(3, 5) + torch.zeros(3, 5)), lambda: (randn(3, 5),),
