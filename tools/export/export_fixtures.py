@@ -156,6 +156,10 @@ def main():
     parser.add_argument("--only", nargs="*", help="export only these models")
     args = parser.parse_args()
     models, default_out = SETS[args.set]
+    names = [m.name for m in models]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:  # the later spec would silently overwrite the earlier one's files
+        sys.exit(f"--set {args.set}: more than one spec named {clashes}")
     args.out = args.out or default_out
     os.makedirs(args.out, exist_ok=True)
     chosen = [m for m in models if not args.only or m.name in args.only]
