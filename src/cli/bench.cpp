@@ -52,6 +52,7 @@ constexpr const char* kUsage =
     "                      as tgN/wait, and print the ratio\n"
     "  --cpu-sampling      tg: read the logits back and sample on the CPU each token (the loop\n"
     "                      without GPU sampling)\n"
+    "  --no-fuse           load without the fusion passes (A/B against the fused graph)\n"
     "  --profile           GPU time per kernel for one decode step and one prompt pass\n"
     "  --top K             kernels listed per profile (default 15)\n"
     "  --json PATH         write the results as JSON\n";
@@ -327,7 +328,7 @@ int run_bench(int argc, char** argv) {
   }
   const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json",
                    "--in-flight"},
-                  {"--profile", "--ab", "--cpu-sampling"});
+                  {"--profile", "--ab", "--cpu-sampling", "--no-fuse"});
   if (!args.positionals().empty()) throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "'");
   const std::vector<int64_t> pps = parse_list(args.get_or("-p", "128,512"), "-p");
   const std::vector<int64_t> tgs = parse_list(args.get_or("-n", "128"), "-n");
@@ -354,6 +355,7 @@ int run_bench(int argc, char** argv) {
   load.path = args.get_or("--model", "");
   load.context = args.get_int("--ctx", need);
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
+  if (args.flag("--no-fuse")) load.graph.fuse = false;
   const auto t_load = Clock::now();
   std::unique_ptr<llm::LlmModel> model = llm::LlmModel::load(*device, load);
   const double load_s = seconds_since(t_load);

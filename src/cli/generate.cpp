@@ -39,6 +39,8 @@ constexpr const char* kUsage =
     "  --in-flight K        decode steps queued ahead of the host, sampled and fed back on the\n"
     "                       GPU (default 4; 1 waits for each token)\n"
     "  --cpu-sampling       read the logits back and sample on the CPU each token instead\n"
+    "  --no-fuse            load without the fusion passes (RMSNorm and residual adds run as\n"
+    "                       their own kernels)\n"
     "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
     "  --chunk N            most prompt tokens per forward pass (default 256)\n"
     "  --chat               wrap the prompt in the model's chat template\n"
@@ -93,7 +95,7 @@ int run_generate(int argc, char** argv) {
   const Args args(argc, argv,
                   {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits", "--in-flight"},
-                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling"});
+                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling", "--no-fuse"});
   std::string prompt;
   if (auto file = args.get("--file")) {
     std::FILE* f = std::fopen(file->c_str(), "rb");
@@ -131,6 +133,7 @@ int run_generate(int argc, char** argv) {
   load.tokenizer_path = args.get_or("--tokenizer", "");
   load.context = args.get_int("--ctx", 2048);
   load.chunk = args.get_int("--chunk", 256);
+  if (args.flag("--no-fuse")) load.graph.fuse = false;
   load.check_vocab = [&](int64_t vocab) { llm::validate(gen, vocab); };
   std::unique_ptr<llm::LlmModel> model;
   {

@@ -31,6 +31,7 @@ constexpr const char* kUsage =
     "  --output-dir DIR   write each output as DIR/output_N.npy\n"
     "  --repeat N         run N times and report the median time (default 1)\n"
     "  --profile          GPU time per dispatch (needs timestamp-query)\n"
+    "  --no-fuse          load without the fusion passes\n"
     "  --seed S           seed for random inputs (default 0)\n";
 
 HostTensor random_input(const TensorSpec& spec, std::mt19937& rng) {
@@ -66,13 +67,15 @@ int run_run(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  const Args args(argc, argv, {"--ptd", "--method", "--input", "--output-dir", "--repeat", "--seed"}, {"--profile"});
+  const Args args(argc, argv, {"--ptd", "--method", "--input", "--output-dir", "--repeat", "--seed"}, {"--profile", "--no-fuse"});
   if (args.positionals().size() != 1) throw Error(ErrorCode::InvalidArgument, "expected one MODEL.pte (see --help)");
   const std::string path = args.positionals()[0];
 
   auto device = gpu::Device::create();
   const auto t_load = std::chrono::steady_clock::now();
-  auto program = Program::load(*device, path, args.get_or("--ptd", ""));
+  LoadOptions load;
+  if (args.flag("--no-fuse")) load.fuse = false;
+  auto program = Program::load(*device, path, args.get_or("--ptd", ""), load);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   Method& method = program->method(args.get_or("--method", "forward"));
 
