@@ -447,6 +447,11 @@ int run_bench(int argc, char** argv) {
       bench.profile("decode", 16, 1);  // warm the timed path once
       profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
       print_profile(profiles.back(), top);
+      if (model->config().n_layers > 0 && profiles.back().dispatches > 0) {
+        std::printf("  decode dispatches per step: %zu (%.1f per layer over %lld layers)\n", profiles.back().dispatches,
+                    double(profiles.back().dispatches) / double(model->config().n_layers),
+                    static_cast<long long>(model->config().n_layers));
+      }
       for (const auto& r : results) {
         if (r.n_gen == 0 || r.seconds.empty() || profiles.back().gpu_ms <= 0) continue;
         const double wall = r.ms_per_token.median, gpu = profiles.back().gpu_ms;
