@@ -68,8 +68,7 @@ void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int6
 }
 
 // K = 512: 8 lanes per row in the GEMV (32 rows per workgroup); K = 2048:
-// 16 lanes (more under WGRT_GEMV_MAX_LANES), and prefill tiles with a
-// partial last tile.
+// 16 lanes, and prefill tiles with a partial last tile.
 TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
 TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
 // K past one staged chunk of x (2048 elements): three chunks, the last one
@@ -78,6 +77,13 @@ TEST_P(QuantLinearTest, RowsLongerThanOneStagedChunk) {
   const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
   check_linear(device(), GetParam(), block == 32 ? 4160 : 4352, 21, 9);
 }
+// An odd row count and K of 19 units (32-element formats) or 3 super-blocks
+// (256-element formats): not a power of two, lanes partly idle.
+TEST_P(QuantLinearTest, OddShapes) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  check_linear(device(), GetParam(), block == 32 ? 608 : 768, 37, 9);
+}
+
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
