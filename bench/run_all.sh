@@ -7,7 +7,9 @@
 # llama.cpp's llama-bench (CUDA and Vulkan builds) on both with the same tests,
 # and prints a table. Each step has a timeout, logs, and a failure does not
 # stop the rest. Results: $OUT/run_all.log, $OUT/summary.md, $OUT/results.tgz
-# (every JSON and log), or /tmp/bench-run when OUT is unset.
+# (every JSON and log), $OUT/results-YYYY-MM-DD.json (the table as JSON:
+# commit it as bench/results/YYYY-MM-DD.json), or /tmp/bench-run when OUT is
+# unset.
 #
 # Env: PP (default 128,512), TG (128), REPS (5), BUDGET_S (total seconds, 540),
 #      MODELS (default "llama1b smollm2"), BENCH_LOCAL=1 (off the H200: keep
@@ -118,6 +120,10 @@ for m in $MODELS; do
   [ -f "$model" ] || { echo "=== $m: no model file, skipped"; continue; }
   step "wgrt-$m" 150 "$D/wgrt" bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --max-seconds 30 \
        --profile --json "$RUN/wgrt-$m.json"
+  # A/B (issue 13): the graph without the fusion passes, with its profile
+  # (dispatches per decode step).
+  step "wgrt-$m-nofuse" 90 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 20 \
+       --no-fuse --profile --json "$RUN/wgrt-$m-nofuse.json"
   # A/B: one submit per token (wgrt submits every 64 dispatches by default).
   WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
   # A/B (issue 14): tg with 4 steps in flight vs one host wait per token, and
@@ -176,6 +182,7 @@ if [ -n "$peer_pid" ]; then   # llama-bench-cuda built here: run it now
 fi
 
 echo "== summary (t=${SECONDS}s)"
-python3 bench/summarize.py "$RUN" | tee "$RESULT_DIR/summary.md"
+python3 bench/summarize.py "$RUN" --json "$RESULT_DIR/results-$(date -u +%F).json" \
+  --commit "$(cat "$D/COMMIT" 2>/dev/null || echo unknown)" | tee "$RESULT_DIR/summary.md"
 if [ "$RESULT_DIR" != "$RUN" ]; then tar czf "$RESULT_DIR/results.tgz" -C /tmp bench-run; fi
 echo "== done in ${SECONDS}s"
