@@ -23,6 +23,7 @@
 #include "gpu/device.h"
 #include "llm/generate.h"
 #include "llm/llm_model.h"
+#include "ops/linear/gemm.h"
 #include "wgrt/error.h"
 
 namespace wgrt::cli {
@@ -45,6 +46,7 @@ constexpr const char* kUsage =
     "  --max-seconds S     stop repeating a test after S seconds, keeping at least one run\n"
     "                      (default 60)\n"
     "  --ctx N             KV cache length (default: what the largest test needs)\n"
+    "  --kv-f16            the f16 KV cache (half its memory)\n"
     "  --seed S            seed of the random tokens (default 1234)\n"
     "  --in-flight K       tg: decode steps queued ahead of the host, each sampling its token\n"
     "                      (greedy) on the GPU and feeding it to the next (default 4)\n"
@@ -256,6 +258,38 @@ void print_profile(const Profile& p, size_t top) {
   print_kernel_table(p.kernels, top);
 }
 
+// FLOPs per prompt row of the linear layers that run on every row (the
+// output head runs on the last row only): 2 * N * K per weight matrix.
+double linear_flops_per_row(const Graph& g, int64_t chunk) {
+  double flops = 0;
+  for (const OpCall& op : g.ops) {
+    if (op.name != "wgrt.linear_ggml" && op.name != "aten.linear.default") continue;
+    const Tensor& x = g.tensor(op.args[0]);
+    const int64_t k = x.max_dims.back();
+    if (k == 0 || numel(x.max_dims) / k != chunk) continue;
+    const Tensor& out = g.tensor(op.args[op.name == "wgrt.linear_ggml" ? 4 : 3]);
+    flops += 2.0 * double(out.max_dims.back()) * double(k);
+  }
+  return flops;
+}
+
+// The prefill GEMMs' throughput in a pp profile: their FLOPs over the GPU
+// time of the dispatches labelled as GEMMs.
+void print_gemm_rate(const Profile& p, const Graph& g, int64_t chunk, int64_t rows, const char* precision) {
+  double ns = 0;
+  size_t count = 0;
+  for (const KernelRow& k : p.kernels) {
+    if (k.label == "gemm" || k.label == "linear_ggml gemm" || k.label == "matmul gemm") {
+      ns += k.gpu_ns;
+      count += k.count;
+    }
+  }
+  const double flops = linear_flops_per_row(g, chunk) * double(rows);
+  if (ns <= 0 || flops <= 0) return;
+  std::printf("  GEMM (%zu dispatches): %.1f GFLOP in %.3f ms = %.2f TFLOP/s (%s)\n", count, flops * 1e-9, ns * 1e-6,
+              flops / ns * 1e-3, precision);
+}
+
 void write_json(const std::string& path, const llm::LlmModel& model, const gpu::Device& device,
                 const std::vector<TestResult>& results, const std::vector<Profile>& profiles, double load_s,
                 int reps) {
@@ -327,7 +361,7 @@ int run_bench(int argc, char** argv) {
   }
   const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json",
                    "--in-flight"},
-                  {"--profile", "--ab", "--cpu-sampling"});
+                  {"--profile", "--ab", "--cpu-sampling", "--kv-f16"});
   if (!args.positionals().empty()) throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "'");
   const std::vector<int64_t> pps = parse_list(args.get_or("-p", "128,512"), "-p");
   const std::vector<int64_t> tgs = parse_list(args.get_or("-n", "128"), "-n");
@@ -354,6 +388,7 @@ int run_bench(int argc, char** argv) {
   load.path = args.get_or("--model", "");
   load.context = args.get_int("--ctx", need);
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
+  load.kv_f16 = args.flag("--kv-f16");
   const auto t_load = Clock::now();
   std::unique_ptr<llm::LlmModel> model = llm::LlmModel::load(*device, load);
   const double load_s = seconds_since(t_load);
@@ -433,10 +468,11 @@ int run_bench(int argc, char** argv) {
     std::printf("\n");
   }
   const MemoryStats mem = model->memory_stats();
-  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB, scratch %.1f MiB); "
-              "peak on the device %.1f MiB\n",
+  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB of which KV cache %.1f MiB "
+              "(%s), scratch %.1f MiB); peak on the device %.1f MiB\n",
               mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
-              mem.scratch_bytes / 1048576.0, device->peak_buffer_bytes() / 1048576.0);
+              mem.state_bytes / 1048576.0, load.kv_f16 ? "f16" : "f32", mem.scratch_bytes / 1048576.0,
+              device->peak_buffer_bytes() / 1048576.0);
 
   std::vector<Profile> profiles;
   if (profile) {
@@ -456,6 +492,10 @@ int run_bench(int argc, char** argv) {
       if (max_pp > 0) {
         profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
         print_profile(profiles.back(), top);
+        MatmulPrecision chosen = MatmulPrecision::F32;
+        const bool family = ops::gemm_precision_for(*device, load.graph.matmul_precision, chosen);
+        print_gemm_rate(profiles.back(), model->graph().graph(), model->chunk(), max_pp,
+                        !family ? "f32, linear.wgsl tiles" : ops::matmul_precision_name(chosen));
       }
     } catch (const Error& e) {
       std::printf("--profile failed: %s\n", e.what());

@@ -41,6 +41,7 @@ constexpr const char* kUsage =
     "  --cpu-sampling       read the logits back and sample on the CPU each token instead\n"
     "  --ctx N              context length: prompt + generated tokens (default 2048)\n"
     "  --chunk N            most prompt tokens per forward pass (default 256)\n"
+    "  --kv-f16             keep the KV cache in f16 (GGUF models): half its memory, rows rounded to f16\n"
     "  --chat               wrap the prompt in the model's chat template\n"
     "  --system TEXT        system message for --chat\n"
     "  --file PATH          read the prompt from a file\n"
@@ -93,7 +94,7 @@ int run_generate(int argc, char** argv) {
   const Args args(argc, argv,
                   {"--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--seed", "--stop", "--ctx",
                    "--chunk", "--system", "--file", "--prompt-tokens", "--dump-logits", "--in-flight"},
-                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling"});
+                  {"--chat", "--quiet", "--print-token-ids", "--ignore-eos", "--cpu-sampling", "--kv-f16"});
   std::string prompt;
   if (auto file = args.get("--file")) {
     std::FILE* f = std::fopen(file->c_str(), "rb");
@@ -131,6 +132,7 @@ int run_generate(int argc, char** argv) {
   load.tokenizer_path = args.get_or("--tokenizer", "");
   load.context = args.get_int("--ctx", 2048);
   load.chunk = args.get_int("--chunk", 256);
+  load.kv_f16 = args.flag("--kv-f16");
   load.check_vocab = [&](int64_t vocab) { llm::validate(gen, vocab); };
   std::unique_ptr<llm::LlmModel> model;
   {

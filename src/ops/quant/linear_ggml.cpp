@@ -3,14 +3,16 @@
 // [..., N]): the linear layers of GGUF models with weights as stored.
 //
 // Two dispatches are recorded: a GEMV for decode (M = 1: lanes of a
-// workgroup share weight rows and reduce) and a tiled GEMM for prefill (32 x 64
-// output tiles through workgroup memory); the hook gives the one that fits
-// the live M its workgroups and the other none.
+// workgroup share weight rows and reduce) and a tiled GEMM for prefill (the
+// GEMM family of linear/gemm.h in the graph's matmul precision; linear.wgsl's
+// 32 x 64 f32 tiles where the device lacks the workgroup memory for it); the
+// hook gives the one that fits the live M its workgroups and the other none.
 #include <algorithm>
 #include <cstdlib>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
@@ -92,7 +94,13 @@ void lower(OpContext& ctx) {
   const UniformId u = ctx.uniform(sizeof(LinearParams));
   const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};
   const DispatchId gemv = ctx.dispatch(make("main"), bindings, "linear_ggml gemv");
-  const DispatchId gemm = ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
+  MatmulPrecision precision;
+  const bool family = gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  gpu::OverrideConstants gemm_constants = decode_constants(layout);
+  gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
+  const DispatchId gemm =
+      family ? ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, gemm_constants), bindings, kGemmLabel)
+             : ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
@@ -104,7 +112,8 @@ void lower(OpContext& ctx) {
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
     r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1}
-                                  : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
+                                  : r.fold(family ? gemm_workgroups(m, n)
+                                                  : gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
   });
 }
 
