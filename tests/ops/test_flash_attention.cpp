@@ -22,7 +22,7 @@ struct Dims4 {
   int64_t max_s, cache, heads, kv_heads, dim;
 };
 
-Graph attention_graph(const Dims4& d, int64_t window = 0) {
+Graph attention_graph(const Dims4& d, int64_t window = 0, DType cache_type = DType::F32) {
   GraphBuilder b;
   const ValueId q = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   const ValueId k = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
@@ -30,9 +30,8 @@ Graph attention_graph(const Dims4& d, int64_t window = 0) {
   for (ValueId id : {q, k, v}) b.mark_input(id);
   const ValueId start = b.add_symint(0);
   b.mark_input(start);
-  const std::vector<uint8_t> zeros(size_t(d.cache * d.kv_heads * d.dim * 4), 0);
-  const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
-  const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
+  const ValueId kc = b.add_state(cache_type, {1, d.cache, d.kv_heads, d.dim});
+  const ValueId vc = b.add_state(cache_type, {1, d.cache, d.kv_heads, d.dim});
   const ValueId out = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   std::vector<ValueId> args = {q,   k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0),
                                b.add_bool(true), b.add_null(), out};
@@ -43,9 +42,10 @@ Graph attention_graph(const Dims4& d, int64_t window = 0) {
 }
 
 // Loads the graph with flash attention on or off.
-std::unique_ptr<ExecutableGraph> load(gpu::Device& device, const Dims4& d, bool flash, int64_t window = 0) {
+std::unique_ptr<ExecutableGraph> load(gpu::Device& device, const Dims4& d, bool flash, int64_t window = 0,
+                                      DType cache_type = DType::F32) {
   if (!flash) setenv("WGRT_FLASH_ATTENTION", "0", 1);
-  auto g = ExecutableGraph::load(device, attention_graph(d, window));
+  auto g = ExecutableGraph::load(device, attention_graph(d, window, cache_type));
   unsetenv("WGRT_FLASH_ATTENTION");
   return g;
 }
@@ -108,6 +108,18 @@ TEST_F(FlashAttentionTest, SlidingWindowMatchesThreePass) {
   const auto got = run_chunks(*flash, d, {150, 1, 99});
   const auto want = run_chunks(*plain, d, {150, 1, 99});
   EXPECT_LE(test::max_abs_error(got, want), kTolerance);
+}
+
+// The opt-in f16 KV cache: rows rounded to f16 (2^-11 relative; values in
+// [-1, 1]) and read by flash attention for every S, decode steps included.
+TEST_F(FlashAttentionTest, F16CacheMatchesF32WithinRounding) {
+  const Dims4 d{64, 160, 4, 2, 64};
+  auto f16 = load(device(), d, true, 0, DType::F16), plain = load(device(), d, false);
+  EXPECT_EQ(f16->memory_stats().state_bytes * 2, plain->memory_stats().state_bytes);
+  const std::vector<int64_t> steps = {64, 1, 1, 30, 1, 63};
+  const double err = test::max_abs_error(run_chunks(*f16, d, steps), run_chunks(*plain, d, steps));
+  std::printf("[ flash    ] f16 KV cache: max abs difference from the f32 cache %.3g\n", err);
+  EXPECT_LE(err, 2e-3);
 }
 
 // The three-pass path keeps heads x S x context f32 scores; flash keeps only
