@@ -182,7 +182,10 @@ echo "== prefill and KV variants (issue 18)" | tee -a "$RESULT_DIR/summary.md"
 for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-tg-at-2048*.out; do
   [ -f "$f" ] || continue
   echo "$(basename "${f%.out}"): $(grep -hE "^(pp|tg)[0-9]+ " "$f" | awk '{print $1, $3, "tok/s"}' | tr '\n' ' ')" \
-       "$(grep -h "GEMM (" "$f" | sed 's/^ *//')" "$(grep -ho "KV cache [0-9.]* MiB ([a-z0-9]*)" "$f")"
+       "$(grep -ho "KV cache [0-9.]* MiB ([a-z0-9]*)" "$f")"
+  # The pp512 profile's GEMM rows (label, count, total us): TFLOP/s = 2 * 512 *
+  # (weights of the matrices that label ran) / total time.
+  sed -n '/^profile: pp512/,$p' "$f" | grep -E "^  (gemm|linear_ggml gemm) " | sed 's/^/    /'
 done | tee -a "$RESULT_DIR/summary.md"
 if [ "$RESULT_DIR" != "$RUN" ]; then tar czf "$RESULT_DIR/results.tgz" -C /tmp bench-run; fi
 echo "== done in ${SECONDS}s"

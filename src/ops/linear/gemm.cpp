@@ -1,5 +1,7 @@
 #include "ops/linear/gemm.h"
 
+#include <cstdlib>
+
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
 
@@ -31,6 +33,11 @@ const char* matmul_precision_name(MatmulPrecision precision) {
     case MatmulPrecision::Auto: break;
   }
   return "auto";
+}
+
+uint64_t gemm_family_min_workgroups() {
+  const char* v = std::getenv("WGRT_GEMM_MIN_WORKGROUPS");
+  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 128;
 }
 
 uint64_t gemm_workgroups(uint64_t m, uint64_t n) { return gpu::div_up(m, kGemmTileM) * gpu::div_up(n, kGemmTileN); }

@@ -27,6 +27,11 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const char* decoder, M
 // "f32", "f16" or "f16acc" (what WGRT_MATMUL takes; Auto is "auto").
 const char* matmul_precision_name(MatmulPrecision precision);
 
+// Ops that also have a smaller-tile GEMM use it below this many family
+// workgroups, where 4x more workgroups fill a large GPU better: 128 (a guess
+// for 100+ compute units, unmeasured), or WGRT_GEMM_MIN_WORKGROUPS.
+uint64_t gemm_family_min_workgroups();
+
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
 uint64_t gemm_workgroups(uint64_t m, uint64_t n);
 

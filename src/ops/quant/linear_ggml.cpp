@@ -2,11 +2,14 @@
 // format laid out by quant_layout.h, ggml type id, bias [N] or Null, out
 // [..., N]): the linear layers of GGUF models with weights as stored.
 //
-// Two dispatches are recorded: a GEMV for decode (M = 1: lanes of a
-// workgroup share weight rows and reduce) and a tiled GEMM for prefill (the
-// GEMM family of linear/gemm.h in the graph's matmul precision; linear.wgsl's
-// 32 x 64 f32 tiles where the device lacks the workgroup memory for it); the
-// hook gives the one that fits the live M its workgroups and the other none.
+// Dispatches recorded: a GEMV for decode (M = 1: lanes of a workgroup share
+// weight rows and reduce) and two GEMMs for prefill: the GEMM family of
+// linear/gemm.h (64 x 128 tiles, the graph's matmul precision) and
+// linear.wgsl's 32 x 64 f32 tiles, which serve where the family would have
+// fewer than gemm_family_min_workgroups() workgroups (small N or M: too few to fill
+// a large GPU; SmolLM2's matrices at 512 rows) or the device lacks its
+// workgroup memory. The hook gives the one that fits the live shape its
+// workgroups and the others none.
 #include <algorithm>
 
 #include "gpu/workgroups.h"
@@ -20,6 +23,7 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
+
 
 // Threads per weight row: about one 32-element unit each, at most 32 (short
 // rows would leave lanes idle), a power of two for the tree reduction. 64
@@ -91,9 +95,11 @@ void lower(OpContext& ctx) {
   const bool family = gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
   gpu::OverrideConstants gemm_constants = decode_constants(layout);
   gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
-  const DispatchId gemm =
+  const DispatchId gemm = ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
+  const uint64_t min_workgroups = gemm_family_min_workgroups();
+  const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, gemm_constants), bindings, kGemmLabel)
-             : ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
+             : gemm;
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
@@ -104,9 +110,10 @@ void lower(OpContext& ctx) {
     const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-    r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1}
-                                  : r.fold(family ? gemm_workgroups(m, n)
-                                                  : gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
+    const bool big = family && gemm_workgroups(m, n) >= min_workgroups;
+    const gpu::WorkgroupCount none{0, 1, 1};
+    r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
+    if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(m, n)) : none);
   });
 }
 
