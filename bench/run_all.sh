@@ -151,9 +151,21 @@ for m in $MODELS; do
 done
 
 # Vision programs (bench/export_vision_models.py, made where torch is; carried
-# in $VISION_DIR): median latency of 50 runs and the per-dispatch GPU profile.
+# in $VISION_DIR as NAME.pte.xz, or NAME.pte): median latency of 50 runs and
+# the per-dispatch GPU profile. Carry only the .xz files (e.g. both 224x224
+# programs: mobilenet_v2_224.pte.xz and resnet18_224.pte.xz).
 VISION_DIR=${VISION_DIR:-bench/models}
+VISION_RUN=/tmp/bench-vision
+rm -rf "$VISION_RUN" && mkdir -p "$VISION_RUN"
+for f in "$VISION_DIR"/*.pte.xz; do
+  [ -f "$f" ] || continue
+  python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+    "$f" "$VISION_RUN/$(basename "${f%.xz}")"
+done
 for f in "$VISION_DIR"/*.pte; do
+  [ -f "$f" ] && [ ! -f "$VISION_RUN/$(basename "$f")" ] && cp "$f" "$VISION_RUN/"
+done
+for f in "$VISION_RUN"/*.pte; do
   [ -f "$f" ] || continue
   step "wgrt-vision-$(basename "${f%.pte}")" 60 "$D/wgrt" run "$f" --repeat 50 --profile
 done

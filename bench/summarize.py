@@ -7,6 +7,7 @@ Usage: python3 bench/summarize.py RUN_DIR   (holds wgrt-<m>.json and
 llamacpp-{cuda,vulkan}-<m>.out as written by bench/run_all.sh)
 """
 import glob
+import re
 import json
 import os
 import statistics
@@ -99,6 +100,27 @@ def main():
             for k in p["kernels"][:top]:
                 share = 100 * k["gpu_us"] / (1e3 * p["gpu_ms"]) if p["gpu_ms"] else 0
                 print(f"| {k['label']} | {k['count']} | {k['gpu_us']:.1f} | {k['gpu_us'] / k['count']:.2f} | {share:.1f}% |")
+    vision_table(run)
+
+
+def vision_table(run):
+    """The vision programs' `wgrt run --repeat --profile` outputs (wgrt-vision-NAME.out):
+    median wall latency, dispatches, GPU time and the top kernels."""
+    outs = sorted(glob.glob(os.path.join(run, "wgrt-vision-*.out")))
+    if not outs:
+        return
+    print("\n| vision program | median ms (wall) | min ms | dispatches | GPU ms | top kernels (avg us) |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for path in outs:
+        text = open(path).read()
+        med = re.search(r"time:\s+([\d.]+) ms median of \d+ runs \(min ([\d.]+) ms\)", text)
+        disp = re.search(r"forward, (\d+) dispatches", text)
+        gpu = re.search(r"profile:\s+([\d.]+) ms of GPU time", text)
+        kernels = re.findall(r"^\s+(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%$", text, re.M)[:3]
+        top = ", ".join(f"{k[0]} x{k[1]} ({float(k[3]):.1f})" for k in kernels)
+        name = os.path.basename(path)[len("wgrt-vision-"):-4]
+        print(f"| {name} | {med.group(1) if med else '-'} | {med.group(2) if med else '-'} | "
+              f"{disp.group(1) if disp else '-'} | {gpu.group(1) if gpu else '-'} | {top} |")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_reduce(r);
     ops::register_creation(r);
     ops::register_sample(r);
+    ops::register_grid_sampler(r);
     ops::register_indexing(r);
     return r;
   }();

@@ -20,5 +20,6 @@ void register_reduce(OpRegistry& registry);      // sum, mean, amax, amin, argma
 void register_creation(OpRegistry& registry);    // full, zeros, ones (and _like), scalar_tensor, arange
 void register_indexing(OpRegistry& registry);    // index_select, gather
 void register_sample(OpRegistry& registry);      // upsample_nearest2d, upsample_bilinear2d
+void register_grid_sampler(OpRegistry& registry);  // grid_sampler_2d
 
 }  // namespace wgrt::ops
