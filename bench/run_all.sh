@@ -133,6 +133,19 @@ for m in $MODELS; do
   step "wgrt-$m-cpu-sampling" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --cpu-sampling
   step "wgrt-$m-generate" 60 "$D/wgrt" generate --model "$model" "The capital of France is" -n "$TG" --temp 0 \
        --ignore-eos
+  # Issue 18 A/B: pp512 with each GEMM precision (the default is f16 where the
+  # device offers shader-f16) and without flash attention; tg128 at position
+  # 2048 with the f32 and the f16 KV cache.
+  for prec in f32 f16 f16acc; do
+    WGRT_MATMUL=$prec step "wgrt-$m-pp-$prec" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
+        --max-seconds 10 --profile --top 6
+  done
+  WGRT_FLASH_ATTENTION=0 step "wgrt-$m-pp-no-flash" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
+      --max-seconds 10
+  for kv in "" --kv-f16; do
+    step "wgrt-$m-tg-at-2048${kv}" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" --tg-prefill 2048 -r 3 \
+        --max-seconds 15 $kv
+  done
   if [ -x "$BIN/llama-bench-cuda" ] && [ -z "$peer_pid" ]; then
     LD_LIBRARY_PATH="$CUDA_LD" step "llamacpp-cuda-$m" 120 "$BIN/llama-bench-cuda" -m "$model" -p "$PP" -n "$TG" \
         -r "$REPS" -ngl 99 -o json
@@ -184,5 +197,14 @@ fi
 echo "== summary (t=${SECONDS}s)"
 python3 bench/summarize.py "$RUN" --json "$RESULT_DIR/results-$(date -u +%F).json" \
   --commit "$(cat "$D/COMMIT" 2>/dev/null || echo unknown)" | tee "$RESULT_DIR/summary.md"
+echo "== prefill and KV variants (issue 18)" | tee -a "$RESULT_DIR/summary.md"
+for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-tg-at-2048*.out; do
+  [ -f "$f" ] || continue
+  echo "$(basename "${f%.out}"): $(grep -hE "^(pp|tg)[0-9]+ " "$f" | awk '{print $1, $3, "tok/s"}' | tr '\n' ' ')" \
+       "$(grep -ho "KV cache [0-9.]* MiB ([a-z0-9]*)" "$f")"
+  # The pp512 profile's GEMM rows (label, count, total us): TFLOP/s = 2 * 512 *
+  # (weights of the matrices that label ran) / total time.
+  sed -n '/^profile: pp512/,$p' "$f" | grep -E "^  (gemm|linear_ggml gemm) " | sed 's/^/    /'
+done | tee -a "$RESULT_DIR/summary.md"
 if [ "$RESULT_DIR" != "$RUN" ]; then tar czf "$RESULT_DIR/results.tgz" -C /tmp bench-run; fi
 echo "== done in ${SECONDS}s"

@@ -9,6 +9,14 @@
 namespace wgrt::test {
 namespace {
 std::string g_reason;
+// Tests compare with f32 references at f32 tolerances, so prefill GEMMs run
+// in f32 here unless WGRT_MATMUL says otherwise; the f16 variants are tested
+// through an explicit LoadOptions::matmul_precision (test_quant_linear.cpp).
+// Likewise the GEMM family runs at every size here (not only from 128
+// workgroups up), so small test shapes exercise it.
+const bool g_f32_gemms = [] {
+  return setenv("WGRT_MATMUL", "f32", 0) == 0 && setenv("WGRT_GEMM_MIN_WORKGROUPS", "0", 0) == 0;
+}();
 }
 
 bool gpu_required() {

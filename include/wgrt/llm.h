@@ -55,6 +55,7 @@ struct LlmOptions {
   std::string tokenizer_path;  // for a .pte: a GGUF file whose tokenizer the model uses
   int64_t context = 2048;      // KV cache length; capped at the model's trained context
   int64_t chunk = 256;         // most prompt tokens per forward pass
+  bool kv_f16 = false;         // KV cache in f16 (GGUF models): half its memory, rows rounded to f16
   LoadOptions load;
   // Progress while weights are read and uploaded: (done, total, stage).
   std::function<void(size_t, size_t, const char*)> on_progress;

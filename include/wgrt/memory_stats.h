@@ -11,6 +11,7 @@ struct MemoryStats {
   uint64_t tensor_bytes = 0;      // inputs, outputs, intermediates: shared + unshared
   uint64_t shared_bytes = 0;      // the shared objects (one per mem_obj_id)
   uint64_t unshared_bytes = 0;    // tensors with a buffer of their own
+  uint64_t state_bytes = 0;       //   of which state kept between runs (KV caches)
   uint64_t constant_bytes = 0;    // weights and other constants
   uint64_t staging_bytes = 0;     // readback buffers for outputs
   uint64_t uniform_bytes = 0;     // per-dispatch parameters

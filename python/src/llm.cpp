@@ -65,13 +65,14 @@ void bind_llm(nb::module_& m) {
       });
 
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model loaded from GGUF.")
-      .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk) {
+      .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk, bool kv_f16) {
         api::LlmOptions options;
         options.path = path;
         options.context = context;
         options.chunk = chunk;
+        options.kv_f16 = kv_f16;
         return PyLLM{api::Llm::load(api::Runtime::process_default(), options)};
-      }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256)
+      }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false)
       .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })
       .def_prop_ro("summary", [](const PyLLM& l) { return l.llm.description(); })
       .def_prop_ro("context", [](const PyLLM& l) { return l.llm.context(); })

@@ -153,6 +153,7 @@ nb::dict memory_stats_dict(const MemoryStats& s) {
   d["tensor_bytes"] = s.tensor_bytes;
   d["shared_bytes"] = s.shared_bytes;
   d["unshared_bytes"] = s.unshared_bytes;
+  d["state_bytes"] = s.state_bytes;
   d["constant_bytes"] = s.constant_bytes;
   d["staging_bytes"] = s.staging_bytes;
   d["uniform_bytes"] = s.uniform_bytes;

@@ -153,14 +153,18 @@ class LLM:
         return f"wgrt.LLM({self.path!r})"
 
 
-def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048, chunk: int = 256):
+def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048, chunk: int = 256,
+         kv_f16: bool = False):
     """Loads a .gguf LLM (default: the built-in SmolLM2) or a .pte program
-    (with its .ptd weights file, if it has one)."""
+    (with its .ptd weights file, if it has one). kv_f16: keep a GGUF model's
+    KV cache in f16 (half its memory; rows rounded to f16)."""
     path = default_model_path() if path is None else os.fspath(path)
     if path.endswith(".gguf"):
         if ptd is not None:
             raise ValueError("ptd is for .pte programs")
-        return LLM(_wgrt.LLM._load(path, context, chunk))
+        return LLM(_wgrt.LLM._load(path, context, chunk, kv_f16))
     if path.endswith(".pte"):
+        if kv_f16:
+            raise ValueError("kv_f16 is for .gguf models (a .pte brings its own KV cache)")
         return Program(_wgrt.Program._load(path, "" if ptd is None else os.fspath(ptd)))
     raise ValueError(f"cannot tell what {path!r} is: expected a .pte or .gguf file")

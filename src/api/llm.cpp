@@ -40,6 +40,7 @@ Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
   o.tokenizer_path = options.tokenizer_path;
   o.context = options.context;
   o.chunk = options.chunk;
+  o.kv_f16 = options.kv_f16;
   o.graph = detail::engine_options(options.load);
   auto impl = std::make_shared<detail::LlmImpl>();
   impl->runtime = runtime.impl();

@@ -37,7 +37,7 @@ struct BenchArgs {
   uint64_t seed = 1234;
   int32_t in_flight = 4;
   int64_t top = 15;
-  bool ab = false, cpu_sampling = false, profile = false, no_fuse = false;
+  bool ab = false, cpu_sampling = false, profile = false, no_fuse = false, kv_f16 = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -327,6 +327,7 @@ int bench(const BenchArgs& args) {
   load.context = args.ctx > 0 ? args.ctx : need;
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
   if (args.no_fuse) load.load.fuse = 0;
+  load.kv_f16 = args.kv_f16;
   const auto t_load = Clock::now();
   std::optional<api::Llm> model = api::Llm::load(runtime, load);
   const double load_s = seconds_since(t_load);
@@ -407,10 +408,11 @@ int bench(const BenchArgs& args) {
     std::printf("\n");
   }
   const MemoryStats mem = model->memory_stats();
-  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB, scratch %.1f MiB); "
-              "peak on the device %.1f MiB\n",
+  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB of which KV cache %.1f MiB "
+              "(%s), scratch %.1f MiB); peak on the device %.1f MiB\n",
               mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
-              mem.scratch_bytes / 1048576.0, runtime.peak_buffer_bytes() / 1048576.0);
+              mem.state_bytes / 1048576.0, args.kv_f16 ? "f16" : "f32", mem.scratch_bytes / 1048576.0,
+              runtime.peak_buffer_bytes() / 1048576.0);
 
   std::vector<Profile> profiles;
   if (profile) {
@@ -475,6 +477,7 @@ Command add_bench(CLI::App& app) {
   cmd->add_flag("--profile", a->profile,
                 "GPU time per kernel and dispatches for one decode step and one prompt pass");
   cmd->add_flag("--no-fuse", a->no_fuse, "load without the fusion passes (A/B against the fused graph)");
+  cmd->add_flag("--kv-f16", a->kv_f16, "the f16 KV cache (half its memory)");
   cmd->add_option("--top", a->top, "kernels listed per profile (default 15)")->type_name("K")->check(in_range(1, 1 << 20));
   cmd->add_option("--json", a->json, "write the results as JSON")->type_name("PATH");
   return {cmd, [a] { return bench(*a); }};

@@ -18,6 +18,17 @@ size_t submit_every_from_env() {
   return every ? std::strtoul(every, nullptr, 10) : 64;
 }
 
+MatmulPrecision matmul_precision_from_env() {
+  const char* v = std::getenv("WGRT_MATMUL");
+  if (v == nullptr || *v == 0) return MatmulPrecision::Auto;
+  const std::string s = v;
+  if (s == "f32") return MatmulPrecision::F32;
+  if (s == "f16") return MatmulPrecision::F16;
+  if (s == "f16acc") return MatmulPrecision::F16Acc;
+  if (s == "auto") return MatmulPrecision::Auto;
+  throw Error(ErrorCode::InvalidArgument, "WGRT_MATMUL=" + s + ": expected auto, f32, f16 or f16acc");
+}
+
 ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device) {
   state_.graph = std::move(graph);
 }
@@ -39,6 +50,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
   eg->submit_every_ = options.submit_every;
   GraphState& st = eg->state_;
+  st.matmul_precision = options.matmul_precision;
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});
   eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);

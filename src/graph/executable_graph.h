@@ -27,6 +27,8 @@ class Device;
 
 // 64, or WGRT_SUBMIT_EVERY when set.
 size_t submit_every_from_env();
+// Auto, or WGRT_MATMUL (f32, f16, f16acc) when set; anything else is refused.
+MatmulPrecision matmul_precision_from_env();
 
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
@@ -38,6 +40,8 @@ struct LoadOptions {
   // Run the fusion passes (graph/passes/fuse_linear.h) before planning
   // memory. Default on; WGRT_NO_FUSE=1 turns them off.
   bool fuse = fusion_from_env();
+  // Arithmetic of the prefill GEMMs (graph_state.h).
+  MatmulPrecision matmul_precision = matmul_precision_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
 };

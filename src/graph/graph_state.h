@@ -39,6 +39,13 @@ struct RecordedDispatch {
 
 inline constexpr ValueId kNotAnInput = ~ValueId{0};
 
+// Arithmetic of the prefill matrix products (ops/linear/gemm.h):
+//   Auto    F16 where the device offers shader-f16, F32 otherwise
+//   F32     f32 operands and sums
+//   F16     f16 operands and products, f16 partial sums over 32 K steps added into f32
+//   F16Acc  f16 throughout (the seeds' f16-accumulate variant; largest error)
+enum class MatmulPrecision { Auto, F32, F16, F16Acc };
+
 struct HookEntry {
   std::vector<ValueId> deps;  // fires when any of these changed
   ResizeHook fn;
@@ -46,6 +53,7 @@ struct HookEntry {
 
 struct GraphState {
   Graph graph;
+  MatmulPrecision matmul_precision = MatmulPrecision::Auto;  // LoadOptions::matmul_precision
   std::vector<RecordedDispatch> dispatches;
   std::deque<gpu::Buffer> uniforms;        // deque: bindings keep pointers
   std::vector<HookEntry> hooks;

@@ -83,6 +83,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
           plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
         }
         plan.dedicated_.push_back(gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label));
+        if (t->storage == StorageKind::State) plan.state_bytes_ += plan.dedicated_.back().size();
         break;
       case StorageKind::Constant: {
         gpu::Buffer buf = gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label);
@@ -117,6 +118,7 @@ void MemoryPlan::add_to(MemoryStats& stats) const {
     ++stats.num_shared_objects;
   }
   for (const auto& b : dedicated_) stats.unshared_bytes += b.size();
+  stats.state_bytes += state_bytes_;
   for (const auto& b : constants_) stats.constant_bytes += b.size();
   stats.tensor_bytes = stats.shared_bytes + stats.unshared_bytes;
   stats.unaliased_bytes += unaliased_tensor_bytes_ + stats.constant_bytes;

@@ -38,6 +38,7 @@ class MemoryPlan {
   std::vector<gpu::Buffer> constants_;
   std::vector<const gpu::Buffer*> by_value_;
   uint64_t unaliased_tensor_bytes_ = 0;
+  uint64_t state_bytes_ = 0;  // StorageKind::State buffers (KV caches)
 };
 
 // Converts one tensor's host bytes to its device layout (I64 -> I32) and back.

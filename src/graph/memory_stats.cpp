@@ -16,6 +16,7 @@ MemoryStats& MemoryStats::operator+=(const MemoryStats& o) {
   tensor_bytes += o.tensor_bytes;
   shared_bytes += o.shared_bytes;
   unshared_bytes += o.unshared_bytes;
+  state_bytes += o.state_bytes;
   constant_bytes += o.constant_bytes;
   staging_bytes += o.staging_bytes;
   uniform_bytes += o.uniform_bytes;
@@ -31,6 +32,7 @@ std::string MemoryStats::to_string() const {
   s += line("tensors", tensor_bytes);
   s += line("  shared", shared_bytes);
   s += line("  unshared", unshared_bytes);
+  s += line("    state (KV)", state_bytes);
   s += line("constants", constant_bytes);
   s += line("staging", staging_bytes);
   s += line("uniforms", uniform_bytes);

@@ -32,6 +32,7 @@ class OpContext : public ResizeContext {
   const Tensor& tensor_info(ValueId id) const { return state_.graph.tensor(id); }
   const Graph& graph() const { return state_.graph; }
   gpu::Device& device() { return device_; }
+  MatmulPrecision matmul_precision() const { return state_.matmul_precision; }
 
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});

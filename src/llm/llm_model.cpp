@@ -30,6 +30,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   gguf::LlamaGraphOptions gopt;
   gopt.max_context = options.context;
   gopt.max_chunk = options.chunk;
+  gopt.kv_f16 = options.kv_f16;
   if (options.on_progress) {
     gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
   }
@@ -60,6 +61,10 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
 }
 
 std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadOptions& options) {
+  if (options.kv_f16) {
+    throw Error(ErrorCode::InvalidArgument, options.path + ": the f16 KV cache applies to GGUF models only (a .pte "
+                                                           "brings its own cache)");
+  }
   if (options.tokenizer_path.empty()) {
     throw Error(ErrorCode::InvalidArgument, options.path +
                                                 ": a .pte holds no tokenizer; pass a GGUF file whose tokenizer the "

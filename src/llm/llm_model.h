@@ -28,6 +28,7 @@ struct LlmLoadOptions {
   std::string tokenizer_path;   // for a .pte: a GGUF file whose tokenizer the model uses
   int64_t context = 2048;       // KV cache length; capped at the model's trained context
   int64_t chunk = 256;          // most tokens per forward pass
+  bool kv_f16 = false;          // the opt-in f16 KV cache (GGUF models): half the cache bytes
   // Progress while weights are prepared and uploaded: (done, total, what).
   std::function<void(size_t, size_t, const char*)> on_progress;
   // Runs the decode pass and the GPU sampler once at load, so that drivers

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "gpu/device.h"
 #include "gpu_test_env.h"
@@ -131,7 +132,10 @@ TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
   ASSERT_GT(uint64_t(chunk) * t * t / ops::kSdpaWorkgroup, limits.max_compute_workgroups_per_dimension);
   const uint64_t chunks = (d.heads + chunk - 1) / chunk;
 
+  // The three-pass path (prefill otherwise runs flash attention, test_flash_attention.cpp).
+  setenv("WGRT_FLASH_ATTENTION", "0", 1);
   auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput));
+  unsetenv("WGRT_FLASH_ATTENTION");
   EXPECT_EQ(g->dispatch_count(), 3 + 3 * chunks)
       << "two cache writes, the decode kernel, then three passes per head chunk";
   const auto handles = test::buffer_handles(*g);

@@ -82,8 +82,9 @@ class LlamaBuilder {
       const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
       b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
                 {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
-      const ValueId k_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
-      const ValueId v_cache = b_.add_state(DType::F32, {1, opt_.max_context, KV, HD});
+      const DType cache_type = opt_.kv_f16 ? DType::F16 : DType::F32;
+      const ValueId k_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
+      const ValueId v_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
       const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
       std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
                                    b_.add_bool(true), null, attn};

@@ -25,6 +25,9 @@ struct LlamaGraphOptions {
   // Both are capped at the model's trained context (LlamaGraph says what was used).
   int64_t max_context = 2048;  // KV cache length: prompt + generated tokens
   int64_t max_chunk = 256;     // most tokens per forward pass (prefill chunks)
+  // The opt-in f16 KV cache: half the cache bytes, rows rounded to f16
+  // (attention reads them through flash attention; head dim <= 128).
+  bool kv_f16 = false;
   // Called once per weight tensor as it is prepared (done, total).
   std::function<void(size_t, size_t)> on_weight;
 };

@@ -22,11 +22,12 @@ static_assert(sizeof(CacheParams) == 16, "must match Params in update_cache.wgsl
 void check_update_cache(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& value = args.tensor(0, {DType::F32});
-  const Tensor& cache = args.tensor(1, {DType::F32});
+  const Tensor& cache = args.tensor(1, {DType::F32, DType::F16});
   args.expect_rank(0, 4);
   args.expect_rank(1, 4);
   const Dims& v = value.max_dims;
   const Dims& c = cache.max_dims;
+  if (cache.dtype == DType::F16 && v[3] % 2 != 0) args.fail(1, "an f16 cache needs an even row size, got " + dims_string(c));
   if (v[0] != 1 || c[0] != 1 || v[2] != c[2] || v[3] != c[3] || v[1] > c[1]) {
     args.fail(1, "expected a cache [1, >= " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ", " +
                      std::to_string(v[3]) + "] for value " + dims_string(v) + ", got " + dims_string(c));
@@ -49,8 +50,11 @@ void lower_update_cache(OpContext& ctx) {
 CacheWrite record_cache_write(OpContext& ctx, std::initializer_list<std::pair<ValueId, ValueId>> pairs) {
   CacheWrite w;
   w.uniform = ctx.uniform(sizeof(CacheParams));
-  const auto& pipeline = ctx.pipeline("attention/update_cache.wgsl", "main", {{"WG", kWorkgroup}});
   for (const auto& [value, cache] : pairs) {
+    // f16 caches (the opt-in f16 KV cache) are written two values per invocation.
+    w.f16 = ctx.tensor_info(cache).dtype == DType::F16;
+    const auto& pipeline = ctx.pipeline(w.f16 ? "attention/update_cache_f16.wgsl" : "attention/update_cache.wgsl", "main",
+                                        {{"WG", kWorkgroup}});
     w.dispatches.push_back(ctx.dispatch(pipeline, {ctx.tensor(value), ctx.tensor(cache), ctx.uniform_binding(w.uniform)},
                                         ctx.call().name + " cache write"));
   }
@@ -70,7 +74,8 @@ void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_d
   p.count = static_cast<uint32_t>(s * row);
   p.dst_offset = static_cast<uint32_t>(start_pos * row);
   r.write_uniform(w.uniform, p);
-  for (DispatchId d : w.dispatches) r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+  const uint64_t per_invocation = w.f16 ? 2 : 1;
+  for (DispatchId d : w.dispatches) r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup * per_invocation)));
 }
 
 void register_update_cache(OpRegistry& registry) {

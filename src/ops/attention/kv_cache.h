@@ -1,4 +1,5 @@
-// Writing new K/V rows into a cache ([1, MAX, H, D], f32) at start_pos:
+// Writing new K/V rows into a cache ([1, MAX, H, D], f32, or f16 for the
+// opt-in f16 KV cache) at start_pos:
 // shared by update_cache.default and sdpa_with_kv_cache.default.
 #pragma once
 
@@ -9,6 +10,7 @@ namespace wgrt::ops {
 struct CacheWrite {
   UniformId uniform = 0;
   std::vector<DispatchId> dispatches;  // one per (value, cache) pair
+  bool f16 = false;                    // the caches are f16 (all pairs alike)
 };
 
 // Records one dispatch per pair; all pairs share one shape.

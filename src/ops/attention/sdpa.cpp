@@ -10,6 +10,13 @@
 // shape allows (decode_fits); the three passes and the cache write then get
 // no workgroups.
 //
+// Prefill (S > 1) runs flash attention (flash_attention.wgsl: tiled, online
+// softmax, no score buffer) when the head dim is at most 128 and the device
+// has the workgroup memory; the three-pass path (scores, softmax, weighted
+// sum through a scratch score matrix) then serves only S = 1, so its scratch
+// is one row per head. WGRT_FLASH_ATTENTION=0 keeps the three-pass path for
+// every S (A/B and tests).
+//
 // wgrt.sdpa_with_kv_cache_window: the same arguments and one more, `window`
 // (an Int): a query at position p sees only keys at positions > p - window
 // (sliding-window layers of Gemma 3; the cache still holds every position).
@@ -17,6 +24,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
@@ -63,6 +72,31 @@ bool decode_fits(uint32_t group, int64_t head_dim) {
   return group <= 8 && group * dim4 <= 256 && dim4 > 0 && 256 % dim4 == 0;
 }
 
+// Mirrors `Params` in flash_attention.wgsl.
+struct FlashParams {
+  uint32_t seq = 0, start = 0, q_heads = 0, group = 0, kv_heads = 0;
+  float scale = 0;
+  uint32_t window = 0, pad = 0;
+};
+static_assert(sizeof(FlashParams) == 32, "must match Params in flash_attention.wgsl");
+constexpr uint32_t kFlashRows = 16, kFlashKeys = 32;  // BQ, BKV in flash_attention.wgsl
+constexpr int64_t kFlashMaxHeadDim = 128;             // MAX_SLICE * 4 lanes * 4
+
+// Workgroup memory of flash_attention.wgsl: q rows, one K/V tile, scores.
+uint64_t flash_workgroup_bytes(int64_t head_dim) {
+  return (kFlashRows * head_dim + kFlashKeys * (head_dim + 4)) * 4 + kFlashRows * kFlashKeys * 4;
+}
+
+bool flash_fits(const gpu::Device& device, int64_t head_dim) {
+  return head_dim <= kFlashMaxHeadDim &&
+         flash_workgroup_bytes(head_dim) <= device.limits().max_compute_workgroup_storage_size;
+}
+
+bool flash_disabled_by_env() {
+  const char* env = std::getenv("WGRT_FLASH_ATTENTION");
+  return env != nullptr && std::strcmp(env, "0") == 0;
+}
+
 enum Arg { kQ, kK, kV, kKCache, kVCache, kStartPos, kSeqLen, kMask, kDropout, kCausal, kScale, kOut, kArgCount };
 constexpr size_t kWindow = kArgCount;  // the windowed variant's extra argument
 
@@ -78,9 +112,18 @@ void check(const OpArgs& args) {
   if (kWindowed && args.integer(kWindow) < 1) {
     args.fail(kWindow, "window must be at least 1, got " + std::to_string(args.integer(kWindow)));
   }
-  for (size_t i : {kQ, kK, kV, kKCache, kVCache, kOut}) {
+  for (size_t i : {kQ, kK, kV, kOut}) {
     args.tensor(i, {DType::F32});
     args.expect_rank(i, 4);
+  }
+  // Caches: f32, or f16 (the opt-in f16 KV cache, read by flash attention only).
+  const DType cache_type = args.tensor(kKCache, {DType::F32, DType::F16}).dtype;
+  args.tensor(kVCache, {cache_type});
+  args.expect_rank(kKCache, 4);
+  args.expect_rank(kVCache, 4);
+  if (cache_type == DType::F16 && args.tensor(kQ).max_dims[3] > kFlashMaxHeadDim) {
+    args.unsupported(kKCache, "an f16 KV cache needs head dim <= " + std::to_string(kFlashMaxHeadDim) + ", got " +
+                                  std::to_string(args.tensor(kQ).max_dims[3]));
   }
   const Dims& q = args.tensor(kQ).max_dims;
   const Dims& k = args.tensor(kK).max_dims;
@@ -117,8 +160,19 @@ void lower(OpContext& ctx) {
 
   const CacheWrite cache_write = record_cache_write(ctx, {{k, ctx.arg(kKCache)}, {v, ctx.arg(kVCache)}});
 
+  const bool f16_cache = ctx.tensor_info(ctx.arg(kKCache)).dtype == DType::F16;
+  const bool fits = flash_fits(ctx.device(), head_dim);
+  if (f16_cache && !fits) {
+    throw Error(ErrorCode::NotSupported, "sdpa_with_kv_cache: an f16 KV cache needs flash attention, which needs " +
+                                             std::to_string(flash_workgroup_bytes(head_dim)) +
+                                             " bytes of workgroup memory; the device has " +
+                                             std::to_string(ctx.device().limits().max_compute_workgroup_storage_size));
+  }
+  // f16 caches: flash attention for every S (the three passes read f32 rows).
+  const bool flash = f16_cache || (max_seq > 1 && fits && !flash_disabled_by_env());
+  const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
-  const bool has_decode = decode_fits(group, head_dim);
+  const bool has_decode = !f16_cache && decode_fits(group, head_dim);  // it reads f32 rows
   UniformId decode_uniform = 0;
   DispatchId decode = 0;
   if (has_decode) {
@@ -132,9 +186,10 @@ void lower(OpContext& ctx) {
                           "sdpa decode");
   }
 
-  const uint32_t chunk = sdpa_heads_per_chunk(heads, max_seq, cache_max,
+  const uint32_t chunk = sdpa_heads_per_chunk(heads, pass_seq, cache_max,
                                               ctx.device().limits().max_storage_buffer_binding_size);
-  const auto scores = ctx.scratch(uint64_t(chunk) * max_seq * cache_max * sizeof(float), "sdpa scores");
+  gpu::BufferBinding scores{};
+  if (!f16_cache) scores = ctx.scratch(uint64_t(chunk) * pass_seq * cache_max * sizeof(float), "sdpa scores");
   const gpu::OverrideConstants wg = {{"WG", kSdpaWorkgroup}};
   const auto& qk = ctx.pipeline("attention/sdpa.wgsl", "scores", wg);
   const auto& softmax = ctx.pipeline("attention/sdpa.wgsl", "softmax", wg);
@@ -145,7 +200,7 @@ void lower(OpContext& ctx) {
     uint32_t head_begin, heads;
   };
   std::vector<Chunk> chunks;
-  for (uint32_t begin = 0; begin < heads; begin += chunk) {
+  for (uint32_t begin = 0; begin < heads && !f16_cache; begin += chunk) {
     Chunk c;
     c.head_begin = begin;
     c.heads = std::min(chunk, heads - begin);
@@ -155,6 +210,21 @@ void lower(OpContext& ctx) {
     c.softmax = ctx.dispatch(softmax, {params, scores}, "sdpa softmax");
     c.av = ctx.dispatch(av, {params, scores, ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)}, "sdpa weighted sum");
     chunks.push_back(c);
+  }
+  UniformId flash_u = 0;
+  DispatchId flash_d = 0;
+  if (flash) {
+    flash_u = ctx.uniform(sizeof(FlashParams));
+    const auto& pipeline = ctx.pipeline({f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl",
+                                                  "attention/flash_attention.wgsl"}, "flash",
+                                        {{"D4", double(head_dim / 4)},
+                                         {"KS", double(head_dim / 4 + 1)},
+                                         {"Q_LEN", double(kFlashRows * head_dim / 4)},
+                                         {"KV_LEN", double(kFlashKeys * (head_dim / 4 + 1))}});
+    flash_d = ctx.dispatch(pipeline,
+                           {ctx.uniform_binding(flash_u), ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)),
+                            ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)},
+                           "flash attention");
   }
 
   ctx.on_resize({q, k, v, start_pos}, [=](ResizeContext& r) {
@@ -181,11 +251,25 @@ void lower(OpContext& ctx) {
       r.set_workgroups(decode, gpu::WorkgroupCount{one_step ? kv_heads : 0, 1, 1});
     }
     if (one_step) {  // the decode kernel writes the cache itself
+      if (flash) r.set_workgroups(flash_d, gpu::WorkgroupCount{0, 1, 1});
       for (DispatchId d : cache_write.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
       for (const Chunk& c : chunks) {
         for (DispatchId d : {c.qk, c.softmax, c.av}) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
       }
       return;
+    }
+    const bool use_flash = flash && (s > 1 || f16_cache);  // never with one_step: has_decode needs an f32 cache
+    if (flash) {
+      FlashParams p;
+      p.seq = static_cast<uint32_t>(s);
+      p.start = static_cast<uint32_t>(start);
+      p.q_heads = heads;
+      p.group = heads / kv_heads;
+      p.kv_heads = kv_heads;
+      p.scale = scale;
+      p.window = window;
+      r.write_uniform(flash_u, p);
+      r.set_workgroups(flash_d, use_flash ? r.fold(uint64_t(heads) * gpu::div_up(s, kFlashRows)) : gpu::WorkgroupCount{0, 1, 1});
     }
     for (const Chunk& c : chunks) {
       SdpaParams p;
@@ -201,6 +285,10 @@ void lower(OpContext& ctx) {
       p.scale = scale;
       p.window = window;
       r.write_uniform(c.uniform, p);
+      if (use_flash) {
+        for (DispatchId d : {c.qk, c.softmax, c.av}) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+        continue;
+      }
       const uint64_t rows = uint64_t(c.heads) * s;
       r.set_workgroups(c.qk, r.fold(gpu::div_up(rows * context, kSdpaWorkgroup)));
       r.set_workgroups(c.softmax, r.fold(rows));

@@ -3,11 +3,14 @@
 // the low nibble), scales f32 [K / group_size, padded_N], out [..., N].
 // Both kernels are recorded once; the hook gives workgroups to GEMV when the
 // live M (rows of x) is 1 and to the tiled GEMM otherwise, so bind groups
-// never change.
+// never change. The GEMM is the family's (linear/gemm.h, decoding through
+// q4gsw_unit.wgsl) when K % 32 == 0 and the device fits it, else the 16 x 16
+// tiles of linear_q4gsw.wgsl.
 #include "ops/linear/linear_q4gsw.h"
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/linear/gemm.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
 
@@ -87,7 +90,19 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   const auto bindings = {x_data, ctx.tensor(w), ctx.tensor(scales), bias, ctx.tensor(out),
                          ctx.uniform_binding(u)};
   const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
-  const DispatchId d_gemm = ctx.dispatch(gemm, bindings, kLinearGemmLabel);
+  const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
+  MatmulPrecision precision;
+  const bool family = k % 32 == 0 && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
+  const DispatchId d_gemm =
+      family ? ctx.dispatch(gemm_pipeline(ctx, "linear/q4gsw_unit.wgsl", precision,
+                                          {{"GROUP_SIZE", double(args.integer(3))},
+                                           {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
+                                           {"HAS_BIAS", bias_flag}}),
+                            {ctx.tensor(x), ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
+                             ctx.tensor(scales)},
+                            kGemmLabel)
+             : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
 
   LinearParams base;
   base.n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
@@ -102,9 +117,11 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
     dims.back() = p.n;
     r.set_dims(out, dims);
     r.write_uniform(u, p);
+    if (family) r.write_uniform(family_u, GemmParams{p.m, p.n, p.k, p.k / 8});
     const bool one_row = p.m == 1;
     r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(p.n, kGemvRows) : 0));
-    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gpu::div_up(p.m, kTile) * p.tiles_n));
+    const uint64_t gemm_groups = family ? gemm_workgroups(p.m, p.n) : gpu::div_up(p.m, kTile) * p.tiles_n;
+    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gemm_groups));
   });
 }
 

@@ -5,7 +5,8 @@
 //   aten.addmm.default  (bias [N] or [1, N], a [M, K], b [K, N], beta 1, alpha 1, out [M, N])
 // linear records both the GEMV and the tiled GEMM; its hook gives workgroups
 // to GEMV when the live M (rows of x) is 1 and to the GEMM otherwise, so bind
-// groups never change. mm and bmm use the GEMM alone. Every live dim may
+// groups never change. linear's GEMM is the family's (linear/gemm.h, the
+// weight rows read as ggml F32 rows) when K % 32 == 0 and the device fits it. mm and bmm use the GEMM alone. Every live dim may
 // change between runs, up to its maximum.
 #include "ops/linear/matmul.h"
 
@@ -13,6 +14,8 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/linear/gemm.h"
+#include "ops/quant/quant_layout.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -94,9 +97,21 @@ void lower_linear(OpContext& ctx) {
                          ctx.tensor(out), ctx.uniform_binding(u)};
   const DispatchId d_gemv =
       ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants), bindings, kMatmulGemvLabel);
-  const DispatchId d_gemm =
-      ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemm", constants), bindings, kMatmulGemmLabel);
   const int64_t n = ctx.max_dims(w)[0], k = ctx.max_dims(w)[1];
+  MatmulPrecision precision;
+  const bool family = k % 32 == 0 && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
+  DispatchId d_gemm;
+  if (family) {
+    gpu::OverrideConstants c = decode_constants(*find_quant_layout(0));  // ggml F32 rows
+    c.emplace_back("HAS_BIAS", has_bias ? 1 : 0);
+    d_gemm = ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, c),
+                          {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w), ctx.tensor(out),
+                           ctx.uniform_binding(family_u)},
+                          kGemmLabel);
+  } else {
+    d_gemm = ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemm", constants), bindings, kMatmulGemmLabel);
+  }
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const int64_t m = k == 0 ? 0 : numel(dims) / k;
@@ -104,9 +119,10 @@ void lower_linear(OpContext& ctx) {
     r.set_dims(out, dims);
     const MatmulParams p = params_for(1, m, k, n);
     r.write_uniform(u, p);
+    if (family) r.write_uniform(family_u, GemmParams{p.m, p.n, p.k, p.k});
     const bool one_row = m == 1;
     r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(n, kGemvRows) : 0));
-    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gemm_workgroups(p)));
+    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : family ? ops::gemm_workgroups(p.m, p.n) : gemm_workgroups(p)));
   });
 }
 

@@ -13,15 +13,21 @@
 // by the fusion pass into one matrix (weight rows and bias concatenated at
 // load); output i takes its block of columns ([..., N_i] each).
 //
-// Two dispatches are recorded: the GEMV of the quantized family for decode
-// (gemv.wgsl, M = 1) and a tiled GEMM for prefill (linear.wgsl, 32 x 64
-// output tiles through workgroup memory); the hook gives the one that fits
-// the live M its workgroups and the other none.
+// Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
+// M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (64 x 128
+// tiles, the graph's matmul precision) and linear.wgsl's 32 x 64 f32 tiles,
+// which serve where the family would have fewer than
+// gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
+// large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
+// workgroup memory, and for the fused and split variants (the family has no
+// RMSNorm prologue, residual epilogue or split outputs yet). The hook gives
+// the one that fits the live shape its workgroups and the others none.
 #include <algorithm>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/reduce.h"
+#include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
@@ -146,7 +152,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
                     "quant/linear_io.wgsl",
                     "quant/gemv.wgsl"},
                    "main", gemv_constants);
-  const auto& gemm_pipeline =
+  const auto& tiled_pipeline =
       ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
   const UniformId u = ctx.uniform(sizeof(LinearParams));
   // Unused output bindings get a scratch word: the same buffer bound twice as
@@ -159,7 +165,20 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const std::string suffix = std::string(has_out1 ? " split" : "") + (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "");
   const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
-  const DispatchId gemm = ctx.dispatch(gemm_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
+  const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
+  const bool fused = has_norm || has_residual || has_out1;
+  MatmulPrecision precision;
+  const bool family = !fused && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  DispatchId family_gemm = gemm;
+  if (family) {
+    gpu::OverrideConstants gemm_constants = decode_constants(layout);
+    gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
+    const auto family_bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out),
+                                  ctx.uniform_binding(u)};
+    family_gemm = ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, gemm_constants),
+                               family_bindings, kGemmLabel);
+  }
+  const uint64_t min_workgroups = gemm_family_min_workgroups();
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
@@ -178,8 +197,10 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-    r.set_workgroups(gemm, decode ? gpu::WorkgroupCount{0, 1, 1}
-                                  : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
+    const bool big = family && gemm_workgroups(m, n) >= min_workgroups;
+    const gpu::WorkgroupCount none{0, 1, 1};
+    r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
+    if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(m, n)) : none);
   });
 }
 

@@ -1,0 +1,135 @@
+// Causal grouped-query attention for prefill without an S x S score buffer
+// (flash attention): a workgroup owns BQ = 16 query rows of one head and walks
+// the visible cache positions in tiles of BKV = 32, keeping each row's running
+// max, sum and output (online softmax). q, out: [S, H, D]; caches [MAX, Hkv,
+// D] (f32, or f16 rows: the prelude reads them); D = 4 * D4 <= 128.
+// Threads: 4 per query row (64). Per tile: K rows into workgroup memory; each
+// thread scores 8 keys (lanes interleaved) against the row's scaled q; then
+// V rows replace K there, and each thread rescales and accumulates its slice
+// of the row's output (vec4s lane, lane + 4, ...).
+// Visible keys of the query at absolute position p = start + s: c <= p, and
+// with a sliding window also c > p - window.
+// Workgroups: H * ceil(S / BQ), possibly 2D-folded; the last query blocks
+// (the most keys) first.
+
+override D4: u32 = 16;  // head dim / 4
+// Set by the host: KS = D4 + 1 (kv row stride, padded so that the 4 lanes'
+// rows fall in different banks), Q_LEN = BQ * D4, KV_LEN = BKV * KS
+// (workgroup arrays sized by plain override identifiers).
+override KS: u32 = 17;
+override Q_LEN: u32 = 256;
+override KV_LEN: u32 = 544;
+
+struct Params {
+  seq: u32,          // live S
+  start: u32,        // cache positions before this query block
+  q_heads: u32,      // H
+  group: u32,        // H / Hkv
+  kv_heads: u32,     // Hkv
+  scale: f32,
+  window: u32,       // 0: none
+  pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> q4: array<vec4<f32>>;
+// bindings 2 and 3, the caches, and load_k/load_v come from the prelude
+// (cache_f32.wgsl or cache_f16.wgsl).
+@group(0) @binding(4) var<storage, read_write> out4: array<vec4<f32>>;
+
+const BQ: u32 = 16u;
+const BKV: u32 = 32u;
+const LANES: u32 = 4u;
+const MAX_SLICE: u32 = 8u;  // vec4s of a row per lane: D4 / LANES <= 8 (D <= 128)
+
+var<workgroup> qs: array<vec4<f32>, Q_LEN>;
+var<workgroup> kv: array<vec4<f32>, KV_LEN>;
+var<workgroup> ps: array<f32, BQ * BKV>;
+
+@compute @workgroup_size(64)
+fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
+         @builtin(num_workgroups) nwg: vec3<u32>) {
+  let blocks = (params.seq + BQ - 1u) / BQ;
+  let g = wid.y * nwg.x + wid.x;
+  if (g >= blocks * params.q_heads) { return; }  // uniform per workgroup
+  let h = g % params.q_heads;
+  let q0 = (blocks - 1u - g / params.q_heads) * BQ;
+  let kvh = h / params.group;
+  let row = tid / LANES;
+  let lane = tid % LANES;
+  let s = q0 + row;
+  let pos = params.start + s;  // this row's absolute position
+
+  for (var e = tid; e < BQ * D4; e += 64u) {
+    let r = e / D4;
+    var v = vec4<f32>(0.0);
+    if (q0 + r < params.seq) { v = q4[((q0 + r) * params.q_heads + h) * D4 + e % D4] * params.scale; }
+    qs[e] = v;
+  }
+
+  // Keys any row of the block sees: [first, last].
+  let last = params.start + min(q0 + BQ, params.seq) - 1u;
+  var first = 0u;
+  if (params.window > 0u && params.start + q0 + 1u > params.window) { first = params.start + q0 + 1u - params.window; }
+  first = first / BKV * BKV;
+
+  var m = -3.402823e38;
+  var l = 0.0;
+  var o: array<vec4<f32>, MAX_SLICE>;
+  for (var i = 0u; i < MAX_SLICE; i++) { o[i] = vec4<f32>(0.0); }
+
+  for (var c0 = first; c0 <= last; c0 += BKV) {
+    workgroupBarrier();  // the previous tile's V and scores are consumed
+    for (var e = tid; e < BKV * D4; e += 64u) {
+      let c = c0 + e / D4;
+      var r = vec4<f32>(0.0);
+      if (c <= last) { r = load_k((c * params.kv_heads + kvh) * D4 + e % D4); }
+      kv[(e / D4) * KS + e % D4] = r;
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < BKV / LANES; j++) {
+      let c = lane + LANES * j;
+      var acc = 0.0;
+      for (var d = 0u; d < D4; d++) { acc += dot(qs[row * D4 + d], kv[c * KS + d]); }
+      ps[row * BKV + c] = acc;
+    }
+    workgroupBarrier();
+    for (var e = tid; e < BKV * D4; e += 64u) {
+      let c = c0 + e / D4;
+      var r = vec4<f32>(0.0);
+      if (c <= last) { r = load_v((c * params.kv_heads + kvh) * D4 + e % D4); }
+      kv[(e / D4) * KS + e % D4] = r;
+    }
+    workgroupBarrier();
+    if (s < params.seq) {
+      // Visible keys of this row in the tile: [lo, hi).
+      var lo = c0;
+      if (params.window > 0u && pos + 1u > params.window) { lo = max(c0, pos + 1u - params.window); }
+      let hi = min(c0 + BKV, pos + 1u);
+      if (lo < hi) {
+        var m_tile = -3.402823e38;
+        for (var c = lo; c < hi; c++) { m_tile = max(m_tile, ps[row * BKV + c - c0]); }
+        let m_new = max(m, m_tile);
+        let corr = exp(m - m_new);
+        l *= corr;
+        for (var i = 0u; i < MAX_SLICE; i++) { o[i] *= corr; }
+        for (var c = lo; c < hi; c++) {
+          let p = exp(ps[row * BKV + c - c0] - m_new);
+          l += p;
+          for (var i = 0u; i < MAX_SLICE; i++) {
+            let d = lane + LANES * i;
+            if (d < D4) { o[i] += p * kv[(c - c0) * KS + d]; }
+          }
+        }
+        m = m_new;
+      }
+    }
+  }
+  if (s < params.seq) {
+    let inv = 1.0 / l;
+    for (var i = 0u; i < MAX_SLICE; i++) {
+      let d = lane + LANES * i;
+      if (d < D4) { out4[(s * params.q_heads + h) * D4 + d] = o[i] * inv; }
+    }
+  }
+}
