@@ -548,16 +548,50 @@ class Parser {
       auto n = node(Node::Kind::Set, p.line);
       n->target = e.name();
       if (e.accept_op(".")) n->target_attr = e.name();
-      if (!e.accept_op("=")) fail(p.line, "block assignments ({% set x %}...{% endset %}) are not supported");
-      n->expr = e.expression();
-      e.expect_end();
+      if (e.accept_op("=")) {
+        n->expr = e.expression();
+        e.expect_end();
+        return n;
+      }
+      e.expect_end();  // a block assignment: the rendered body is the value
+      n->bodies.push_back(closed_block("endset"));
       return n;
+    }
+    if (kw == "macro") {
+      auto n = node(Node::Kind::Macro, p.line);
+      n->target = e.name();
+      e.expect_op("(");
+      if (!e.accept_op(")")) {
+        do {
+          n->vars.push_back(e.name());
+          n->conditions.push_back(e.accept_op("=") ? e.expression() : nullptr);
+        } while (e.accept_op(","));
+        e.expect_op(")");
+      }
+      e.expect_end();
+      n->bodies.push_back(closed_block("endmacro"));
+      return n;
+    }
+    if (kw == "generation") {  // marks assistant text for training masks; renders its body
+      e.expect_end();
+      return closed_block("endgeneration");
     }
     if (kw == "break" || kw == "continue") {
       e.expect_end();
       return node(kw == "break" ? Node::Kind::Break : Node::Kind::Continue, p.line);
     }
     fail(p.line, "'{% " + kw + " %}' is not supported");
+  }
+
+  // The statements up to `{% end %}`, which is consumed.
+  std::unique_ptr<Node> closed_block(std::string_view end) {
+    auto body = block({end});
+    const Piece& q = p_[i_++];
+    ExprParser qe(tokenize(q.body, q.line), q.line);
+    qe.name();
+    if (!qe.at_end()) qe.name();  // {% endmacro name %}
+    qe.expect_end();
+    return body;
   }
 
   std::vector<Piece> p_;
