@@ -7,6 +7,10 @@
 // that scripts/build_llama_quantize.sh downloads into the cache (run by
 // scripts/setup.sh); they are not copied into this repository. Without them
 // the test fails under CI and skips elsewhere.
+//
+// Qwen2 and Llama 3 are also checked on the 230-string pre-tokenizer corpus
+// against the `tokenizers` library loading the same vocabularies
+// (tests/fixtures/gguf/real_vocab_ids.txt, tools/fixtures/make_tokenizer_fixtures.py).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,6 +19,7 @@
 #include <sstream>
 
 #include "import/gguf/gguf_file.h"
+#include "llm/fixture_rows.h"
 #include "llm/tokenizer/tokenizer.h"
 
 namespace wgrt::llm {
@@ -37,16 +42,22 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
+// The vocabulary's GGUF, or "" after failing (CI) or skipping (elsewhere) when it is missing.
+#define REQUIRE_VOCAB(base)                                                                                 \
+  if (!fs::exists(base)) {                                                                                  \
+    const std::string why = (base).string() + " is missing: run scripts/build_llama_quantize.sh (setup.sh does)"; \
+    const char* ci = std::getenv("CI");                                                                     \
+    if (ci && std::string(ci) == "true") FAIL() << why;                                                     \
+    GTEST_SKIP() << why;                                                                                    \
+  }
+
+fs::path vocab_file(const std::string& name) { return models_dir() / ("ggml-vocab-" + name + ".gguf"); }
+
 class RealVocab : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RealVocab, EncodeMatchesHfTokenizer) {
-  const fs::path base = models_dir() / (std::string("ggml-vocab-") + GetParam() + ".gguf");
-  if (!fs::exists(base)) {
-    const std::string why = base.string() + " is missing: run scripts/build_llama_quantize.sh (scripts/setup.sh does)";
-    const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL() << why;
-    GTEST_SKIP() << why;
-  }
+  const fs::path base = vocab_file(GetParam());
+  REQUIRE_VOCAB(base);
   const gguf::GgufFile file = gguf::GgufFile::open(base.string());
   const Tokenizer tok = Tokenizer::from_gguf(file);
 
@@ -70,6 +81,28 @@ TEST_P(RealVocab, EncodeMatchesHfTokenizer) {
     ++checked;
   }
   EXPECT_GE(checked, 40u);
+}
+
+TEST(RealVocabCorpus, Qwen2AndLlama3MatchTokenizersOn230Strings) {
+  const auto rows = test::fixture_rows(test::fixture_path("gguf/real_vocab_ids.txt"));
+  ASSERT_EQ(rows.size(), 460u);
+  for (const char* name : {"qwen2", "llama-bpe"}) {
+    const fs::path base = vocab_file(name);
+    REQUIRE_VOCAB(base);
+    const gguf::GgufFile file = gguf::GgufFile::open(base.string());
+    const Tokenizer tok = Tokenizer::from_gguf(file);
+    size_t checked = 0;
+    for (const auto& r : rows) {
+      if (r[0] != name) continue;
+      std::vector<TokenId> want;
+      std::istringstream ids(r.size() > 2 ? r[2] : "");
+      for (TokenId id; ids >> id;) want.push_back(id);
+      const std::string text = test::unhex(r[1]);
+      EXPECT_EQ(tok.encode(text, /*add_special=*/false), want) << name << ": '" << text << "'";
+      ++checked;
+    }
+    EXPECT_EQ(checked, 230u) << name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(LlamaCppVocabs, RealVocab,
