@@ -175,6 +175,8 @@ class ExprParser {
   ExprParser(std::vector<Token> tokens, int line) : t_(std::move(tokens)), line_(line) {}
 
   ExprPtr expression() { return ternary(); }
+  // Without a trailing `if`: a for loop's iterable, whose `if` is its filter.
+  ExprPtr condition_free_expression() { return or_expr(); }
   bool at_end() const { return t_[i_].kind == Token::Kind::End; }
   bool peek_name(std::string_view n) const { return t_[i_].kind == Token::Kind::Name && t_[i_].text == n; }
   bool accept_name(std::string_view n) { return peek_name(n) ? (++i_, true) : false; }
@@ -534,7 +536,7 @@ class Parser {
       do n->vars.push_back(e.name());
       while (e.accept_op(","));
       if (!e.accept_name("in")) fail(p.line, "expected 'in' in a for loop");
-      n->expr = e.expression();
+      n->expr = e.condition_free_expression();
       if (e.accept_name("if")) n->loop_filter = e.expression();
       e.expect_end();
       n->bodies.push_back(block({"else", "endfor"}));
