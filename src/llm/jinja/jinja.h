@@ -13,6 +13,7 @@
 // attributes, subscripts and slices; filters trim, length, count, tojson,
 // upper, lower, capitalize, title, default, first, last, join, string, list,
 // reverse, replace, int, float, abs, items, dictsort, unique, indent, safe,
+// sort, min, max,
 // select / reject (with a test), map (attribute= or a filter),
 // selectattr / rejectattr (with equalto); tests defined, undefined, none,
 // string, number, integer, boolean, mapping, iterable, sequence, true,

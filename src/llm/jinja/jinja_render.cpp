@@ -385,6 +385,7 @@ class Renderer {
     const std::vector<Value> a = f == e.name ? args_of(e, 1) : std::vector<Value>();
     if (f == "trim") return Value::string(strip_chars(str(v), true, true));
     if (f == "length" || f == "count") {
+      if (v.is(K::Undefined)) return Value::integer(0);  // as jinja2's Undefined
       if (v.is(K::Array)) return Value::integer(int64_t(v.array->size()));
       if (v.is(K::Object)) return Value::integer(int64_t(v.object->size()));
       if (v.is(K::String)) return Value::integer(int64_t(v.s.size()));  // bytes: templates measure ASCII
@@ -439,6 +440,11 @@ class Renderer {
       return Value::integer(is_number(v) ? int64_t(as_double(v)) : std::strtoll(str(v).c_str(), nullptr, 10));
     if (f == "float") return Value::number(is_number(v) ? as_double(v) : std::strtod(str(v).c_str(), nullptr));
     if (f == "abs") return v.is(K::Int) ? Value::integer(std::llabs(v.i)) : Value::number(std::fabs(as_double(v)));
+    // Iterating an undefined value gives nothing in jinja2.
+    const bool sequence_filter = f == "select" || f == "reject" || f == "selectattr" || f == "rejectattr" ||
+                                 f == "map" || f == "sort" || f == "unique";
+    if (sequence_filter && v.is(K::Undefined)) return Value::list();
+    if (f == "sort" || f == "min" || f == "max") return order_filter(e, f, v, a);
     if (f == "select" || f == "reject") {  // items passing (or failing) a test, or truthy ones
       if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
       Array kept;
@@ -540,6 +546,48 @@ class Renderer {
       return Value::list(std::move(kept));
     }
     fail(e.line, "unknown filter '" + f + "'");
+  }
+
+  // sort(reverse=false, case_sensitive=false, attribute=none), min and max
+  // (case_sensitive, attribute), ordering numbers and strings as jinja2 does.
+  Value order_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a) {
+    if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
+    bool reverse = f == "sort" && !a.empty() && truthy(a[0]);
+    bool case_sensitive = f == "sort" ? a.size() > 1 && truthy(a[1]) : !a.empty() && truthy(a[0]);
+    std::string attribute;
+    for (const auto& [k, x] : e.kwargs) {
+      const Value xv = eval(*x);
+      if (k == "reverse") reverse = truthy(xv);
+      if (k == "case_sensitive") case_sensitive = truthy(xv);
+      if (k == "attribute") attribute = str(xv);
+    }
+    auto key = [&](const Value& item) {
+      Value k = item;
+      if (!attribute.empty()) {
+        const Value* x = item.find(attribute);
+        k = x ? *x : Value();
+      }
+      if (k.is(K::String) && !case_sensitive) {
+        for (char& c : k.s) c = char(std::tolower(static_cast<unsigned char>(c)));
+      }
+      return k;
+    };
+    auto less = [&](const Value& x, const Value& y) {
+      const Value kx = key(x), ky = key(y);
+      if (is_number(kx) && is_number(ky)) return as_double(kx) < as_double(ky);
+      if (kx.is(K::String) && ky.is(K::String)) return kx.s < ky.s;
+      fail(e.line, std::string(f) + ": cannot order a " + kind_name(kx.kind) + " and a " + kind_name(ky.kind));
+    };
+    Array items = *v.array;
+    if (f == "sort") {
+      std::stable_sort(items.begin(), items.end(), [&](const Value& x, const Value& y) {
+        return reverse ? less(y, x) : less(x, y);
+      });
+      return Value::list(std::move(items));
+    }
+    if (items.empty()) return {};
+    return f == "min" ? *std::min_element(items.begin(), items.end(), less)
+                      : *std::max_element(items.begin(), items.end(), less);
   }
 
   bool test(const Expr& e) {
