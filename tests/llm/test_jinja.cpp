@@ -88,6 +88,9 @@ jinja::Value to_value(const nlohmann::ordered_json& j) {
 TEST(Jinja, ToolsContentListsAndDatesRenderAsJinja2Does) {
   std::ifstream in(test::fixture_path("chat/structured.jsonl"));
   ASSERT_TRUE(in.good());
+  std::string header_line;
+  ASSERT_TRUE(std::getline(in, header_line));
+  const auto header = nlohmann::ordered_json::parse(header_line);
   std::map<std::string, size_t> per_template;
   size_t errors = 0, rows = 0;
   for (std::string line; std::getline(in, line);) {
@@ -123,8 +126,11 @@ TEST(Jinja, ToolsContentListsAndDatesRenderAsJinja2Does) {
       ADD_FAILURE() << e.what();
     }
   }
+  // The header says how many (tests/e2e/test_llama_cpp_chat_templates.py
+  // runs this test on another fixture folder through WGRT_FIXTURES_DIR).
+  EXPECT_EQ(rows, header["rows"].get<size_t>());
+  EXPECT_EQ(per_template.size(), header["templates"].get<size_t>());
   EXPECT_GE(rows, 140u);
-  EXPECT_EQ(per_template.size(), 14u);
   EXPECT_GT(errors, 0u);
 }
 
