@@ -72,4 +72,12 @@ cmake --build build -j"$(nproc)"
 # tools come pinned from scripts/requirements.txt, hence no build isolation.
 log "installing the wgrt Python package"
 $PY -m pip install -q --no-build-isolation .
+
+# --- llama.cpp's quantizer, and SmolLM2 in the quantization mixes people download ---
+# For tests/e2e/test_smollm2_quantized.py and the real-vocabulary tokenizer
+# test: the llama-cpp-python sdist (76 MB, from PyPI), llama.cpp's library
+# built CPU-only (-O1, -j2), then 7 requantized SmolLM2 files. All of it is
+# cached in ~/.cache/wgrt (WGRT_CACHE_DIR), so only the first run pays.
+log "llama.cpp's quantizer and the SmolLM2 quantization mixes (cached in ${WGRT_CACHE_DIR:-~/.cache/wgrt})"
+PYTHON="$PY" JOBS=$(nproc) scripts/make_smollm2_quants.sh
 log "done: try build/wgrt info"

@@ -6,10 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-
-from tiny_gguf import rewrite, write_tiny_llama
+import gguf
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from tiny_gguf import rewrite, write_tiny_llama  # noqa: E402
+
 WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 FIX = ROOT / "tests" / "fixtures" / "llama"
 
@@ -20,7 +22,7 @@ def wgrt(*args, timeout=300):
 
 
 def test_tiny_random_gguf_generates(tmp_path):
-    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    model = write_tiny_llama(tmp_path / "tiny.gguf", layers=1, qtype=gguf.GGMLQuantizationType.Q4_0)
     proc = wgrt("generate", "--model", model, "--prompt-tokens", "1,2,3", "-n", "4", "--temp", "0", "--ignore-eos",
                 "--quiet")
     assert proc.returncode == 0, proc.stderr
@@ -28,7 +30,7 @@ def test_tiny_random_gguf_generates(tmp_path):
 
 def test_vector_attn_q_is_a_clear_error_not_a_crash(tmp_path):
     """A 1-D attn_q weight once threw std::out_of_range past the CLI (abort)."""
-    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    model = write_tiny_llama(tmp_path / "tiny.gguf", layers=1, qtype=gguf.GGMLQuantizationType.Q4_0)
 
     def flatten(raw, shape, qtype):
         n = 1

@@ -185,6 +185,34 @@ TEST(TokenizerSpm, EncodeMatchesSentencePieceAndRoundTrips) {
   EXPECT_TRUE(saw_byte_fallback);
 }
 
+// Gemma 3's kind of SentencePiece vocabulary (no space prefix, user-defined
+// pieces matched whole even when special tokens are not parsed), vs
+// sentencepiece. Gemma 3's real tokenizer is not obtainable here: no PyPI
+// package or Debian package carries its tokenizer.model / tokenizer.json, and
+// the vocabulary-only GGUFs in llama.cpp's source have Gemma 4's (a different
+// tokenizer model), not Gemma 3's.
+TEST(TokenizerSpm, GemmaStyleVocabularyMatchesSentencePiece) {
+  const gguf::GgufFile f = gguf::GgufFile::open(fixture("spm_gemma_tiny.gguf"));
+  const Tokenizer t = Tokenizer::from_gguf(f);
+  EXPECT_EQ(t.kind(), TokenizerKind::SentencePiece);
+  EXPECT_FALSE(t.strips_leading_space());
+  const auto lines = rows("spm_gemma_tiny_tokens.txt");
+  ASSERT_GE(lines.size(), 15u);
+  bool saw_user_defined = false;
+  for (const auto& r : lines) {
+    const std::string text = unhex(r[0]);
+    const std::vector<TokenId> want = parse_ids(r.size() > 1 ? r[1] : "");
+    EXPECT_EQ(t.encode(text, /*add_special=*/false), want) << "'" << text << "'";
+    EXPECT_EQ(t.encode(text, /*add_special=*/false, /*parse_special=*/false), want) << "'" << text << "'";
+    EXPECT_EQ(t.decode(want), text);
+    for (TokenId id : want) saw_user_defined |= t.vocab().type(id) == TokenType::UserDefined;
+    const auto with_bos = t.encode(text);
+    ASSERT_FALSE(with_bos.empty());
+    EXPECT_EQ(with_bos[0], 2);
+  }
+  EXPECT_TRUE(saw_user_defined);
+}
+
 // --- chat templates ---
 
 TEST(TokenizerChat, SmolLM2MatchesJinja) {

@@ -3,12 +3,15 @@ a WebGPU adapter the tests fail under CI (CI=true or WGRT_REQUIRE_GPU=1) and
 skip elsewhere, like the other suites."""
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from serve_harness import WGRT, Server
-from server_gguf import write_tiny_gguf
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from tiny_gguf import write_tiny_llama  # noqa: E402
 
 
 def _gpu_required() -> bool:
@@ -26,7 +29,7 @@ def adapter():
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> Path:
-    return write_tiny_gguf(tmp_path_factory.mktemp("model") / "tiny.gguf")
+    return write_tiny_llama(tmp_path_factory.mktemp("model") / "tiny.gguf")
 
 
 @pytest.fixture(scope="module")

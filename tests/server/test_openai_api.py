@@ -55,7 +55,7 @@ def test_greedy_completion_equals_wgrt_generate(server, tiny_model, stream):
     assert text == want and len(want) > 0
     assert finish == "length"
     # "Once upon a time" in the tiny vocabulary: O n c e | Ġ u p on | Ġa | Ġt i m e (the merges are
-    # two-letter pairs from fixed sets, see server_gguf.py).
+    # two-letter pairs from fixed sets, see tests/support/tiny_gguf.py).
     assert usage.completion_tokens == 24 and usage.prompt_tokens == 13
     assert usage.total_tokens == 37
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Soak: one Python process makes N generate calls on a tiny random GGUF
-(written here by bench/make_llama1b_gguf.py: 1 layer, hidden 64, vocab 512)
+(tests/support/tiny_gguf.py: 1 layer, hidden 64, Q4_0)
 and N calls of a .pte method with device outputs (add_chain.pte, each output
 a new GPU buffer, read back every 10th call), then checks that the process's
 resident memory and wgrt's live GPU bytes are flat: the mean of the last 100
@@ -17,13 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import gguf
 import numpy as np
 
 import wgrt
 from wgrt import _wgrt
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 from tiny_gguf import write_tiny_llama  # noqa: E402
 
 WARMUP = 50
@@ -77,7 +78,8 @@ def main():
     print("adapter:", wgrt.adapter_info())
 
     with tempfile.TemporaryDirectory() as tmp:
-        llm = wgrt.load(write_tiny_llama(Path(tmp) / "tiny.gguf"), context=64, chunk=16)
+        llm = wgrt.load(write_tiny_llama(Path(tmp) / "tiny.gguf", layers=1, context=64,
+                                        qtype=gguf.GGMLQuantizationType.Q4_0), context=64, chunk=16)
 
         def generate(i):
             pieces = list(llm.generate("hello world", max_tokens=a.tokens, temperature=a.temperature, seed=i,

@@ -5,22 +5,28 @@
 //
 // Supported: text, {{ }}, {% %}, {# #} with "-" whitespace control; if /
 // elif / else, for (with loop.index, index0, first, last, length, revindex,
-// an else branch and an inline if), set (names and namespace attributes);
-// literals (strings, numbers, booleans, none, lists, dicts), arithmetic,
-// ~, comparisons, in / not in, and / or / not, conditional expressions,
+// previtem, nextitem, an else branch and an inline if), set (names,
+// namespace attributes, and {% set x %}...{% endset %} blocks), macros (with
+// defaults and keyword arguments), {% generation %} blocks; literals
+// (strings, numbers, booleans, none, lists, dicts), arithmetic, ~,
+// comparisons, in / not in, and / or / not, conditional expressions,
 // attributes, subscripts and slices; filters trim, length, count, tojson,
 // upper, lower, capitalize, title, default, first, last, join, string, list,
-// reverse, replace, int, float, abs, items, selectattr / rejectattr (with
-// equalto); tests defined, undefined, none, string, number, integer,
-// boolean, mapping, iterable, sequence, true, false, equalto, eq, ne;
-// string methods strip, lstrip, rstrip, split, startswith, endswith, upper,
-// lower, replace, title, capitalize; dict methods items, keys, values, get;
-// globals range, namespace, raise_exception. Anything else is a parse or
+// reverse, replace, int, float, abs, items, dictsort, unique, indent, safe,
+// sort, min, max,
+// select / reject (with a test), map (attribute= or a filter),
+// selectattr / rejectattr (with equalto); tests defined, undefined, none,
+// string, number, integer, boolean, mapping, iterable, sequence, true,
+// false, equalto, eq, ne, in, odd, even; string methods strip, lstrip,
+// rstrip, split, startswith, endswith, upper, lower, replace, title,
+// capitalize; dict methods items, keys, values, get; globals range,
+// namespace, raise_exception, strftime_now. Anything else is a parse or
 // render error (wgrt::Error, InvalidArgument) naming the construct and its
 // line in the template.
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -98,8 +104,9 @@ class Template {
   static Template parse(std::string_view source);
   // Renders with `globals` as the outermost variables (messages,
   // add_generation_prompt, bos_token, ...). raise_exception() in the
-  // template throws Error(InvalidArgument) with its message.
-  std::string render(const Object& globals) const;
+  // template throws Error(InvalidArgument) with its message. strftime_now()
+  // formats `now` (default: the current local time).
+  std::string render(const Object& globals, const std::tm* now = nullptr) const;
 
  private:
   std::shared_ptr<const Node> root_;

@@ -38,7 +38,7 @@ struct Expr {
 };
 
 struct Node {
-  enum class Kind { Sequence, Text, Output, If, For, Set, Break, Continue };
+  enum class Kind { Sequence, Text, Output, If, For, Set, Break, Continue, Macro };
   Kind kind;
   int line = 0;
   std::string text;                             // Text
@@ -50,7 +50,10 @@ struct Node {
   // For: loop variables, an optional inline filter, the body and an else (bodies).
   std::vector<std::string> vars;
   ExprPtr loop_filter;
-  // Set: the target name, and an attribute when it is `ns.attr`.
+  // Set: the target name, and an attribute when it is `ns.attr`; a block
+  // assignment ({% set x %}...{% endset %}) has no expr and its body in bodies.
+  // Macro: its name in target, parameters in vars with their defaults in
+  // conditions (null where none), the body in bodies.
   std::string target, target_attr;
 };
 

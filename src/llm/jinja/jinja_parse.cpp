@@ -175,6 +175,8 @@ class ExprParser {
   ExprParser(std::vector<Token> tokens, int line) : t_(std::move(tokens)), line_(line) {}
 
   ExprPtr expression() { return ternary(); }
+  // Without a trailing `if`: a for loop's iterable, whose `if` is its filter.
+  ExprPtr condition_free_expression() { return or_expr(); }
   bool at_end() const { return t_[i_].kind == Token::Kind::End; }
   bool peek_name(std::string_view n) const { return t_[i_].kind == Token::Kind::Name && t_[i_].text == n; }
   bool accept_name(std::string_view n) { return peek_name(n) ? (++i_, true) : false; }
@@ -534,7 +536,7 @@ class Parser {
       do n->vars.push_back(e.name());
       while (e.accept_op(","));
       if (!e.accept_name("in")) fail(p.line, "expected 'in' in a for loop");
-      n->expr = e.expression();
+      n->expr = e.condition_free_expression();
       if (e.accept_name("if")) n->loop_filter = e.expression();
       e.expect_end();
       n->bodies.push_back(block({"else", "endfor"}));
@@ -548,16 +550,50 @@ class Parser {
       auto n = node(Node::Kind::Set, p.line);
       n->target = e.name();
       if (e.accept_op(".")) n->target_attr = e.name();
-      if (!e.accept_op("=")) fail(p.line, "block assignments ({% set x %}...{% endset %}) are not supported");
-      n->expr = e.expression();
-      e.expect_end();
+      if (e.accept_op("=")) {
+        n->expr = e.expression();
+        e.expect_end();
+        return n;
+      }
+      e.expect_end();  // a block assignment: the rendered body is the value
+      n->bodies.push_back(closed_block("endset"));
       return n;
+    }
+    if (kw == "macro") {
+      auto n = node(Node::Kind::Macro, p.line);
+      n->target = e.name();
+      e.expect_op("(");
+      if (!e.accept_op(")")) {
+        do {
+          n->vars.push_back(e.name());
+          n->conditions.push_back(e.accept_op("=") ? e.expression() : nullptr);
+        } while (e.accept_op(","));
+        e.expect_op(")");
+      }
+      e.expect_end();
+      n->bodies.push_back(closed_block("endmacro"));
+      return n;
+    }
+    if (kw == "generation") {  // marks assistant text for training masks; renders its body
+      e.expect_end();
+      return closed_block("endgeneration");
     }
     if (kw == "break" || kw == "continue") {
       e.expect_end();
       return node(kw == "break" ? Node::Kind::Break : Node::Kind::Continue, p.line);
     }
     fail(p.line, "'{% " + kw + " %}' is not supported");
+  }
+
+  // The statements up to `{% end %}`, which is consumed.
+  std::unique_ptr<Node> closed_block(std::string_view end) {
+    auto body = block({end});
+    const Piece& q = p_[i_++];
+    ExprParser qe(tokenize(q.body, q.line), q.line);
+    qe.name();
+    if (!qe.at_end()) qe.name();  // {% endmacro name %}
+    qe.expect_end();
+    return body;
   }
 
   std::vector<Piece> p_;

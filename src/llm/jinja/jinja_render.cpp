@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 
 #include "llm/jinja/jinja_ast.h"
@@ -20,7 +21,9 @@ enum class Flow { Normal, Break, Continue };
 
 class Renderer {
  public:
-  explicit Renderer(const Object& globals) { scopes_.emplace_back(globals.begin(), globals.end()); }
+  Renderer(const Object& globals, const std::tm& now) : now_(now) {
+    scopes_.emplace_back(globals.begin(), globals.end());
+  }
 
   Flow exec(const Node& n, std::string& out) {
     switch (n.kind) {
@@ -42,8 +45,18 @@ class Renderer {
         return Flow::Normal;
       case Node::Kind::For:
         return exec_for(n, out);
+      case Node::Kind::Macro:
+        macros_[n.target] = &n;
+        return Flow::Normal;
       case Node::Kind::Set: {
-        Value v = eval(*n.expr);
+        Value v;
+        if (n.expr) {
+          v = eval(*n.expr);
+        } else {
+          std::string body;
+          exec(*n.bodies[0], body);
+          v = Value::string(std::move(body));
+        }
         if (n.target_attr.empty()) {
           scopes_.back()[n.target] = std::move(v);
           return Flow::Normal;
@@ -100,13 +113,16 @@ class Renderer {
     const int64_t len = int64_t(items.size());
     for (int64_t k = 0; k < len; ++k) {
       bind(items[size_t(k)]);
-      scopes_.back()["loop"] = Value::dict({{"index0", Value::integer(k)},
-                                            {"index", Value::integer(k + 1)},
-                                            {"revindex", Value::integer(len - k)},
-                                            {"revindex0", Value::integer(len - k - 1)},
-                                            {"first", Value::boolean(k == 0)},
-                                            {"last", Value::boolean(k == len - 1)},
-                                            {"length", Value::integer(len)}});
+      Object loop = {{"index0", Value::integer(k)},
+                     {"index", Value::integer(k + 1)},
+                     {"revindex", Value::integer(len - k)},
+                     {"revindex0", Value::integer(len - k - 1)},
+                     {"first", Value::boolean(k == 0)},
+                     {"last", Value::boolean(k == len - 1)},
+                     {"length", Value::integer(len)}};
+      if (k > 0) loop.emplace_back("previtem", items[size_t(k - 1)]);
+      if (k + 1 < len) loop.emplace_back("nextitem", items[size_t(k + 1)]);
+      scopes_.back()["loop"] = Value::dict(std::move(loop));
       if (exec(*n.bodies[0], out) == Flow::Break) break;
     }
     scopes_.pop_back();
@@ -218,6 +234,15 @@ class Renderer {
     if (callee.kind == Expr::Kind::Attr) return method(e, eval(*callee.args[0]), callee.name, a);
     if (callee.kind != Expr::Kind::Name) fail(e.line, "only named functions and methods can be called");
     const std::string& f = callee.name;
+    if (auto m = macros_.find(f); m != macros_.end() && !bound(f)) return call_macro(e, *m->second, a);
+    if (f == "strftime_now") {
+      // Hugging Face's global: datetime.now().strftime(format), local time.
+      if (a.size() != 1 || !a[0].is(K::String)) fail(e.line, "strftime_now() takes one format string");
+      char buf[256];
+      const size_t n = std::strftime(buf, sizeof buf, a[0].s.c_str(), &now_);
+      if (n == 0 && !a[0].s.empty()) fail(e.line, "strftime_now(): format '" + a[0].s + "' gives no text");
+      return Value::string(std::string(buf, n));
+    }
     if (f == "raise_exception") throw Error(ErrorCode::InvalidArgument, a.empty() ? "raise_exception" : str(a[0]));
     if (f == "namespace") {
       Object o;
@@ -235,6 +260,55 @@ class Renderer {
       return Value::list(std::move(out));
     }
     fail(e.line, "unknown function '" + f + "'");
+  }
+
+  bool bound(const std::string& name) const {
+    for (const auto& scope : scopes_) {
+      if (scope.count(name)) return true;
+    }
+    return false;
+  }
+
+  // A function the template can call by this name (globals and its macros).
+  bool is_function(const std::string& name) const {
+    static const char* kGlobals[] = {"raise_exception", "namespace", "range", "strftime_now"};
+    for (const char* g : kGlobals) {
+      if (name == g) return true;
+    }
+    return macros_.count(name) > 0;
+  }
+
+  // A macro's body renders with the template's top-level variables and its
+  // parameters (positional, then by name, then defaults; missing ones undefined).
+  Value call_macro(const Expr& e, const Node& m, const std::vector<Value>& a) {
+    if (a.size() > m.vars.size()) fail(e.line, "macro '" + m.target + "' takes " + std::to_string(m.vars.size()) +
+                                                   " arguments, got " + std::to_string(a.size()));
+    std::map<std::string, Value> params;
+    for (size_t k = 0; k < m.vars.size(); ++k) {
+      if (k < a.size()) {
+        params[m.vars[k]] = a[k];
+      } else if (m.conditions[k]) {
+        params[m.vars[k]] = eval(*m.conditions[k]);
+      } else {
+        params[m.vars[k]] = Value();
+      }
+    }
+    for (const auto& [k, x] : e.kwargs) {
+      if (std::find(m.vars.begin(), m.vars.end(), k) == m.vars.end())
+        fail(e.line, "macro '" + m.target + "' has no parameter '" + k + "'");
+      params[k] = eval(*x);
+    }
+    std::vector<std::map<std::string, Value>> saved = std::move(scopes_);
+    scopes_ = {saved.front(), std::move(params)};
+    std::string out;
+    try {
+      exec(*m.bodies[0], out);
+    } catch (...) {
+      scopes_ = std::move(saved);
+      throw;
+    }
+    scopes_ = std::move(saved);
+    return Value::string(std::move(out));
   }
 
   Value method(const Expr& e, const Value& obj, const std::string& m, const std::vector<Value>& a) {
@@ -304,12 +378,14 @@ class Renderer {
     fail(e.line, std::string("unknown method '") + m + "' of a " + kind_name(obj.kind));
   }
 
-  Value filter(const Expr& e) {
-    const Value v = eval(*e.args[0]);
-    const std::vector<Value> a = args_of(e, 1);
-    const std::string& f = e.name;
+  Value filter(const Expr& e) { return apply_filter(e, e.name, eval(*e.args[0])); }
+
+  // Filter `f` on `v`, with the arguments of `e` (a filter expression, or map()'s).
+  Value apply_filter(const Expr& e, const std::string& f, const Value& v) {
+    const std::vector<Value> a = f == e.name ? args_of(e, 1) : std::vector<Value>();
     if (f == "trim") return Value::string(strip_chars(str(v), true, true));
     if (f == "length" || f == "count") {
+      if (v.is(K::Undefined)) return Value::integer(0);  // as jinja2's Undefined
       if (v.is(K::Array)) return Value::integer(int64_t(v.array->size()));
       if (v.is(K::Object)) return Value::integer(int64_t(v.object->size()));
       if (v.is(K::String)) return Value::integer(int64_t(v.s.size()));  // bytes: templates measure ASCII
@@ -364,6 +440,92 @@ class Renderer {
       return Value::integer(is_number(v) ? int64_t(as_double(v)) : std::strtoll(str(v).c_str(), nullptr, 10));
     if (f == "float") return Value::number(is_number(v) ? as_double(v) : std::strtod(str(v).c_str(), nullptr));
     if (f == "abs") return v.is(K::Int) ? Value::integer(std::llabs(v.i)) : Value::number(std::fabs(as_double(v)));
+    // Iterating an undefined value gives nothing in jinja2.
+    const bool sequence_filter = f == "select" || f == "reject" || f == "selectattr" || f == "rejectattr" ||
+                                 f == "map" || f == "sort" || f == "unique";
+    if (sequence_filter && v.is(K::Undefined)) return Value::list();
+    if (f == "sort" || f == "min" || f == "max") return order_filter(e, f, v, a);
+    if (f == "select" || f == "reject") {  // items passing (or failing) a test, or truthy ones
+      if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
+      Array kept;
+      for (const Value& item : *v.array) {
+        const bool ok = a.empty() ? truthy(item)
+                                  : test_value(e, str(a[0]), item, std::vector<Value>(a.begin() + 1, a.end()));
+        if (ok == (f == "select")) kept.push_back(item);
+      }
+      return Value::list(std::move(kept));
+    }
+    if (f == "map") {  // map(attribute='x', default=...) or map('filter')
+      if (!v.is(K::Array)) fail(e.line, std::string("map of a ") + kind_name(v.kind));
+      Array out;
+      const Expr* attribute = nullptr;
+      const Expr* dflt = nullptr;
+      for (const auto& [k, x] : e.kwargs) {
+        if (k == "attribute") attribute = x.get();
+        if (k == "default") dflt = x.get();
+      }
+      if (attribute) {
+        const std::string name = str(eval(*attribute));
+        for (const Value& item : *v.array) {
+          const Value* x = item.find(name);
+          out.push_back(x ? *x : dflt ? eval(*dflt) : Value());
+        }
+      } else if (!a.empty() && a[0].is(K::String)) {
+        for (const Value& item : *v.array) out.push_back(apply_filter(e, a[0].s, item));
+      } else {
+        fail(e.line, "map needs attribute= or a filter name");
+      }
+      return Value::list(std::move(out));
+    }
+    if (f == "dictsort") {  // (key, value) pairs by key, case-insensitively as Jinja does
+      if (!v.is(K::Object)) fail(e.line, std::string("dictsort of a ") + kind_name(v.kind));
+      Array pairs;
+      for (const auto& [k, x] : *v.object) pairs.push_back(Value::list({Value::string(k), x}));
+      auto lower = [](std::string t) {
+        for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+        return t;
+      };
+      std::stable_sort(pairs.begin(), pairs.end(), [&](const Value& x, const Value& y) {
+        return lower((*x.array)[0].s) < lower((*y.array)[0].s);
+      });
+      return Value::list(std::move(pairs));
+    }
+    if (f == "unique") {
+      if (!v.is(K::Array)) fail(e.line, std::string("unique of a ") + kind_name(v.kind));
+      Array out;
+      for (const Value& item : *v.array) {
+        if (std::none_of(out.begin(), out.end(), [&](const Value& x) { return equal(x, item); })) out.push_back(item);
+      }
+      return Value::list(std::move(out));
+    }
+    if (f == "indent") {  // indent(width=4, first=False, blank=False)
+      int64_t width = 4;
+      bool first = false, blank = false;
+      if (!a.empty()) width = a[0].is(K::Int) ? a[0].i : 4;
+      if (a.size() > 1) first = truthy(a[1]);
+      if (a.size() > 2) blank = truthy(a[2]);
+      for (const auto& [k, x] : e.kwargs) {
+        const Value xv = eval(*x);
+        if (k == "width") width = xv.i;
+        if (k == "first") first = truthy(xv);
+        if (k == "blank") blank = truthy(xv);
+      }
+      const std::string pad(size_t(std::max<int64_t>(width, 0)), ' ');
+      const std::string text = str(v);
+      std::string out;
+      size_t start = 0;
+      for (bool first_line = true; start <= text.size(); first_line = false) {
+        size_t nl = text.find('\n', start);
+        const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        if ((!first_line || first) && (blank || !line.empty())) out += pad;
+        out += line;
+        if (nl == std::string::npos) break;
+        out += '\n';
+        start = nl + 1;
+      }
+      return Value::string(out);
+    }
+    if (f == "safe") return v;
     if (f == "selectattr" || f == "rejectattr") {
       if (!v.is(K::Array) || a.empty()) fail(e.line, f + " needs a list and an attribute name");
       Array kept;
@@ -386,9 +548,59 @@ class Renderer {
     fail(e.line, "unknown filter '" + f + "'");
   }
 
+  // sort(reverse=false, case_sensitive=false, attribute=none), min and max
+  // (case_sensitive, attribute), ordering numbers and strings as jinja2 does.
+  Value order_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a) {
+    if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
+    bool reverse = f == "sort" && !a.empty() && truthy(a[0]);
+    bool case_sensitive = f == "sort" ? a.size() > 1 && truthy(a[1]) : !a.empty() && truthy(a[0]);
+    std::string attribute;
+    for (const auto& [k, x] : e.kwargs) {
+      const Value xv = eval(*x);
+      if (k == "reverse") reverse = truthy(xv);
+      if (k == "case_sensitive") case_sensitive = truthy(xv);
+      if (k == "attribute") attribute = str(xv);
+    }
+    auto key = [&](const Value& item) {
+      Value k = item;
+      if (!attribute.empty()) {
+        const Value* x = item.find(attribute);
+        k = x ? *x : Value();
+      }
+      if (k.is(K::String) && !case_sensitive) {
+        for (char& c : k.s) c = char(std::tolower(static_cast<unsigned char>(c)));
+      }
+      return k;
+    };
+    auto less = [&](const Value& x, const Value& y) {
+      const Value kx = key(x), ky = key(y);
+      if (is_number(kx) && is_number(ky)) return as_double(kx) < as_double(ky);
+      if (kx.is(K::String) && ky.is(K::String)) return kx.s < ky.s;
+      fail(e.line, std::string(f) + ": cannot order a " + kind_name(kx.kind) + " and a " + kind_name(ky.kind));
+    };
+    Array items = *v.array;
+    if (f == "sort") {
+      std::stable_sort(items.begin(), items.end(), [&](const Value& x, const Value& y) {
+        return reverse ? less(y, x) : less(x, y);
+      });
+      return Value::list(std::move(items));
+    }
+    if (items.empty()) return {};
+    return f == "min" ? *std::min_element(items.begin(), items.end(), less)
+                      : *std::max_element(items.begin(), items.end(), less);
+  }
+
   bool test(const Expr& e) {
-    const Value v = eval(*e.args[0]);
-    const std::string& t = e.name;
+    const Expr& operand = *e.args[0];
+    if (e.name == "defined" && operand.kind == Expr::Kind::Name && !bound(operand.name) &&
+        is_function(operand.name)) {
+      return true;
+    }
+    return test_value(e, e.name, eval(operand), args_of(e, 1));
+  }
+
+  // Test `t` on `v` with its arguments `a`.
+  bool test_value(const Expr& e, const std::string& t, const Value& v, const std::vector<Value>& a) {
     if (t == "defined") return !v.is(K::Undefined);
     if (t == "undefined") return v.is(K::Undefined);
     if (t == "none") return v.is(K::None);
@@ -401,9 +613,22 @@ class Renderer {
     if (t == "mapping") return v.is(K::Object);
     if (t == "iterable") return v.is(K::Array) || v.is(K::Object) || v.is(K::String);
     if (t == "sequence") return v.is(K::Array) || v.is(K::String) || v.is(K::Object);
-    if (t == "equalto" || t == "eq" || t == "ne") {
-      if (e.args.size() < 2) fail(e.line, "test '" + t + "' needs a value");
-      return equal(v, eval(*e.args[1])) != (t == "ne");
+    if (t == "equalto" || t == "eq" || t == "==" || t == "ne" || t == "!=") {
+      if (a.empty()) fail(e.line, "test '" + t + "' needs a value");
+      return equal(v, a[0]) != (t == "ne" || t == "!=");
+    }
+    if (t == "in") {
+      if (a.empty()) fail(e.line, "test 'in' needs a container");
+      const Value& c = a[0];
+      if (c.is(K::String)) return c.s.find(str(v)) != std::string::npos;
+      if (c.is(K::Array))
+        return std::any_of(c.array->begin(), c.array->end(), [&](const Value& x) { return equal(v, x); });
+      if (c.is(K::Object)) return c.find(str(v)) != nullptr;
+      fail(e.line, std::string("'in' a ") + kind_name(c.kind));
+    }
+    if (t == "odd" || t == "even") {
+      if (!v.is(K::Int)) fail(e.line, "test '" + t + "' of a " + kind_name(v.kind));
+      return (v.i % 2 != 0) == (t == "odd");
     }
     fail(e.line, "unknown test '" + t + "'");
   }
@@ -480,13 +705,21 @@ class Renderer {
   }
 
   std::vector<std::map<std::string, Value>> scopes_;
+  std::map<std::string, const Node*> macros_;
+  std::tm now_;
 };
 
 }  // namespace
 
-std::string Template::render(const Object& globals) const {
+std::string Template::render(const Object& globals, const std::tm* now) const {
+  std::tm local{};
+  if (!now) {
+    const std::time_t t = std::time(nullptr);
+    localtime_r(&t, &local);
+    now = &local;
+  }
   std::string out;
-  Renderer(globals).exec(*root_, out);
+  Renderer(globals, *now).exec(*root_, out);
   return out;
 }
 

@@ -47,6 +47,17 @@ void BpeTokenizer::encode(std::string_view text, bool, std::vector<TokenId>& out
 }
 
 void BpeTokenizer::encode_piece(std::string_view piece, std::vector<TokenId>& out) const {
+  // Llama 3's tokenizer ignores the merges for a piece that is a token as a
+  // whole (tokenizer.json "ignore_merges"; llama.cpp does the same for its
+  // llama3 pre-tokenizer): merging may not reach it, e.g. "ệt" in "Việt".
+  if (pre_ == PreTokenizer::Llama3 && piece.size() > 1) {
+    std::string symbols;
+    for (char c : piece) symbols += encode_utf8(byte_to_codepoint(static_cast<uint8_t>(c)));
+    if (auto id = vocab_.find(symbols)) {
+      out.push_back(*id);
+      return;
+    }
+  }
   std::vector<TokenId> sym;
   sym.reserve(piece.size());
   for (char c : piece) {

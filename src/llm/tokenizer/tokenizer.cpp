@@ -43,7 +43,7 @@ Tokenizer::~Tokenizer() = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
-void Tokenizer::split_special(std::string_view text, std::vector<TokenId>& out) const {
+void Tokenizer::split_special(std::string_view text, bool controls, std::vector<TokenId>& out) const {
   size_t plain_start = 0;
   auto flush = [&](size_t end) {
     if (end > plain_start) {
@@ -55,6 +55,7 @@ void Tokenizer::split_special(std::string_view text, std::vector<TokenId>& out) 
     // trying each one at each position is fast enough for prompts.
     const std::pair<std::string, TokenId>* hit = nullptr;
     for (const auto& s : specials_) {
+      if (!controls && vocab_->type(s.second) != TokenType::UserDefined) continue;
       if (text.compare(i, s.first.size(), s.first) == 0) {
         hit = &s;
         break;  // longest first
@@ -76,8 +77,8 @@ std::vector<TokenId> Tokenizer::encode(std::string_view text, bool add_special,
                                        bool parse_special) const {
   std::vector<TokenId> out;
   if (add_special && vocab_->add_bos && vocab_->bos) out.push_back(*vocab_->bos);
-  if (parse_special && !specials_.empty()) {
-    split_special(text, out);
+  if (!specials_.empty()) {
+    split_special(text, parse_special, out);
   } else if (!text.empty()) {
     model_->encode(text, true, out);
   }

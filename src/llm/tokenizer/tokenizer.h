@@ -34,7 +34,9 @@ class Tokenizer {
   // `add_special`: prepend BOS / append EOS where the vocabulary asks for it
   // (tokenizer.ggml.add_bos_token / add_eos_token). `parse_special`: text
   // such as "<|im_start|>" becomes its special token; otherwise it is
-  // tokenized as plain text.
+  // tokenized as plain text. User-defined tokens
+  // (type 4, e.g. Gemma's) are matched either way, as SentencePiece and
+  // llama.cpp do.
   std::vector<TokenId> encode(std::string_view text, bool add_special = true,
                               bool parse_special = true) const;
 
@@ -57,7 +59,10 @@ class Tokenizer {
   bool strips_leading_space() const;
 
  private:
-  void split_special(std::string_view text, std::vector<TokenId>& out) const;
+  // Cuts out the special tokens' texts (with `controls` false only the
+  // user-defined ones, which SentencePiece and llama.cpp always match) and
+  // encodes the text between.
+  void split_special(std::string_view text, bool controls, std::vector<TokenId>& out) const;
 
   std::unique_ptr<Vocab> vocab_;  // stable address: the model refers to it
   std::unique_ptr<TokenizerModel> model_;
