@@ -136,6 +136,9 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
   Buffer staging;
   if (kind_ != BufferKind::Readback) {
     staging = Buffer::create(*device_, end - begin, BufferKind::Readback, "readback");
+    if (device_->consume_injected_failure(Device::Site::Submit)) {
+      throw Error(ErrorCode::Internal, "submitting the copy to a readback buffer: injected failure (test hook)");
+    }
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(device_->raw(), nullptr);
     wgpuCommandEncoderCopyBufferToBuffer(enc, buffer_, begin, staging.buffer_, 0, end - begin);
     WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, nullptr);
