@@ -6,7 +6,6 @@
 
 #include "core/npy.h"
 #include "llm/generate.h"
-#include "llm/llm_model.h"
 #include "runtime/program.h"
 #include "wgrt/error.h"
 
@@ -40,23 +39,31 @@ void load_and_run_add_chain(gpu::Device& device) {
   EXPECT_EQ(out[0].data, want.data);
 }
 
-std::vector<llm::TokenId> load_and_generate_tiny_llama(gpu::Device& device) {
+std::unique_ptr<llm::LlmModel> load_tiny_llama(gpu::Device& device) {
   llm::LlmLoadOptions options;
   options.path = fault_fixture("gguf/tiny_llama_q4_0.gguf");
   options.context = 32;
-  auto model = llm::LlmModel::load(device, options);
+  return llm::LlmModel::load(device, options);
+}
+
+std::vector<llm::TokenId> generate_3_tokens(llm::LlmModel& model) {
   llm::GenerateOptions gen;
   gen.max_tokens = 3;
   gen.sampler.temperature = 0;
   gen.ignore_eos = true;
   const llm::TokenId prompt[] = {1, 2, 3};
   std::vector<llm::TokenId> tokens;
-  llm::generate(*model, prompt, gen, [&](llm::TokenId t, std::string_view) {
+  llm::generate(model, prompt, gen, [&](llm::TokenId t, std::string_view) {
     tokens.push_back(t);
     return true;
   });
   EXPECT_EQ(tokens.size(), 3u);
   return tokens;
+}
+
+std::vector<llm::TokenId> load_and_generate_tiny_llama(gpu::Device& device) {
+  auto model = load_tiny_llama(device);
+  return generate_3_tokens(*model);
 }
 
 bool expect_injected_failure(const std::function<void()>& work, const std::string& what) {

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpu/device.h"
+#include "llm/llm_model.h"
 #include "llm/tokenizer/tokenizer.h"
 
 namespace wgrt::test {
@@ -25,8 +27,12 @@ std::string fault_fixture(const std::string& path);
 void load_and_run_add_chain(gpu::Device& device);
 
 // tests/fixtures/gguf/tiny_llama_q4_0.gguf (1 layer, hidden 64, vocab 512)
-// loaded on `device` and asked for 3 greedy tokens after the prompt 1 2 3,
-// sampled on the GPU (token ids come back through the readback ring).
+// loaded on `device`, with a context of 32.
+std::unique_ptr<llm::LlmModel> load_tiny_llama(gpu::Device& device);
+// 3 greedy tokens after the prompt 1 2 3, sampled on the GPU (token ids come
+// back through the readback ring).
+std::vector<llm::TokenId> generate_3_tokens(llm::LlmModel& model);
+// Both.
 std::vector<llm::TokenId> load_and_generate_tiny_llama(gpu::Device& device);
 
 struct WalkResult {

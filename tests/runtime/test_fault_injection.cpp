@@ -50,6 +50,23 @@ TEST_F(FaultInjection, EveryGpuCallOfAGgufLoadAndGenerate) {
   }
 }
 
+// The same over generate alone, on one model loaded once: a failed generate
+// must leave the model as it was (KV cache, token buffers, sampler), so the
+// next generate on it gives the same tokens.
+TEST_F(FaultInjection, EveryGpuCallOfAGenerateOnALoadedModel) {
+  auto model = test::load_tiny_llama(device());
+  const std::vector<llm::TokenId> first = test::generate_3_tokens(*model);
+  auto work = [&] {
+    EXPECT_EQ(test::generate_3_tokens(*model), first) << "greedy tokens changed after an injected failure";
+  };
+  const test::WalkResult r = test::walk(device(), work);
+  test::print_walk("generate 3 tokens on a loaded tiny_llama_q4_0.gguf", r);
+  EXPECT_GT(r.calls, 3u);
+  for (Site s : {Site::BufferMap, Site::Submit}) {
+    EXPECT_GT(r.hits.count(s), 0u) << site_name(s) << " was never failed";
+  }
+}
+
 // Every shader module and compute pipeline the GGUF load + generate creates,
 // failed one at a time: the pipeline is forgotten alone, so the run compiles
 // just that one (a cold run per pipeline would take minutes on lavapipe).
