@@ -26,7 +26,7 @@ fi
 
 # clang-15 and libFuzzer: the sanitizer build and the fuzz targets (build-san/).
 APT_PKGS=(cmake g++ make pkg-config libgtest-dev libvulkan1 libvulkan-dev vulkan-tools
-          libflatbuffers-dev flatbuffers-compiler python3-dev libcpp-httplib-dev nlohmann-json3-dev
+          libflatbuffers-dev flatbuffers-compiler python3-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
           clang-15 libfuzzer-15-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,26 +1,22 @@
 // wgrt's public C++ API: Llama-family LLMs (conventions: wgrt/runtime.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "wgrt/memory_stats.h"
+#include "wgrt/program.h"
 #include "wgrt/runtime.h"
 
 namespace wgrt::api {
 
-struct LlmOptions {
-  std::string path;            // .gguf, or a .pte from ExecuTorch's Llama export
-  std::string tokenizer_path;  // for a .pte: a GGUF file whose tokenizer the model uses
-  int64_t context = 2048;      // KV cache length; capped at the model's trained context
-  int64_t chunk = 256;         // most prompt tokens per forward pass
-  LoadOptions load;
-};
 
 struct GenerateOptions {
   int32_t max_tokens = 128;
@@ -37,21 +33,70 @@ struct GenerateOptions {
   // same tokens either way.
   bool gpu_sampling = true;
   int32_t in_flight = 4;
+  // Generation ends where the text first contains one of these; the stop
+  // string is not part of the output.
+  std::vector<std::string> stop;
+  // Checked between tokens: set it (from another thread or a signal handler)
+  // to stop cleanly; GenerateResult::cancelled says so.
+  const std::atomic<bool>* cancel = nullptr;
+  // For testing against a reference: sees each logits vector a token is
+  // sampled from (the prompt's last position, then one per decode step).
+  // Setting it samples on the CPU.
+  std::function<void(std::span<const float>)> on_logits;
 };
 
+// Throws Error(InvalidArgument) naming the first bad option (temperature,
+// top-p, min-p, repeat penalty, in_flight, max_tokens); with `vocab` > 0,
+// also top-k against it.
+void validate(const GenerateOptions& options, int64_t vocab = 0);
+
+struct LlmOptions {
+  std::string path;            // .gguf, or a .pte from ExecuTorch's Llama export
+  std::string tokenizer_path;  // for a .pte: a GGUF file whose tokenizer the model uses
+  int64_t context = 2048;      // KV cache length; capped at the model's trained context
+  int64_t chunk = 256;         // most prompt tokens per forward pass
+  LoadOptions load;
+  // Progress while weights are read and uploaded: (done, total, stage).
+  std::function<void(size_t, size_t, const char*)> on_progress;
+  // Checked (see validate) against the tokenizer's vocabulary before any
+  // weight is read, so a bad option fails before the long part of loading.
+  std::optional<GenerateOptions> check;
+};
 struct GenerateResult {
   std::vector<int32_t> tokens;  // generated
   std::string text;             // their text
   size_t prompt_tokens = 0;
+  size_t generated_tokens = 0;
+  double prompt_seconds = 0;    // prefill, including the first token
+  double generate_seconds = 0;  // every decode step after that
+  double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
   double prompt_tokens_per_second = 0;
   double generate_tokens_per_second = 0;
   bool stopped_at_eos = false;
+  bool stopped_at_stop_string = false;
+  bool cancelled = false;
   bool context_full = false;
 };
 
 struct ChatMessage {
   std::string role;  // "system", "user", "assistant"
   std::string content;
+};
+
+// Host milliseconds of a forward pass's steps, for measurements.
+struct HostTimes {
+  double prepare_ms = 0;   // input checks, shape changes, uploads
+  double encode_ms = 0;    // recording dispatches and copies, submitting
+  double wait_ms = 0;      // waiting for the GPU to finish
+  double readback_ms = 0;  // mapping outputs and converting them
+};
+
+// One step of a Generation: a token and the text it completes (possibly
+// none, inside a UTF-8 sequence). After the last token, one more step with
+// token -1 may carry text held back.
+struct GenerationStep {
+  int32_t token = -1;
+  std::string text;
 };
 
 // Called with each piece of text as it completes (a token may complete no
@@ -70,8 +115,13 @@ class Llm {
 
   // `add_special`: the BOS/EOS the model asks for; special-token text such as
   // "<|im_start|>" is always parsed as the special token.
-  std::vector<int32_t> tokenize(std::string_view text, bool add_special = true) const;
-  std::string detokenize(std::span<const int32_t> tokens) const;
+  // `parse_special` false reads such text as plain text.
+  std::vector<int32_t> tokenize(std::string_view text, bool add_special = true, bool parse_special = true) const;
+  // `skip_special` leaves out special tokens (BOS, EOS, chat markers).
+  std::string detokenize(std::span<const int32_t> tokens, bool skip_special = false) const;
+  size_t vocab_size() const;
+  // The end-of-sequence token, -1 when the tokenizer has none.
+  int32_t eos() const;
   // The prompt text of a conversation, in the model's chat format.
   std::string apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true) const;
 
@@ -82,14 +132,61 @@ class Llm {
   GenerateResult generate(std::string_view prompt, const GenerateOptions& options = {},
                           const TextCallback& on_text = {});
 
+  // Appends `tokens` to the cache and returns the last one's logits
+  // (vocabulary size), for scoring and tests. Error(InvalidArgument) when
+  // they do not fit the context (nothing is run then).
+  // `options.time_dispatches` times the last pass's dispatches (see
+  // last_dispatch_times).
+  std::vector<float> forward(std::span<const int32_t> tokens, const RunOptions& options = {});
+  // Of the last forward pass (a prompt's last chunk, or one decode step):
+  // GPU time per dispatch when it was timed, and the host's time per step.
+  std::vector<DispatchTime> last_dispatch_times() const;
+  HostTimes last_host_times() const;
+  // Compute dispatches in one forward pass (sampling not included).
+  size_t dispatch_count() const;
+
   void reset();
+  // The file it was loaded from, and a one-line description of the model
+  // (architecture, sizes, weight format).
+  const std::string& path() const;
+  std::string description() const;
+  // Whether GenerateOptions::gpu_sampling can take effect for this model
+  // (false: it samples on the CPU whatever the option says).
+  bool can_sample_on_gpu() const;
   int64_t context() const;
+  int64_t chunk() const;           // most prompt tokens per forward pass
+  uint64_t weight_bytes() const;   // GPU bytes of the model's weights
   int64_t cached_tokens() const;
   MemoryStats memory_stats() const;
 
  private:
+  friend class Generation;
   explicit Llm(std::shared_ptr<detail::LlmImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::LlmImpl> impl_;
+};
+
+// Llm::generate one step at a time, for callers that pull (an iterator):
+// nothing runs until the first next(). It keeps its Llm alive; the Llm must
+// not run anything else until the Generation is destroyed.
+class Generation {
+ public:
+  // Appends `prompt` to the Llm's cache; validates `options` at once.
+  Generation(const Llm& llm, std::span<const int32_t> prompt, const GenerateOptions& options = {});
+  ~Generation();
+  Generation(Generation&&) noexcept;
+  Generation& operator=(Generation&&) noexcept;
+  // The next step; nothing once generation has ended (end of sequence, a
+  // stop string, max_tokens, a full context, cancel or stop()).
+  std::optional<GenerationStep> next();
+  // Ends it early: the next next() returns only text held back, if any.
+  void stop();
+  // The counts, times and how it ended, so far (text and tokens are the
+  // caller's to collect from the steps).
+  GenerateResult stats() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace wgrt::api

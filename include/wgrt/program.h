@@ -19,6 +19,12 @@ struct TensorInfo {
   std::vector<int64_t> max_shape;
 };
 
+// The GPU time of one dispatch.
+struct DispatchTime {
+  std::string label;  // the kernel: shader path and entry point, or the op's own name
+  double ms = 0;
+};
+
 struct RunOptions {
   bool time_dispatches = false;  // measure each dispatch (timestamp_query)
 };
@@ -35,8 +41,12 @@ class Method {
   // Error(InvalidArgument) naming the input and what is wrong, and leave the
   // method as it was.
   std::vector<Tensor> run(std::span<const Tensor> inputs, const RunOptions& options = {});
-  // GPU milliseconds of each dispatch of the last run with time_dispatches.
-  std::vector<double> last_dispatch_ms() const;
+  // GPU milliseconds of each dispatch of the last run with time_dispatches,
+  // in dispatch order, with the dispatch's label (its kernel); empty when the
+  // adapter has no timestamp_query.
+  std::vector<DispatchTime> last_dispatch_times() const;
+  // GPU compute dispatches one run records.
+  size_t dispatch_count() const;
   MemoryStats memory_stats() const;
 
  private:
@@ -67,5 +77,46 @@ class Program {
   explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::ProgramImpl> impl_;
 };
+
+// What a .pte holds, read without loading anything on a device, and
+// without its .ptd if need be: for deciding whether wgrt can run a program
+// (`wgrt inspect`).
+struct ValueInfo {
+  std::string kind;            // "Tensor", "Int", "Double", "Bool", ...
+  std::string dtype;           // a tensor's element type in ExecuTorch's words ("Float", "Long", ...)
+  std::vector<int64_t> shape;  // for a dynamic tensor, its upper bound
+  bool dynamic = false;
+  std::string value;           // an Int, Double or Bool stored in the program, as text; else empty
+};
+
+struct OperatorUse {
+  std::string name;  // as the Vulkan graph names it ("aten.add.Tensor")
+  int count = 0;     // calls in the method's delegates
+  bool supported = false;
+};
+
+struct MethodInfo {
+  std::string name;
+  std::vector<ValueInfo> inputs, outputs;
+  // Only returns values stored in the program (ExecuTorch's metadata
+  // methods): there is no graph to run.
+  bool constant = false;
+  // Kernels outside the Vulkan delegate, each once: ExecuTorch's runtime
+  // must run them (wgrt.executorch), wgrt's own runtime cannot.
+  std::vector<std::string> cpu_kernels;
+  size_t delegates = 0;
+  std::vector<OperatorUse> operators;  // of its delegates, sorted by name
+};
+
+struct ProgramInfo {
+  std::vector<MethodInfo> methods;
+  // Named data (external weights) that none of the given files holds.
+  std::vector<std::string> missing_named_data;
+};
+
+// Parses `path` (and `ptd` when given). Errors: NotFound (no such file),
+// InvalidProgram (malformed, naming the file and byte offset), NotSupported
+// (a delegate of another backend).
+ProgramInfo describe_program(const std::string& path, const std::string& ptd = "");
 
 }  // namespace wgrt::api

@@ -14,8 +14,10 @@
 //    be serialized by the caller.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace wgrt::api {
 
@@ -32,14 +34,62 @@ struct RuntimeOptions {
   bool subgroups = true;
 };
 
+// The WebGPU adapter a runtime runs on.
+struct AdapterInfo {
+  std::string name;            // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor;
+  std::string architecture;    // may be empty
+  std::string driver;          // the driver's description; may be empty
+  std::string backend;         // "Vulkan", "Metal", ...
+  std::string device_type;     // "discrete GPU", "CPU", ...
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  std::string implementation;  // the WebGPU implementation, e.g. "wgpu-native 29.0.0.0"
+};
+
+// Optional WebGPU features (see RuntimeOptions).
+struct AdapterFeatures {
+  bool shader_f16 = false;
+  bool timestamp_query = false;
+  bool subgroups = false;
+};
+
+// The device limits wgrt plans against (WebGPU's names, in snake case).
+struct AdapterLimits {
+  uint64_t max_buffer_size = 0;
+  uint64_t max_storage_buffer_binding_size = 0;
+  uint64_t max_uniform_buffer_binding_size = 0;
+  uint32_t max_storage_buffers_per_shader_stage = 0;
+  uint32_t max_compute_workgroups_per_dimension = 0;
+  uint32_t max_compute_invocations_per_workgroup = 0;
+  uint32_t max_compute_workgroup_storage_size = 0;
+  uint32_t max_compute_workgroup_size_x = 0;
+  uint32_t max_compute_workgroup_size_y = 0;
+  uint32_t max_compute_workgroup_size_z = 0;
+  uint32_t min_storage_buffer_offset_alignment = 0;
+};
+
 class Runtime {
  public:
   // Opens the first WebGPU adapter. Error(NotFound) when there is none, with
   // a hint on what to install.
   static Runtime create(const RuntimeOptions& options = {});
+  // The runtime shared by every part of this process that asks for it (the
+  // Python package, ExecuTorch's wgrt backend): one device, created on first
+  // use with the default options and kept until the process ends.
+  static Runtime process_default();
 
   // "name (backend, type)" of the adapter in use.
   std::string adapter_name() const;
+  AdapterInfo adapter_info() const;
+  AdapterLimits limits() const;
+  // Features enabled on this runtime's device (wanted and offered), and those
+  // the adapter offers whether wanted or not.
+  AdapterFeatures features() const;
+  AdapterFeatures offered_features() const;
+  // Bytes of GPU buffers alive on the device now, and the most ever at once.
+  uint64_t live_buffer_bytes() const;
+  uint64_t peak_buffer_bytes() const;
 
   // For the other API classes: not part of the API.
   const std::shared_ptr<detail::RuntimeImpl>& impl() const { return impl_; }
@@ -48,6 +98,15 @@ class Runtime {
   explicit Runtime(std::shared_ptr<detail::RuntimeImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::RuntimeImpl> impl_;
 };
+
+// An operator wgrt runs (the name a .pte's Vulkan graph uses) and the
+// element types it accepts, e.g. {"aten.add.Tensor", "f32, f16, i32"}.
+struct OperatorInfo {
+  std::string name;
+  std::string dtypes;
+};
+// Every operator, sorted by name.
+std::vector<OperatorInfo> supported_operators();
 
 // Settings of one loaded program or LLM. Each defaults to its environment
 // variable when that is set (for A/B measurements without a rebuild).

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "wgrt/dtype.h"
@@ -40,5 +41,12 @@ class Tensor {
   std::vector<int64_t> shape_;
   std::vector<uint8_t> bytes_;
 };
+
+// A .npy file (numpy's format, version 1-3, little-endian, C order) as a
+// Tensor, and back. Errors: NotFound (no such file), InvalidArgument (not a
+// .npy, a dtype wgrt lacks, Fortran order, or a size that does not match its
+// header), naming the file.
+Tensor read_npy(const std::string& path);
+void write_npy(const std::string& path, const Tensor& tensor);
 
 }  // namespace wgrt::api

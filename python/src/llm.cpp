@@ -1,20 +1,21 @@
 // `wgrt.LLM`: a GGUF Llama-family model with its tokenizer, a streaming
-// generate() iterator over llm::Generation, and forward() for raw logits.
+// generate() iterator, and forward() for raw logits. Uses only wgrt's public
+// API (wgrt::api::Llm and Generation).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include "bindings.h"
-#include "llm/generate.h"
-#include "llm/llm_model.h"
-
 #include <cstring>
+#include <optional>
+
+#include "bindings.h"
+#include "wgrt/llm.h"
 
 namespace wgrt::py {
 namespace {
 
 struct PyLLM {
-  std::unique_ptr<llm::LlmModel> model;
+  api::Llm llm;
 };
 
 // Model output as a Python str. A random or badly trained model can emit
@@ -29,11 +30,11 @@ nb::str lossy_str(const std::string& bytes) {
 // One generate() call. Holds the LLM object so the model outlives it.
 struct PyGeneration {
   nb::object owner;
-  std::unique_ptr<llm::Generation> gen;
-  std::vector<llm::TokenId> tokens;
+  std::optional<api::Generation> gen;
+  std::vector<int32_t> tokens;
 
   nb::str next() {
-    while (std::optional<llm::Generation::Step> step = gen->next()) {
+    while (std::optional<api::GenerationStep> step = gen->next()) {
       if (step->token >= 0) tokens.push_back(step->token);
       if (!step->text.empty()) return lossy_str(step->text);
     }
@@ -50,7 +51,7 @@ void bind_llm(nb::module_& m) {
       .def("close", [](PyGeneration& g) { g.gen->stop(); })
       .def_prop_ro("tokens", [](const PyGeneration& g) { return g.tokens; }, "Token ids generated so far.")
       .def_prop_ro("stats", [](const PyGeneration& g) {
-        const llm::GenerateStats& s = g.gen->stats();
+        const api::GenerateResult s = g.gen->stats();
         nb::dict d;
         d["prompt_tokens"] = s.prompt_tokens;
         d["generated_tokens"] = s.generated_tokens;
@@ -65,56 +66,61 @@ void bind_llm(nb::module_& m) {
 
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model loaded from GGUF.")
       .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk) {
-        llm::LlmLoadOptions options;
+        api::LlmOptions options;
         options.path = path;
         options.context = context;
         options.chunk = chunk;
-        return PyLLM{llm::LlmModel::load(default_runtime().device(), options)};
+        return PyLLM{api::Llm::load(api::Runtime::process_default(), options)};
       }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256)
-      .def_prop_ro("path", [](const PyLLM& l) { return l.model->path(); })
-      .def_prop_ro("summary", [](const PyLLM& l) { return l.model->config().summary(); })
-      .def_prop_ro("context", [](const PyLLM& l) { return l.model->context(); })
-      .def_prop_ro("cached", [](const PyLLM& l) { return l.model->cached(); }, "Tokens in the KV cache.")
-      .def_prop_ro("vocab_size", [](const PyLLM& l) { return l.model->tokenizer().vocab_size(); })
-      .def_prop_ro("eos", [](const PyLLM& l) { return l.model->tokenizer().eos(); })
+      .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })
+      .def_prop_ro("summary", [](const PyLLM& l) { return l.llm.description(); })
+      .def_prop_ro("context", [](const PyLLM& l) { return l.llm.context(); })
+      .def_prop_ro("cached", [](const PyLLM& l) { return l.llm.cached_tokens(); }, "Tokens in the KV cache.")
+      .def_prop_ro("vocab_size", [](const PyLLM& l) { return l.llm.vocab_size(); })
+      .def_prop_ro("eos", [](const PyLLM& l) -> std::optional<int32_t> {
+        const int32_t eos = l.llm.eos();
+        return eos >= 0 ? std::optional<int32_t>(eos) : std::nullopt;
+      })
       .def("encode", [](const PyLLM& l, const std::string& text, bool add_special, bool parse_special) {
-        return l.model->tokenizer().encode(text, add_special, parse_special);
+        return l.llm.tokenize(text, add_special, parse_special);
       }, nb::arg("text"), nb::arg("add_special") = true, nb::arg("parse_special") = true)
-      .def("decode", [](const PyLLM& l, const std::vector<llm::TokenId>& ids, bool skip_special) {
-        return lossy_str(l.model->tokenizer().decode(ids, skip_special));
+      .def("decode", [](const PyLLM& l, const std::vector<int32_t>& ids, bool skip_special) {
+        return lossy_str(l.llm.detokenize(ids, skip_special));
       }, nb::arg("ids"), nb::arg("skip_special") = false)
       .def("apply_chat_template", [](const PyLLM& l, const std::string& user, std::optional<std::string> system) {
-        std::vector<llm::ChatMessage> messages;
+        std::vector<api::ChatMessage> messages;
         if (system) messages.push_back({"system", *system});
         messages.push_back({"user", user});
-        return l.model->chat_template().apply(messages, /*add_generation_prompt=*/true);
+        return l.llm.apply_chat_template(messages, /*add_generation_prompt=*/true);
       }, nb::arg("user"), nb::arg("system") = nb::none())
-      .def("reset", [](PyLLM& l) { l.model->reset(); }, "Empties the KV cache.")
-      .def("forward", [](PyLLM& l, const std::vector<llm::TokenId>& ids) {
-        std::span<const float> logits = l.model->forward(ids);
+      .def("reset", [](PyLLM& l) { l.llm.reset(); }, "Empties the KV cache.")
+      .def("forward", [](PyLLM& l, const std::vector<int32_t>& ids) {
+        const std::vector<float> logits = l.llm.forward(ids);
         std::vector<uint8_t> bytes(logits.size() * 4);
         std::memcpy(bytes.data(), logits.data(), bytes.size());
         return numpy_from_bytes(DType::F32, {int64_t(logits.size())}, std::move(bytes));
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
-      .def("_generate", [](nb::handle self, const std::vector<llm::TokenId>& prompt, int32_t max_tokens,
+      .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
                            uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling) {
         PyLLM& l = nb::cast<PyLLM&>(self);
-        llm::GenerateOptions options;
+        api::GenerateOptions options;
         options.max_tokens = max_tokens;
-        options.sampler.temperature = temperature;
-        options.sampler.top_k = top_k;
-        options.sampler.top_p = top_p;
-        options.sampler.min_p = min_p;
-        options.sampler.repeat_penalty = repeat_penalty;
-        options.sampler.seed = seed;
+        options.temperature = temperature;
+        options.top_k = top_k;
+        options.top_p = top_p;
+        options.min_p = min_p;
+        options.repeat_penalty = repeat_penalty;
+        options.seed = seed;
         options.ignore_eos = ignore_eos;
         options.in_flight = in_flight;
         options.gpu_sampling = gpu_sampling;
-        l.model->reset();  // each generate() starts a new conversation
-        return PyGeneration{nb::borrow(self), std::make_unique<llm::Generation>(*l.model, prompt, options), {}};
+        l.llm.reset();  // each generate() starts a new conversation
+        PyGeneration g{nb::borrow(self), std::nullopt, {}};
+        g.gen.emplace(l.llm, prompt, options);
+        return g;
       })
-      .def("memory_stats", [](const PyLLM& l) { return memory_stats_dict(l.model->memory_stats()); });
+      .def("memory_stats", [](const PyLLM& l) { return memory_stats_dict(l.llm.memory_stats()); });
 }
 
 }  // namespace wgrt::py

@@ -14,7 +14,8 @@
 namespace wgrt::api::detail {
 
 struct RuntimeImpl {
-  std::unique_ptr<wgrt::Runtime> runtime;
+  // Shared: the process default is not owned (wgrt::Runtime::process_default).
+  std::shared_ptr<wgrt::Runtime> runtime;
 };
 
 struct ProgramImpl {

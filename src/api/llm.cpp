@@ -5,33 +5,9 @@
 
 namespace wgrt::api {
 
-Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
-  llm::LlmLoadOptions o;
-  o.path = options.path;
-  o.tokenizer_path = options.tokenizer_path;
-  o.context = options.context;
-  o.chunk = options.chunk;
-  o.graph = detail::engine_options(options.load);
-  auto impl = std::make_shared<detail::LlmImpl>();
-  impl->runtime = runtime.impl();
-  impl->model = llm::LlmModel::load(runtime.impl()->runtime->device(), o);
-  return Llm(std::move(impl));
-}
+namespace {
 
-std::vector<int32_t> Llm::tokenize(std::string_view text, bool add_special) const {
-  return impl_->model->tokenizer().encode(text, add_special, /*parse_special=*/true);
-}
-
-std::string Llm::detokenize(std::span<const int32_t> tokens) const { return impl_->model->tokenizer().decode(tokens); }
-
-std::string Llm::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
-  std::vector<llm::ChatMessage> m;
-  for (const ChatMessage& x : messages) m.push_back({x.role, x.content});
-  return impl_->model->chat_template().apply(m, add_generation_prompt);
-}
-
-GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOptions& options,
-                             const TextCallback& on_text) {
+llm::GenerateOptions engine_options(const GenerateOptions& options) {
   llm::GenerateOptions g;
   g.max_tokens = options.max_tokens;
   g.sampler.temperature = options.temperature;
@@ -43,17 +19,100 @@ GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOpti
   g.ignore_eos = options.ignore_eos;
   g.gpu_sampling = options.gpu_sampling;
   g.in_flight = options.in_flight;
+  g.stop = options.stop;
+  g.cancel = options.cancel;
+  g.on_logits = options.on_logits;
+  return g;
+}
+
+}  // namespace
+
+void validate(const GenerateOptions& options, int64_t vocab) { llm::validate(engine_options(options), vocab); }
+
+Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
+  llm::LlmLoadOptions o;
+  o.on_progress = options.on_progress;
+  if (options.check) {
+    validate(*options.check);
+    o.check_vocab = [check = *options.check](int64_t vocab) { validate(check, vocab); };
+  }
+  o.path = options.path;
+  o.tokenizer_path = options.tokenizer_path;
+  o.context = options.context;
+  o.chunk = options.chunk;
+  o.graph = detail::engine_options(options.load);
+  auto impl = std::make_shared<detail::LlmImpl>();
+  impl->runtime = runtime.impl();
+  impl->model = llm::LlmModel::load(runtime.impl()->runtime->device(), o);
+  return Llm(std::move(impl));
+}
+
+std::vector<int32_t> Llm::tokenize(std::string_view text, bool add_special, bool parse_special) const {
+  return impl_->model->tokenizer().encode(text, add_special, parse_special);
+}
+
+std::string Llm::detokenize(std::span<const int32_t> tokens, bool skip_special) const {
+  return impl_->model->tokenizer().decode(tokens, skip_special);
+}
+
+size_t Llm::vocab_size() const { return impl_->model->tokenizer().vocab_size(); }
+int32_t Llm::eos() const { return impl_->model->tokenizer().eos().value_or(-1); }
+
+std::vector<float> Llm::forward(std::span<const int32_t> tokens, const RunOptions& options) {
+  ExecuteOptions eo;
+  eo.time_dispatches = options.time_dispatches;
+  const std::span<const float> logits = impl_->model->forward(tokens, eo);
+  return {logits.begin(), logits.end()};
+}
+
+std::vector<DispatchTime> Llm::last_dispatch_times() const {
+  std::vector<DispatchTime> times;
+  for (const gpu::DispatchTiming& t : impl_->model->graph().last_timings()) times.push_back({t.label, t.gpu_ns * 1e-6});
+  return times;
+}
+
+HostTimes Llm::last_host_times() const {
+  const wgrt::HostTimes& h = impl_->model->graph().last_host_times();
+  return {h.prepare_ms, h.encode_ms, h.wait_ms, h.readback_ms};
+}
+
+size_t Llm::dispatch_count() const { return impl_->model->graph().dispatch_count(); }
+
+std::string Llm::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
+  std::vector<llm::ChatMessage> m;
+  for (const ChatMessage& x : messages) m.push_back({x.role, x.content});
+  return impl_->model->chat_template().apply(m, add_generation_prompt);
+}
+
+namespace {
+
+void copy_stats(const llm::GenerateStats& s, GenerateResult& r) {
+  r.prompt_tokens = s.prompt_tokens;
+  r.generated_tokens = s.generated_tokens;
+  r.wait_seconds = s.wait_seconds;
+  r.prompt_seconds = s.prompt_seconds;
+  r.generate_seconds = s.generate_seconds;
+  r.stopped_at_stop_string = s.stopped_at_stop_string;
+  r.cancelled = s.cancelled;
+  r.prompt_tokens_per_second = s.prompt_tokens_per_second();
+  r.generate_tokens_per_second = s.generate_tokens_per_second();
+  r.stopped_at_eos = s.stopped_at_eos;
+  r.context_full = s.context_full;
+}
+
+}  // namespace
+
+GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOptions& options,
+                             const TextCallback& on_text) {
+  validate(options);
+  const llm::GenerateOptions g = engine_options(options);
   GenerateResult r;
   const llm::GenerateStats s = llm::generate(*impl_->model, prompt, g, [&](llm::TokenId id, std::string_view text) {
     if (id >= 0) r.tokens.push_back(id);
     r.text += text;
     return on_text ? on_text(text) : true;
   });
-  r.prompt_tokens = s.prompt_tokens;
-  r.prompt_tokens_per_second = s.prompt_tokens_per_second();
-  r.generate_tokens_per_second = s.generate_tokens_per_second();
-  r.stopped_at_eos = s.stopped_at_eos;
-  r.context_full = s.context_full;
+  copy_stats(s, r);
   return r;
 }
 
@@ -63,8 +122,38 @@ GenerateResult Llm::generate(std::string_view prompt, const GenerateOptions& opt
 }
 
 void Llm::reset() { impl_->model->reset(); }
+const std::string& Llm::path() const { return impl_->model->path(); }
+std::string Llm::description() const { return impl_->model->config().summary(); }
+bool Llm::can_sample_on_gpu() const { return impl_->model->can_sample_on_gpu(); }
 int64_t Llm::context() const { return impl_->model->context(); }
+int64_t Llm::chunk() const { return impl_->model->chunk(); }
+uint64_t Llm::weight_bytes() const { return impl_->model->weight_bytes(); }
 int64_t Llm::cached_tokens() const { return impl_->model->cached(); }
 MemoryStats Llm::memory_stats() const { return impl_->model->memory_stats(); }
+
+struct Generation::State {
+  std::shared_ptr<detail::LlmImpl> llm;  // kept alive while generating
+  llm::Generation generation;
+};
+
+Generation::Generation(const Llm& llm, std::span<const int32_t> prompt, const GenerateOptions& options)
+    : state_(new State{llm.impl_, llm::Generation(*llm.impl_->model, prompt, engine_options(options))}) {}
+Generation::~Generation() = default;
+Generation::Generation(Generation&&) noexcept = default;
+Generation& Generation::operator=(Generation&&) noexcept = default;
+
+std::optional<GenerationStep> Generation::next() {
+  std::optional<llm::Generation::Step> step = state_->generation.next();
+  if (!step) return std::nullopt;
+  return GenerationStep{step->token, std::move(step->text)};
+}
+
+void Generation::stop() { state_->generation.stop(); }
+
+GenerateResult Generation::stats() const {
+  GenerateResult r;
+  copy_stats(state_->generation.stats(), r);
+  return r;
+}
 
 }  // namespace wgrt::api

@@ -57,11 +57,15 @@ std::vector<Tensor> Method::run(std::span<const Tensor> inputs, const RunOptions
   return result;
 }
 
-std::vector<double> Method::last_dispatch_ms() const {
-  std::vector<double> ms;
-  for (const gpu::DispatchTiming& t : program_->program->method(name()).graph().last_timings()) ms.push_back(t.gpu_ns * 1e-6);
-  return ms;
+std::vector<DispatchTime> Method::last_dispatch_times() const {
+  std::vector<DispatchTime> times;
+  for (const gpu::DispatchTiming& t : program_->program->method(name()).graph().last_timings()) {
+    times.push_back({t.label, t.gpu_ns * 1e-6});
+  }
+  return times;
 }
+
+size_t Method::dispatch_count() const { return program_->program->method(name()).graph().dispatch_count(); }
 
 MemoryStats Method::memory_stats() const { return program_->program->method(name()).graph().memory_stats(); }
 

@@ -1,6 +1,7 @@
 #include "wgrt/runtime.h"
 
 #include "api/impl.h"
+#include "graph/op_registry.h"
 
 namespace wgrt::api {
 
@@ -14,9 +15,53 @@ Runtime Runtime::create(const RuntimeOptions& options) {
   return Runtime(std::move(impl));
 }
 
+Runtime Runtime::process_default() {
+  auto impl = std::make_shared<detail::RuntimeImpl>();
+  impl->runtime = std::shared_ptr<wgrt::Runtime>(&wgrt::Runtime::process_default(), [](wgrt::Runtime*) {});
+  return Runtime(std::move(impl));
+}
+
 std::string Runtime::adapter_name() const {
   const gpu::AdapterInfo& a = impl_->runtime->device().adapter_info();
   return a.name + " (" + a.backend + ", " + a.device_type + ")";
+}
+
+AdapterInfo Runtime::adapter_info() const {
+  const gpu::Device& d = impl_->runtime->device();
+  const gpu::AdapterInfo& a = d.adapter_info();
+  return {a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id,
+          d.implementation_version()};
+}
+
+AdapterLimits Runtime::limits() const {
+  const gpu::DeviceLimits& l = impl_->runtime->device().limits();
+  return {l.max_buffer_size,
+          l.max_storage_buffer_binding_size,
+          l.max_uniform_buffer_binding_size,
+          l.max_storage_buffers_per_shader_stage,
+          l.max_compute_workgroups_per_dimension,
+          l.max_compute_invocations_per_workgroup,
+          l.max_compute_workgroup_storage_size,
+          l.max_compute_workgroup_size_x,
+          l.max_compute_workgroup_size_y,
+          l.max_compute_workgroup_size_z,
+          l.min_storage_buffer_offset_alignment};
+}
+
+namespace {
+AdapterFeatures features_of(const gpu::DeviceFeatures& f) { return {f.shader_f16, f.timestamp_query, f.subgroups}; }
+}  // namespace
+
+AdapterFeatures Runtime::features() const { return features_of(impl_->runtime->device().features()); }
+AdapterFeatures Runtime::offered_features() const { return features_of(impl_->runtime->device().adapter_features()); }
+uint64_t Runtime::live_buffer_bytes() const { return impl_->runtime->device().live_buffer_bytes(); }
+uint64_t Runtime::peak_buffer_bytes() const { return impl_->runtime->device().peak_buffer_bytes(); }
+
+std::vector<OperatorInfo> supported_operators() {
+  const OpRegistry& registry = OpRegistry::builtin();
+  std::vector<OperatorInfo> out;
+  for (const std::string& name : registry.names()) out.push_back({name, registry.find(name)->dtypes});
+  return out;
 }
 
 namespace detail {

@@ -1,6 +1,7 @@
 #include "wgrt/tensor.h"
 
 #include "core/dims.h"
+#include "core/npy.h"
 #include "wgrt/error.h"
 
 namespace wgrt::api {
@@ -27,6 +28,15 @@ void Tensor::check_element_size(size_t size) const {
                                                 std::to_string(host_size(dtype_)) + "-byte elements, not " +
                                                 std::to_string(size));
   }
+}
+
+Tensor read_npy(const std::string& path) {
+  HostTensor t = wgrt::read_npy(path);
+  return Tensor(t.dtype, std::move(t.dims), t.data);
+}
+
+void write_npy(const std::string& path, const Tensor& tensor) {
+  wgrt::write_npy(path, tensor.dtype(), tensor.shape(), tensor.bytes());
 }
 
 }  // namespace wgrt::api

@@ -3,6 +3,7 @@
 // forward pass; tgN: N single-token forward passes from an empty cache),
 // with a warm-up run per test and the median and spread of several
 // repetitions; --profile adds GPU time per kernel from timestamp queries.
+// Uses only wgrt's public API.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,50 +12,33 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
-#include "gpu/device.h"
-#include "llm/generate.h"
-#include "llm/llm_model.h"
+#include "wgrt/llm.h"
 #include "wgrt/error.h"
 
 namespace wgrt::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wgrt bench [options]\n"
-    "\n"
-    "Measures tokens/s of a Llama-family GGUF model the way llama-bench does: ppN runs N\n"
-    "random tokens from position 0 in one forward pass; tgN runs N single-token forward\n"
-    "passes from an empty cache (after --tg-prefill tokens, default none). Each test has a\n"
-    "warm-up run, then -r repetitions; the median, mean and standard deviation are printed.\n"
-    "\n"
-    "options:\n"
-    "  --model PATH        GGUF file (default: the built-in SmolLM2-135M-Instruct Q4_1)\n"
-    "  -p LIST             prompt sizes, comma-separated; 0 or '' for none (default 128,512)\n"
-    "  -n LIST             generation lengths, comma-separated; 0 for none (default 128)\n"
-    "  -r N                repetitions per test (default 5)\n"
-    "  --tg-prefill N      tokens in the cache before a tg test starts (default 0)\n"
-    "  --max-seconds S     stop repeating a test after S seconds, keeping at least one run\n"
-    "                      (default 60)\n"
-    "  --ctx N             KV cache length (default: what the largest test needs)\n"
-    "  --seed S            seed of the random tokens (default 1234)\n"
-    "  --in-flight K       tg: decode steps queued ahead of the host, each sampling its token\n"
-    "                      (greedy) on the GPU and feeding it to the next (default 4)\n"
-    "  --ab                tg: also run each tg test with one host wait per token (K = 1),\n"
-    "                      as tgN/wait, and print the ratio\n"
-    "  --cpu-sampling      tg: read the logits back and sample on the CPU each token (the loop\n"
-    "                      without GPU sampling)\n"
-    "  --profile           GPU time per kernel for one decode step and one prompt pass\n"
-    "  --top K             kernels listed per profile (default 15)\n"
-    "  --json PATH         write the results as JSON\n";
+struct BenchArgs {
+  std::string model, json;
+  std::string p = "128,512", n = "128";  // comma-separated lists
+  int reps = 5;
+  int64_t tg_prefill = 0;
+  double max_seconds = 60;
+  int64_t ctx = 0;  // 0: what the largest test needs
+  uint64_t seed = 1234;
+  int32_t in_flight = 4;
+  int64_t top = 15;
+  bool ab = false, cpu_sampling = false, profile = false;
+};
 
 using Clock = std::chrono::steady_clock;
 
@@ -105,7 +89,7 @@ struct TestResult {
   std::vector<double> tok_s;    // per repetition
   Stats tps;
   Stats ms_per_token;
-  HostTimes host_ms;  // per forward pass, averaged over the timed repetitions
+  api::HostTimes host_ms;  // per forward pass, averaged over the timed repetitions
   double wait_ms = 0;  // tg: per token, the host blocked on the GPU
   std::string error;
 };
@@ -128,23 +112,23 @@ struct TgMode {
 
 class Bench {
  public:
-  Bench(llm::LlmModel& model, uint64_t seed) : model_(model), rng_(seed) {}
+  Bench(api::Llm& model, uint64_t seed) : model_(model), rng_(seed) {}
 
-  std::vector<llm::TokenId> random_tokens(int64_t n) {
-    std::uniform_int_distribution<int64_t> dist(0, int64_t(model_.tokenizer().vocab_size()) - 1);
-    std::vector<llm::TokenId> t(static_cast<size_t>(n));
-    for (auto& x : t) x = llm::TokenId(dist(rng_));
+  std::vector<int32_t> random_tokens(int64_t n) {
+    std::uniform_int_distribution<int64_t> dist(0, int64_t(model_.vocab_size()) - 1);
+    std::vector<int32_t> t(static_cast<size_t>(n));
+    for (auto& x : t) x = int32_t(dist(rng_));
     return t;
   }
 
   // One run of a test: wall seconds of the timed part; adds the graph's host
   // times of each timed forward pass to `host` (one pass per chunk, or per
   // generated token).
-  double run_once(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, HostTimes* host = nullptr,
+  double run_once(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, api::HostTimes* host = nullptr,
                   size_t* passes = nullptr, double* wait_s = nullptr) {
     auto note = [&] {
       if (!host) return;
-      const HostTimes& h = model_.graph().last_host_times();
+      const api::HostTimes h = model_.last_host_times();
       host->prepare_ms += h.prepare_ms;
       host->encode_ms += h.encode_ms;
       host->wait_ms += h.wait_ms;
@@ -163,13 +147,14 @@ class Bench {
     // tgN: N decode steps after the prompt (the tg-prefill tokens, or one
     // token), each producing the next token greedily; the prompt's own draw
     // is not timed. Steps in flight are encoded while earlier ones run.
-    llm::GenerateOptions gen;
+    api::GenerateOptions gen;
     gen.max_tokens = int32_t(n_gen + 1);
-    gen.sampler.temperature = 0;
+    gen.temperature = 0;
     gen.ignore_eos = true;
     gen.gpu_sampling = tg_.gpu_sampling;
     gen.in_flight = tg_.in_flight;
-    llm::Generation g(model_, random_tokens(std::max<int64_t>(1, tg_prefill)), gen);
+    const std::vector<int32_t> prompt = random_tokens(std::max<int64_t>(1, tg_prefill));
+    api::Generation g(model_, prompt, gen);
     if (!g.next()) throw Error(ErrorCode::Internal, "bench: the prompt produced no token");
     for (int64_t i = 0; i < n_gen; ++i) {
       if (!g.next()) throw Error(ErrorCode::Internal, "bench: generation ended early");
@@ -224,22 +209,22 @@ class Bench {
     model_.reset();
     if (prefill > 0) model_.forward(random_tokens(prefill));
     const auto tokens = random_tokens(n);
-    ExecuteOptions opt;
+    api::RunOptions opt;
     opt.time_dispatches = true;
     const auto t0 = Clock::now();
     model_.forward(tokens, opt);
     Profile p;
     p.what = what;
     p.wall_ms = 1e3 * seconds_since(t0);
-    const auto& timings = model_.graph().last_timings();
-    for (const auto& t : timings) p.gpu_ms += t.gpu_ns * 1e-6;
+    const std::vector<api::DispatchTime> timings = model_.last_dispatch_times();
+    for (const auto& t : timings) p.gpu_ms += t.ms;
     p.dispatches = timings.size();
     p.kernels = group_by_label(timings);
     return p;
   }
 
  private:
-  llm::LlmModel& model_;
+  api::Llm& model_;
   std::mt19937_64 rng_;
   TgMode tg_;
 };
@@ -256,12 +241,12 @@ void print_profile(const Profile& p, size_t top) {
   print_kernel_table(p.kernels, top);
 }
 
-void write_json(const std::string& path, const llm::LlmModel& model, const gpu::Device& device,
+void write_json(const std::string& path, const api::Llm& model, const api::Runtime& runtime,
                 const std::vector<TestResult>& results, const std::vector<Profile>& profiles, double load_s,
                 int reps) {
   using nlohmann::json;
   const MemoryStats mem = model.memory_stats();
-  const auto& info = device.adapter_info();
+  const api::AdapterInfo info = runtime.adapter_info();
   auto stats_json = [](const Stats& s) {
     return json{{"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min}, {"max", s.max}};
   };
@@ -292,14 +277,14 @@ void write_json(const std::string& path, const llm::LlmModel& model, const gpu::
   const json doc = {
       {"tool", "wgrt bench"},
       {"model", model.path()},
-      {"model_summary", model.config().summary()},
+      {"model_summary", model.description()},
       {"adapter", info.name},
       {"backend", info.backend},
       {"driver", info.driver},
-      {"runtime", device.implementation_version()},
-      {"shader_f16", device.features().shader_f16},
-      {"subgroups", device.features().subgroups},
-      {"timestamp_query", device.features().timestamp_query},
+      {"runtime", info.implementation},
+      {"shader_f16", runtime.features().shader_f16},
+      {"subgroups", runtime.features().subgroups},
+      {"timestamp_query", runtime.features().timestamp_query},
       {"weight_bytes", model.weight_bytes()},
       {"context", model.context()},
       {"chunk", model.chunk()},
@@ -307,7 +292,7 @@ void write_json(const std::string& path, const llm::LlmModel& model, const gpu::
       {"load_seconds", load_s},
       {"memory",
        {{"model_total_bytes", mem.total_bytes}, {"weight_bytes", mem.constant_bytes}, {"tensor_bytes", mem.tensor_bytes},
-        {"scratch_bytes", mem.scratch_bytes}, {"device_peak_bytes", device.peak_buffer_bytes()}}},
+        {"scratch_bytes", mem.scratch_bytes}, {"device_peak_bytes", runtime.peak_buffer_bytes()}}},
       {"tests", std::move(tests)},
       {"profiles", std::move(profs)},
   };
@@ -318,44 +303,31 @@ void write_json(const std::string& path, const llm::LlmModel& model, const gpu::
   if (!out) throw Error(ErrorCode::Internal, "writing " + path + " failed");
 }
 
-}  // namespace
-
-int run_bench(int argc, char** argv) {
-  if (asks_for_help(argc, argv)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  const Args args(argc, argv, {"--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--top", "--json",
-                   "--in-flight"},
-                  {"--profile", "--ab", "--cpu-sampling"});
-  if (!args.positionals().empty()) throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "'");
-  const std::vector<int64_t> pps = parse_list(args.get_or("-p", "128,512"), "-p");
-  const std::vector<int64_t> tgs = parse_list(args.get_or("-n", "128"), "-n");
-  const int reps = int(args.get_int("-r", 5));
-  const int64_t tg_prefill = args.get_int("--tg-prefill", 0);
-  const double max_seconds = args.get_double("--max-seconds", 60);
-  const size_t top = size_t(std::max<int64_t>(1, args.get_int("--top", 15)));
-  const bool profile = args.flag("--profile");
-  if (reps < 1) throw Error(ErrorCode::InvalidArgument, "-r must be >= 1");
-  if (tg_prefill < 0) throw Error(ErrorCode::InvalidArgument, "--tg-prefill must be >= 0");
+int bench(const BenchArgs& args) {
+  const std::vector<int64_t> pps = parse_list(args.p, "-p");
+  const std::vector<int64_t> tgs = parse_list(args.n, "-n");
+  const int reps = args.reps;
+  const int64_t tg_prefill = args.tg_prefill;
+  const double max_seconds = args.max_seconds;
+  const size_t top = size_t(args.top);
+  const bool profile = args.profile;
   TgMode tg_mode;
-  tg_mode.in_flight = int32_t(args.get_int("--in-flight", 4));
-  tg_mode.gpu_sampling = !args.flag("--cpu-sampling");
-  if (tg_mode.in_flight < 1) throw Error(ErrorCode::InvalidArgument, "--in-flight must be >= 1");
-  const bool ab = args.flag("--ab");
+  tg_mode.in_flight = args.in_flight;
+  tg_mode.gpu_sampling = !args.cpu_sampling;
+  const bool ab = args.ab;
 
   const int64_t max_pp = pps.empty() ? 0 : *std::max_element(pps.begin(), pps.end());
   const int64_t max_tg = tgs.empty() ? 0 : *std::max_element(tgs.begin(), tgs.end());
   // The profiled decode step runs at position 16 (after a 16-token prefill).
   const int64_t need = std::max({max_pp, std::max<int64_t>(1, tg_prefill) + max_tg + 1, profile ? int64_t(17) : int64_t(1)});
 
-  auto device = gpu::Device::create();
-  llm::LlmLoadOptions load;
-  load.path = args.get_or("--model", "");
-  load.context = args.get_int("--ctx", need);
+  const api::Runtime runtime = api::Runtime::create();
+  api::LlmOptions load;
+  load.path = args.model;
+  load.context = args.ctx > 0 ? args.ctx : need;
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
   const auto t_load = Clock::now();
-  std::unique_ptr<llm::LlmModel> model = llm::LlmModel::load(*device, load);
+  std::optional<api::Llm> model = api::Llm::load(runtime, load);
   const double load_s = seconds_since(t_load);
   if (model->context() < need) {
     throw Error(ErrorCode::InvalidArgument, "the tests need a context of " + std::to_string(need) +
@@ -365,18 +337,19 @@ int run_bench(int argc, char** argv) {
     throw Error(ErrorCode::InvalidArgument, "chunk " + std::to_string(model->chunk()) + " < largest prompt " +
                                                 std::to_string(max_pp));
   }
-  const auto& info = device->adapter_info();
-  std::printf("model:   %s\n         %s\n", model->path().c_str(), model->config().summary().c_str());
+  const api::AdapterInfo info = runtime.adapter_info();
+  const api::AdapterFeatures features = runtime.features();
+  std::printf("model:   %s\n         %s\n", model->path().c_str(), model->description().c_str());
   std::printf("weights: %.1f MiB on the GPU; loaded in %.2f s\n", model->weight_bytes() / 1048576.0, load_s);
   std::printf("device:  %s (%s, %s), %s; shader-f16 %s, subgroups %s, timestamp-query %s\n", info.name.c_str(),
-              info.backend.c_str(), info.device_type.c_str(), device->implementation_version().c_str(),
-              device->features().shader_f16 ? "yes" : "no", device->features().subgroups ? "yes" : "no",
-              device->features().timestamp_query ? "yes" : "no");
+              info.backend.c_str(), info.device_type.c_str(), info.implementation.c_str(),
+              features.shader_f16 ? "yes" : "no", features.subgroups ? "yes" : "no",
+              features.timestamp_query ? "yes" : "no");
   std::printf("context %lld, chunk %lld, %d repetitions after one warm-up run\n\n",
               static_cast<long long>(model->context()), static_cast<long long>(model->chunk()), reps);
   std::fflush(stdout);
 
-  Bench bench(*model, uint64_t(args.get_int("--seed", 1234)));
+  Bench bench(*model, args.seed);
   std::vector<TestResult> results;
   std::printf("%-10s %5s %14s %14s %12s %6s\n", "test", "runs", "tok/s median", "mean +- std", "ms/token", "GB/s");
   auto report = [&](const TestResult& r) {
@@ -423,7 +396,7 @@ int run_bench(int argc, char** argv) {
                                    std::to_string(tg_mode.in_flight) + " steps in flight").c_str());
   std::printf("host time per forward pass (ms, mean): prepare / encode+submit / wait for GPU / readback; "
               "encode per dispatch (us); tg: host blocked per token (ms)\n");
-  const double dispatches = double(model->graph().dispatch_count()) + (tg_mode.gpu_sampling ? 1.0 : 0.0);
+  const double dispatches = double(model->dispatch_count()) + (tg_mode.gpu_sampling ? 1.0 : 0.0);
   for (const auto& r : results) {
     if (!r.error.empty()) continue;
     std::printf("  %-10s %8.3f %8.3f %8.3f %8.3f   %6.2f us", r.name.c_str(), r.host_ms.prepare_ms,
@@ -436,11 +409,11 @@ int run_bench(int argc, char** argv) {
   std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB, scratch %.1f MiB); "
               "peak on the device %.1f MiB\n",
               mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
-              mem.scratch_bytes / 1048576.0, device->peak_buffer_bytes() / 1048576.0);
+              mem.scratch_bytes / 1048576.0, runtime.peak_buffer_bytes() / 1048576.0);
 
   std::vector<Profile> profiles;
   if (profile) {
-    if (!device->features().timestamp_query) std::printf("\n--profile: the device has no timestamp-query\n");
+    if (!features.timestamp_query) std::printf("\n--profile: the device has no timestamp-query\n");
     try {
       bench.profile("decode", 16, 1);  // warm the timed path once
       profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
@@ -461,10 +434,47 @@ int run_bench(int argc, char** argv) {
       std::printf("--profile failed: %s\n", e.what());
     }
   }
-  if (auto path = args.get("--json")) write_json(*path, *model, *device, results, profiles, load_s, reps);
+  if (!args.json.empty()) write_json(args.json, *model, runtime, results, profiles, load_s, reps);
   bool failed = false;
   for (const auto& r : results) failed |= !r.error.empty();
   return failed ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_bench(CLI::App& app) {
+  CLI::App* cmd = add_command(
+      app, "bench", "tokens/s of a GGUF model: prompt processing and generation, like llama-bench",
+      "Measures tokens/s of a Llama-family GGUF model the way llama-bench does: ppN runs N\n"
+      "random tokens from position 0 in one forward pass; tgN runs N single-token forward\n"
+      "passes from an empty cache (after --tg-prefill tokens, default none). Each test has a\n"
+      "warm-up run, then -r repetitions; the median, mean and standard deviation are printed.");
+  auto a = std::make_shared<BenchArgs>();
+  cmd->add_option("--model", a->model, "GGUF file (default: the built-in SmolLM2-135M-Instruct Q4_1)")->type_name("PATH");
+  cmd->add_option("-p", a->p, "prompt sizes, comma-separated; 0 or '' for none (default 128,512)")->type_name("LIST");
+  cmd->add_option("-n", a->n, "generation lengths, comma-separated; 0 for none (default 128)")->type_name("LIST");
+  cmd->add_option("-r", a->reps, "repetitions per test (default 5)")->type_name("N")->check(in_range(1, 1000000));
+  cmd->add_option("--tg-prefill", a->tg_prefill, "tokens in the cache before a tg test starts (default 0)")
+      ->type_name("N")
+      ->check(in_range(0, INT32_MAX));
+  cmd->add_option("--max-seconds", a->max_seconds,
+                  "stop repeating a test after S seconds, keeping at least one run\n(default 60)")
+      ->type_name("S");
+  cmd->add_option("--ctx", a->ctx, "KV cache length (default: what the largest test needs)")->type_name("N");
+  cmd->add_option("--seed", a->seed, "seed of the random tokens (default 1234)")->type_name("S");
+  cmd->add_option("--in-flight", a->in_flight,
+                  "tg: decode steps queued ahead of the host, each sampling its token\n"
+                  "(greedy) on the GPU and feeding it to the next (default 4)")
+      ->type_name("K")
+      ->check(in_range(1, 1024));
+  cmd->add_flag("--ab", a->ab,
+                "tg: also run each tg test with one host wait per token (K = 1),\nas tgN/wait, and print the ratio");
+  cmd->add_flag("--cpu-sampling", a->cpu_sampling,
+                "tg: read the logits back and sample on the CPU each token (the loop\nwithout GPU sampling)");
+  cmd->add_flag("--profile", a->profile, "GPU time per kernel for one decode step and one prompt pass");
+  cmd->add_option("--top", a->top, "kernels listed per profile (default 15)")->type_name("K")->check(in_range(1, 1 << 20));
+  cmd->add_option("--json", a->json, "write the results as JSON")->type_name("PATH");
+  return {cmd, [a] { return bench(*a); }};
 }
 
 }  // namespace wgrt::cli

@@ -1,15 +1,17 @@
-// One function per subcommand; each takes argv starting at its own name and
-// returns the process exit status.
+// One function per subcommand, each in its own file: it adds the subcommand
+// and its options to the app and returns what runs it (see command_line.h).
 #pragma once
+
+#include "cli/command_line.h"
 
 namespace wgrt::cli {
 
-int run_info(int argc, char** argv);
-int run_generate(int argc, char** argv);
-int run_run(int argc, char** argv);
-int run_inspect(int argc, char** argv);
-int run_bench(int argc, char** argv);
-int run_ops(int argc, char** argv);
-int run_serve(int argc, char** argv);
+Command add_info(CLI::App& app);
+Command add_generate(CLI::App& app);
+Command add_run(CLI::App& app);
+Command add_inspect(CLI::App& app);
+Command add_bench(CLI::App& app);
+Command add_ops(CLI::App& app);
+Command add_serve(CLI::App& app);
 
 }  // namespace wgrt::cli

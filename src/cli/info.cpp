@@ -1,10 +1,11 @@
 // `wgrt info`: what WebGPU adapter wgrt would run on, and what it offers.
+// Uses only wgrt's public API.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
-#include "cli/args.h"
 #include "cli/commands.h"
-#include "gpu/device.h"
+#include "wgrt/runtime.h"
 #include "wgrt/error.h"
 
 namespace wgrt::cli {
@@ -21,36 +22,25 @@ std::string mib(uint64_t bytes) {
   return buf;
 }
 
-}  // namespace
-
-int run_info(int argc, char** argv) {
-  if (asks_for_help(argc, argv)) {
-    std::printf("usage: wgrt info\n\nPrints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
-                "its limits and its optional features. Exits 1 when there is no adapter.\n");
-    return 0;
-  }
-  if (argc > 1) {
-    std::fprintf(stderr, "wgrt info: unexpected argument '%s'\n", argv[1]);
-    return 2;
-  }
-  std::unique_ptr<gpu::Device> device;
+int info() {
+  std::optional<api::Runtime> runtime;
   try {
-    device = gpu::Device::create();
+    runtime = api::Runtime::create();
   } catch (const Error& e) {
     std::fprintf(stderr, "wgrt info: %s\n", e.what());
     return 1;
   }
-  const auto& a = device->adapter_info();
-  const auto& l = device->limits();
-  const auto& on = device->features();
-  const auto& offered = device->adapter_features();
+  const api::AdapterInfo a = runtime->adapter_info();
+  const api::AdapterLimits l = runtime->limits();
+  const api::AdapterFeatures on = runtime->features();
+  const api::AdapterFeatures offered = runtime->offered_features();
   std::printf("adapter:      %s\n", a.name.c_str());
   std::printf("vendor:       %s (0x%04x), device 0x%04x\n", a.vendor.c_str(), a.vendor_id, a.device_id);
   std::printf("backend:      %s\n", a.backend.c_str());
   std::printf("type:         %s\n", a.device_type.c_str());
   if (!a.architecture.empty()) std::printf("architecture: %s\n", a.architecture.c_str());
   if (!a.driver.empty()) std::printf("driver:       %s\n", a.driver.c_str());
-  std::printf("runtime:      %s\n", device->implementation_version().c_str());
+  std::printf("runtime:      %s\n", a.implementation.c_str());
   std::printf("\nfeatures:\n");
   std::printf("  shader-f16:       %s\n", yes_no(offered.shader_f16, on.shader_f16));
   std::printf("  timestamp-query:  %s\n", yes_no(offered.timestamp_query, on.timestamp_query));
@@ -67,6 +57,15 @@ int run_info(int argc, char** argv) {
   std::printf("  maxComputeWorkgroupStorageSize:    %u\n", l.max_compute_workgroup_storage_size);
   std::printf("  minStorageBufferOffsetAlignment:   %u\n", l.min_storage_buffer_offset_alignment);
   return 0;
+}
+
+}  // namespace
+
+Command add_info(CLI::App& app) {
+  CLI::App* cmd = add_command(app, "info", "the WebGPU adapter, its limits and features",
+                              "Prints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
+                              "its limits and its optional features. Exits 1 when there is no adapter.");
+  return {cmd, info};
 }
 
 }  // namespace wgrt::cli

@@ -6,13 +6,13 @@
 
 namespace wgrt::cli {
 
-std::vector<KernelRow> group_by_label(const std::vector<gpu::DispatchTiming>& timings) {
+std::vector<KernelRow> group_by_label(const std::vector<api::DispatchTime>& timings) {
   std::map<std::string, KernelRow> by_label;
   for (const auto& t : timings) {
     KernelRow& row = by_label[t.label];
     row.label = t.label;
     ++row.count;
-    row.gpu_ns += t.gpu_ns;
+    row.gpu_ns += t.ms * 1e6;
   }
   std::vector<KernelRow> rows;
   for (auto& [_, row] : by_label) rows.push_back(std::move(row));

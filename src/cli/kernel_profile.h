@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/command_batch.h"
+#include "wgrt/program.h"
 
 namespace wgrt::cli {
 
@@ -17,7 +17,7 @@ struct KernelRow {
 };
 
 // One row per label, the most GPU time first.
-std::vector<KernelRow> group_by_label(const std::vector<gpu::DispatchTiming>& timings);
+std::vector<KernelRow> group_by_label(const std::vector<api::DispatchTime>& timings);
 
 // The `top` rows as a table (count, total and average microseconds, share).
 void print_kernel_table(const std::vector<KernelRow>& rows, size_t top);

@@ -1,53 +1,47 @@
-// wgrt command-line entry: dispatches to one subcommand per file.
+// wgrt command-line entry: parses the command line (CLI11) and runs the
+// chosen subcommand, one per file, inside the exception guard.
 #include <cstdio>
-#include <cstring>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/guard.h"
+#include "wgrt/error.h"
 #include "wgrt/version.h"
 
-namespace {
-
-void print_usage() {
-  std::fprintf(stderr,
-               "usage: wgrt <command> [options]\n"
-               "\n"
-               "commands:\n"
-               "  bench       tokens/s of a GGUF model: prompt processing and generation, like llama-bench\n"
-               "  generate    generate text with a Llama-family GGUF model (default: SmolLM2-135M)\n"
-               "  info        the WebGPU adapter, its limits and features\n"
-               "  inspect     what a .pte program holds and whether wgrt can run it\n"
-               "  ops         every operator wgrt runs, with its dtypes\n"
-               "  run         run a method of a .pte program (ExecuTorch, VulkanPartitioner)\n"
-               "  serve       an OpenAI-compatible HTTP server for a Llama-family model\n"
-               "\n"
-               "`wgrt <command> --help` describes each command; `wgrt --version` prints the version.\n");
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    print_usage();
-    return argc < 2 ? 2 : 0;
+  using namespace wgrt::cli;
+  CLI::App app("wgrt runs ML programs on any GPU through WebGPU.", "wgrt");
+  app.set_version_flag("--version", std::string("wgrt ") + WGRT_VERSION);
+  use_wgrt_help(app);
+  app.require_subcommand(1);
+  app.footer("`wgrt <command> --help` describes each command; `wgrt --version` prints the version.");
+  const std::vector<Command> commands = {add_bench(app),   add_generate(app), add_info(app), add_inspect(app),
+                                         add_ops(app),     add_run(app),      add_serve(app)};
+  if (argc < 2) {
+    std::fputs(app.help().c_str(), stderr);
+    return 2;
   }
-  if (!std::strcmp(argv[1], "--version")) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForVersion&) {
     std::printf("wgrt %s\n", WGRT_VERSION);
     return 0;
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    const auto chosen = app.get_subcommands();
+    if (chosen.empty()) {  // no or an unknown command
+      const std::string what = argv[1][0] != '-' ? "unknown command '" + std::string(argv[1]) + "'" : e.what();
+      std::fprintf(stderr, "wgrt: %s\n\n%s", what.c_str(), app.help().c_str());
+      return 2;
+    }
+    // A bad option of a command: reported like the command's own errors.
+    return run_guarded(chosen.front()->get_name(), [&]() -> int {
+      throw wgrt::Error(wgrt::ErrorCode::InvalidArgument, std::string(e.what()) + " (see --help)");
+    });
   }
-  const std::string command = argv[1];
-  using Subcommand = int (*)(int, char**);
-  Subcommand run = nullptr;
-  if (command == "info") run = wgrt::cli::run_info;
-  if (command == "generate") run = wgrt::cli::run_generate;
-  if (command == "run") run = wgrt::cli::run_run;
-  if (command == "inspect") run = wgrt::cli::run_inspect;
-  if (command == "bench") run = wgrt::cli::run_bench;
-  if (command == "ops") run = wgrt::cli::run_ops;
-  if (command == "serve") run = wgrt::cli::run_serve;
-  if (run != nullptr) return wgrt::cli::run_guarded(command, [&] { return run(argc - 1, argv + 1); });
-  std::fprintf(stderr, "wgrt: unknown command '%s'\n", command.c_str());
-  print_usage();
-  return 2;
+  for (const Command& c : commands) {
+    if (c.app->parsed()) return run_guarded(c.app->get_name(), c.run);
+  }
+  return 2;  // require_subcommand(1) makes this unreachable
 }

@@ -1,31 +1,31 @@
-// `wgrt ops`: every operator wgrt runs, one per line, with its dtypes.
+// `wgrt ops`: every operator wgrt runs, one per line, with its dtypes. Uses
+// only wgrt's public API.
 #include <cstdio>
 #include <algorithm>
 #include <string>
 
-#include "cli/args.h"
 #include "cli/commands.h"
-#include "graph/op_registry.h"
+#include "wgrt/runtime.h"
 
 namespace wgrt::cli {
 
-int run_ops(int argc, char** argv) {
-  if (asks_for_help(argc, argv)) {
-    std::printf("usage: wgrt ops\n\nLists every operator wgrt runs (the names a .pte's Vulkan graph uses), one per\n"
-                "line, with the element types it accepts.\n");
-    return 0;
-  }
-  if (argc > 1) {
-    std::fprintf(stderr, "wgrt ops: unexpected argument '%s'\n", argv[1]);
-    return 2;
-  }
-  const OpRegistry& registry = OpRegistry::builtin();
+namespace {
+
+int list_ops() {
+  const std::vector<api::OperatorInfo> ops = api::supported_operators();
   size_t width = 0;
-  for (const auto& name : registry.names()) width = std::max(width, name.size());
-  for (const auto& name : registry.names()) {
-    std::printf("%-*s  %s\n", static_cast<int>(width), name.c_str(), registry.find(name)->dtypes.c_str());
-  }
+  for (const auto& op : ops) width = std::max(width, op.name.size());
+  for (const auto& op : ops) std::printf("%-*s  %s\n", static_cast<int>(width), op.name.c_str(), op.dtypes.c_str());
   return 0;
+}
+
+}  // namespace
+
+Command add_ops(CLI::App& app) {
+  CLI::App* cmd = add_command(app, "ops", "every operator wgrt runs, with its dtypes",
+                              "Lists every operator wgrt runs (the names a .pte's Vulkan graph uses), one per\n"
+                              "line, with the element types it accepts.");
+  return {cmd, list_ops};
 }
 
 }  // namespace wgrt::cli

@@ -1,45 +1,40 @@
 // `wgrt run`: runs one method of a .pte program on the GPU, with inputs from
 // .npy files or random ones of the right shape, and writes the outputs.
+// Uses only wgrt's public API.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <map>
+#include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
-#include "core/npy.h"
-#include "gpu/device.h"
-#include "runtime/program.h"
 #include "wgrt/error.h"
+#include "wgrt/program.h"
 
 namespace wgrt::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wgrt run MODEL.pte [options]\n"
-    "\n"
-    "Runs a method of an ExecuTorch program lowered with VulkanPartitioner.\n"
-    "\n"
-    "options:\n"
-    "  --ptd PATH         the .ptd file holding the program's external weights\n"
-    "  --method NAME      the method to run (default: forward)\n"
-    "  --input PATH       a .npy input, once per input in order (default: random inputs at the maximum shape)\n"
-    "  --output-dir DIR   write each output as DIR/output_N.npy\n"
-    "  --repeat N         run N times and report the median time (default 1)\n"
-    "  --profile          GPU time per dispatch (needs timestamp-query)\n"
-    "  --seed S           seed for random inputs (default 0)\n";
+struct RunArgs {
+  std::string path, ptd, method = "forward", output_dir;
+  std::vector<std::string> inputs;
+  int64_t repeat = 1;
+  uint32_t seed = 0;
+  bool profile = false;
+};
 
-HostTensor random_input(const TensorSpec& spec, std::mt19937& rng) {
-  HostTensor t{spec.dtype, spec.max_dims, std::vector<uint8_t>(numel(spec.max_dims) * host_size(spec.dtype))};
-  const size_t n = size_t(numel(spec.max_dims));
-  switch (spec.dtype) {
+api::Tensor random_input(const api::TensorInfo& info, std::mt19937& rng) {
+  api::Tensor t(info.dtype, info.max_shape);
+  const size_t n = size_t(t.numel());
+  auto bytes = t.bytes();
+  switch (info.dtype) {
     case DType::F32: {
       std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-      auto* p = reinterpret_cast<float*>(t.data.data());
+      auto* p = reinterpret_cast<float*>(bytes.data());
       for (size_t i = 0; i < n; ++i) p[i] = d(rng);
       break;
     }
@@ -47,96 +42,113 @@ HostTensor random_input(const TensorSpec& spec, std::mt19937& rng) {
     case DType::I64: {
       // Small non-negative values: valid as indices into any table of 8 or more rows.
       std::uniform_int_distribution<int32_t> d(0, 7);
+      const size_t size = host_size(info.dtype);
       for (size_t i = 0; i < n; ++i) {
         const int64_t v = d(rng);
-        std::memcpy(t.data.data() + i * host_size(spec.dtype), &v, host_size(spec.dtype));
+        std::memcpy(bytes.data() + i * size, &v, size);
       }
       break;
     }
     default:
-      for (auto& b : t.data) b = uint8_t(rng() & 1);
+      for (auto& b : bytes) b = uint8_t(rng() & 1);
   }
   return t;
 }
 
-}  // namespace
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
-int run_run(int argc, char** argv) {
-  if (asks_for_help(argc, argv)) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  const Args args(argc, argv, {"--ptd", "--method", "--input", "--output-dir", "--repeat", "--seed"}, {"--profile"});
-  if (args.positionals().size() != 1) throw Error(ErrorCode::InvalidArgument, "expected one MODEL.pte (see --help)");
-  const std::string path = args.positionals()[0];
-
-  auto device = gpu::Device::create();
+int run(const RunArgs& args) {
+  const std::string& path = args.path;
+  const api::Runtime runtime = api::Runtime::create();
   const auto t_load = std::chrono::steady_clock::now();
-  auto program = Program::load(*device, path, args.get_or("--ptd", ""));
+  const api::Program program = api::Program::load(runtime, path, args.ptd);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
-  Method& method = program->method(args.get_or("--method", "forward"));
+  api::Method method = program.method(args.method);
 
-  std::vector<HostTensor> inputs;
-  const auto files = args.get_all("--input");
+  std::vector<api::Tensor> inputs;
+  const auto& files = args.inputs;
   if (!files.empty()) {
-    if (files.size() != method.input_specs().size()) {
+    if (files.size() != method.inputs().size()) {
       throw Error(ErrorCode::InvalidArgument, "method '" + method.name() + "' takes " +
-                                                  std::to_string(method.input_specs().size()) + " inputs, got " +
+                                                  std::to_string(method.inputs().size()) + " inputs, got " +
                                                   std::to_string(files.size()) + " --input files");
     }
-    for (const auto& f : files) inputs.push_back(read_npy(f));
+    for (const auto& f : files) inputs.push_back(api::read_npy(f));
   } else {
-    std::mt19937 rng(uint32_t(args.get_int("--seed", 0)));
-    for (const auto& spec : method.input_specs()) inputs.push_back(random_input(spec, rng));
+    std::mt19937 rng(args.seed);
+    for (const auto& info : method.inputs()) inputs.push_back(random_input(info, rng));
   }
-  std::vector<HostTensorView> views;
-  for (const auto& t : inputs) views.push_back({t.dtype, t.dims, t.data});
 
-  const int64_t repeat = std::max<int64_t>(1, args.get_int("--repeat", 1));
-  ExecuteOptions opts;
-  opts.time_dispatches = args.flag("--profile");
+  api::RunOptions opts;
+  opts.time_dispatches = args.profile;
   std::vector<double> times;
-  std::vector<HostTensor> outputs;
-  for (int64_t r = 0; r < repeat; ++r) {
+  std::vector<api::Tensor> outputs;
+  for (int64_t r = 0; r < args.repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    outputs = method.graph().execute(views, opts);
+    outputs = method.run(inputs, opts);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(times.begin(), times.end());
 
+  const api::AdapterInfo adapter = runtime.adapter_info();
   std::printf("program:  %s (loaded in %.1f ms)\n", path.c_str(), load_s * 1e3);
-  std::printf("device:   %s (%s)\n", device->adapter_info().name.c_str(), device->adapter_info().backend.c_str());
-  std::printf("method:   %s, %zu dispatches\n", method.name().c_str(), method.graph().dispatch_count());
+  std::printf("device:   %s (%s)\n", adapter.name.c_str(), adapter.backend.c_str());
+  std::printf("method:   %s, %zu dispatches\n", method.name().c_str(), method.dispatch_count());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::printf("  input %zu:  %s%s%s\n", i, std::string(dtype_name(inputs[i].dtype)).c_str(),
-                dims_string(inputs[i].dims).c_str(), files.empty() ? " (random)" : ("  " + files[i]).c_str());
+    std::printf("  input %zu:  %s%s%s\n", i, std::string(dtype_name(inputs[i].dtype())).c_str(),
+                shape_string(inputs[i].shape()).c_str(), files.empty() ? " (random)" : ("  " + files[i]).c_str());
   }
-  const std::string out_dir = args.get_or("--output-dir", "");
+  const std::string& out_dir = args.output_dir;
   if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
   for (size_t o = 0; o < outputs.size(); ++o) {
     std::string where;
     if (!out_dir.empty()) {
       where = out_dir + "/output_" + std::to_string(o) + ".npy";
-      write_npy(where, outputs[o].dtype, outputs[o].dims, outputs[o].data);
+      api::write_npy(where, outputs[o]);
     }
-    std::printf("  output %zu: %s%s  %s\n", o, std::string(dtype_name(outputs[o].dtype)).c_str(),
-                dims_string(outputs[o].dims).c_str(), where.c_str());
+    std::printf("  output %zu: %s%s  %s\n", o, std::string(dtype_name(outputs[o].dtype())).c_str(),
+                shape_string(outputs[o].shape()).c_str(), where.c_str());
   }
   std::printf("time:     %.3f ms median of %lld runs (min %.3f ms), wall clock including upload and readback\n",
-              times[times.size() / 2], static_cast<long long>(repeat), times.front());
+              times[times.size() / 2], static_cast<long long>(args.repeat), times.front());
   if (opts.time_dispatches) {
-    const auto& timings = method.graph().last_timings();
+    const std::vector<api::DispatchTime> timings = method.last_dispatch_times();
     if (timings.empty()) {
       std::printf("profile:  unavailable (the adapter has no timestamp-query)\n");
     } else {
-      double total_ns = 0;
-      for (const auto& t : timings) total_ns += t.gpu_ns;
-      std::printf("profile:  %.3f ms of GPU time in %zu dispatches\n", total_ns / 1e6, timings.size());
+      double total_ms = 0;
+      for (const auto& t : timings) total_ms += t.ms;
+      std::printf("profile:  %.3f ms of GPU time in %zu dispatches\n", total_ms, timings.size());
       print_kernel_table(group_by_label(timings), timings.size());
     }
   }
-  std::printf("memory:\n%s", method.graph().memory_stats().to_string().c_str());
+  std::printf("memory:\n%s", method.memory_stats().to_string().c_str());
   return 0;
+}
+
+}  // namespace
+
+Command add_run(CLI::App& app) {
+  CLI::App* cmd = add_command(app, "run", "run a method of a .pte program (ExecuTorch, VulkanPartitioner)",
+                              "Runs a method of an ExecuTorch program lowered with VulkanPartitioner.");
+  auto a = std::make_shared<RunArgs>();
+  cmd->add_option("model", a->path, "the .pte program")->type_name("MODEL.pte")->required();
+  cmd->add_option("--ptd", a->ptd, "the .ptd file holding the program's external weights")->type_name("PATH");
+  cmd->add_option("--method", a->method, "the method to run (default: forward)")->type_name("NAME");
+  repeatable(cmd->add_option("--input", a->inputs,
+                             "a .npy input, once per input in order (default: random inputs at the maximum shape)"))
+      ->type_name("PATH");
+  cmd->add_option("--output-dir", a->output_dir, "write each output as DIR/output_N.npy")->type_name("DIR");
+  cmd->add_option("--repeat", a->repeat, "run N times and report the median time (default 1)")
+      ->type_name("N")
+      ->check(in_range(1, 1000000));
+  cmd->add_flag("--profile", a->profile, "GPU time per dispatch (needs timestamp-query)");
+  cmd->add_option("--seed", a->seed, "seed for random inputs (default 0)")->type_name("S");
+  return {cmd, [a] { return run(*a); }};
 }
 
 }  // namespace wgrt::cli

@@ -6,11 +6,11 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
-#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "gpu/device.h"
@@ -21,62 +21,13 @@
 namespace wgrt::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: wgrt serve [options]\n"
-    "\n"
-    "Serves a Llama-family model over an OpenAI-compatible HTTP API: GET /health, GET /v1/models,\n"
-    "POST /v1/completions and POST /v1/chat/completions (stream: true for server-sent events).\n"
-    "With no --model, serves SmolLM2-135M-Instruct (Q4_1), installed by scripts/setup.sh.\n"
-    "\n"
-    "options:\n"
-    "  --model PATH      GGUF file, or a .pte from ExecuTorch's Llama export (needs --tokenizer)\n"
-    "  --tokenizer PATH  for a .pte model: a GGUF file whose tokenizer it uses\n"
-    "  --host ADDR       address to listen on (default 127.0.0.1: this machine only)\n"
-    "  --port N          port (default 8080; 0 picks a free one, printed at start)\n"
-    "  --ctx N           context length per request: prompt + completion (default 2048)\n"
-    "  --chunk N         most prompt tokens per forward pass (default 256)\n"
-    "  --parallel N      sequences decoded at once; only 1 for now (no batching yet)\n"
-    "  --queue N         requests that may wait behind the running one (default 16); when\n"
-    "                    it is full, new requests get 503 with Retry-After\n"
-    "  --quiet           no line per request on stderr\n"
-    "\n"
-    "Requests run one at a time, in arrival order. SIGINT or SIGTERM cancels running and\n"
-    "queued requests and exits with status 0.\n";
-
 struct ServeConfig {
   llm::LlmLoadOptions load;
   server::ServerOptions server;
+  int64_t parallel = 1;
+  int64_t queue = 16;
+  bool quiet = false;
 };
-
-// All of serve's command line in one place.
-ServeConfig parse_serve_args(int argc, char** argv) {
-  const Args args(argc, argv, {"--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue"},
-                  {"--quiet"});
-  if (!args.positionals().empty()) {
-    throw Error(ErrorCode::InvalidArgument, "unexpected argument '" + args.positionals()[0] + "' (see --help)");
-  }
-  ServeConfig c;
-  c.load.path = args.get_or("--model", "");
-  c.load.tokenizer_path = args.get_or("--tokenizer", "");
-  c.load.context = args.get_int("--ctx", 2048);
-  c.load.chunk = args.get_int("--chunk", 256);
-  c.server.host = args.get_or("--host", "127.0.0.1");
-  const int64_t port = args.get_int("--port", 8080);
-  if (port < 0 || port > 65535) throw Error(ErrorCode::InvalidArgument, "--port must be in [0, 65535]");
-  c.server.port = int(port);
-  const int64_t parallel = args.get_int("--parallel", 1);
-  if (parallel != 1) {
-    throw Error(ErrorCode::NotSupported,
-                "--parallel " + std::to_string(parallel) +
-                    ": wgrt serve decodes one sequence at a time (continuous batching is not implemented yet); "
-                    "requests queue instead, up to --queue of them");
-  }
-  const int64_t queue = args.get_int("--queue", 16);
-  if (queue < 0 || queue > 1024) throw Error(ErrorCode::InvalidArgument, "--queue must be in [0, 1024]");
-  c.server.max_waiting = size_t(queue);
-  c.server.log_requests = !args.flag("--quiet");
-  return c;
-}
 
 // SIGINT and SIGTERM are blocked in every thread and taken by one thread
 // with sigwait(), which may then call into the server safely (a signal
@@ -113,14 +64,15 @@ class StopSignals {
   std::thread thread_;
 };
 
-}  // namespace
-
-int run_serve(int argc, char** argv) {
-  if (asks_for_help(argc, argv)) {
-    std::fputs(kUsage, stdout);
-    return 0;
+int serve(ServeConfig& config) {
+  if (config.parallel != 1) {
+    throw Error(ErrorCode::NotSupported,
+                "--parallel " + std::to_string(config.parallel) +
+                    ": wgrt serve decodes one sequence at a time (continuous batching is not implemented yet); "
+                    "requests queue instead, up to --queue of them");
   }
-  ServeConfig config = parse_serve_args(argc, argv);
+  config.server.max_waiting = size_t(config.queue);
+  config.server.log_requests = !config.quiet;
   static StopSignals signals;  // its thread may outlive this call
 
   auto device = gpu::Device::create();
@@ -143,6 +95,42 @@ int run_serve(int argc, char** argv) {
   signals.attach(nullptr);
   std::fprintf(stderr, "stopped\n");
   return 0;
+}
+
+}  // namespace
+
+Command add_serve(CLI::App& app) {
+  CLI::App* cmd = add_command(
+      app, "serve", "an OpenAI-compatible HTTP server for a Llama-family model",
+      "Serves a Llama-family model over an OpenAI-compatible HTTP API: GET /health, GET /v1/models,\n"
+      "POST /v1/completions and POST /v1/chat/completions (stream: true for server-sent events).\n"
+      "With no --model, serves SmolLM2-135M-Instruct (Q4_1), installed by scripts/setup.sh.",
+      "Requests run one at a time, in arrival order. SIGINT or SIGTERM cancels running and\n"
+      "queued requests and exits with status 0.");
+  auto c = std::make_shared<ServeConfig>();
+  c->server.host = "127.0.0.1";
+  c->server.port = 8080;
+  cmd->add_option("--model", c->load.path, "GGUF file, or a .pte from ExecuTorch's Llama export (needs --tokenizer)")
+      ->type_name("PATH");
+  cmd->add_option("--tokenizer", c->load.tokenizer_path, "for a .pte model: a GGUF file whose tokenizer it uses")
+      ->type_name("PATH");
+  cmd->add_option("--host", c->server.host, "address to listen on (default 127.0.0.1: this machine only)")
+      ->type_name("ADDR");
+  cmd->add_option("--port", c->server.port, "port (default 8080; 0 picks a free one, printed at start)")
+      ->type_name("N")
+      ->check(in_range(0, 65535));
+  cmd->add_option("--ctx", c->load.context, "context length per request: prompt + completion (default 2048)")
+      ->type_name("N");
+  cmd->add_option("--chunk", c->load.chunk, "most prompt tokens per forward pass (default 256)")->type_name("N");
+  cmd->add_option("--parallel", c->parallel, "sequences decoded at once; only 1 for now (no batching yet)")
+      ->type_name("N");
+  cmd->add_option("--queue", c->queue,
+                  "requests that may wait behind the running one (default 16); when\n"
+                  "it is full, new requests get 503 with Retry-After")
+      ->type_name("N")
+      ->check(in_range(0, 1024));
+  cmd->add_flag("--quiet", c->quiet, "no line per request on stderr");
+  return {cmd, [c] { return serve(*c); }};
 }
 
 }  // namespace wgrt::cli

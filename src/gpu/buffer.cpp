@@ -58,17 +58,14 @@ Buffer Buffer::create(Device& device, uint64_t size, BufferKind kind, std::strin
   desc.label = to_view(label);
   desc.size = padded;
   desc.usage = usage_for(kind);
-  WGPUBuffer raw = nullptr;
+  Buffer b;
   try {
-    raw = device.scoped("creating a buffer", [&] { return wgpuDeviceCreateBuffer(device.raw(), &desc); });
+    b.buffer_ = device.scoped("creating a buffer", [&] { return wgpuDeviceCreateBuffer(device.raw(), &desc); });
   } catch (const Error& e) {
     throw fail(e.what());
   }
-  if (raw == nullptr) throw fail("the device returned no buffer");
-
-  Buffer b;
+  if (!b.buffer_) throw fail("the device returned no buffer");
   b.device_ = &device;
-  b.buffer_ = raw;
   b.size_ = padded;
   b.kind_ = kind;
   device.note_allocated(padded);
@@ -78,14 +75,13 @@ Buffer Buffer::create(Device& device, uint64_t size, BufferKind kind, std::strin
 Buffer::~Buffer() { release(); }
 
 Buffer::Buffer(Buffer&& other) noexcept
-    : device_(other.device_), buffer_(std::exchange(other.buffer_, nullptr)), size_(other.size_),
-      kind_(other.kind_) {}
+    : device_(other.device_), buffer_(std::move(other.buffer_)), size_(other.size_), kind_(other.kind_) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     release();
     device_ = other.device_;
-    buffer_ = std::exchange(other.buffer_, nullptr);
+    buffer_ = std::move(other.buffer_);
     size_ = other.size_;
     kind_ = other.kind_;
   }
@@ -93,14 +89,13 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 }
 
 void Buffer::release() {
-  if (buffer_ == nullptr) return;
-  wgpuBufferDestroy(buffer_);
-  wgpuBufferRelease(buffer_);
+  if (!buffer_) return;
+  wgpuBufferDestroy(buffer_.get());  // frees the memory now, even if WebGPU still holds a reference
+  buffer_.reset();
   device_->note_released(size_);
-  buffer_ = nullptr;
 }
 
-uint64_t Buffer::usage() const { return buffer_ ? wgpuBufferGetUsage(buffer_) : 0; }
+uint64_t Buffer::usage() const { return buffer_ ? wgpuBufferGetUsage(buffer_.get()) : 0; }
 
 void Buffer::write(uint64_t offset, const void* data, uint64_t bytes) const {
   if (offset + bytes > size_) {
@@ -112,13 +107,13 @@ void Buffer::write(uint64_t offset, const void* data, uint64_t bytes) const {
   device_->throw_if_lost();
   if (offset % 4 != 0) throw Error(ErrorCode::InvalidArgument, "buffer writes must start at a multiple of 4");
   if (bytes % 4 == 0) {
-    wgpuQueueWriteBuffer(device_->queue(), buffer_, offset, data, bytes);
+    wgpuQueueWriteBuffer(device_->queue(), buffer_.get(), offset, data, bytes);
     return;
   }
   // WebGPU writes whole 4-byte words; pad the tail with zeros.
   std::vector<uint8_t> padded(align4(bytes), 0);
   std::memcpy(padded.data(), data, bytes);
-  wgpuQueueWriteBuffer(device_->queue(), buffer_, offset, padded.data(), padded.size());
+  wgpuQueueWriteBuffer(device_->queue(), buffer_.get(), offset, padded.data(), padded.size());
 }
 
 std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
@@ -139,12 +134,11 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
     if (device_->consume_injected_failure(Device::Site::Submit)) {
       throw Error(ErrorCode::Internal, "submitting the copy to a readback buffer: injected failure (test hook)");
     }
-    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(device_->raw(), nullptr);
-    wgpuCommandEncoderCopyBufferToBuffer(enc, buffer_, begin, staging.buffer_, 0, end - begin);
-    WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, nullptr);
-    wgpuQueueSubmit(device_->queue(), 1, &cmd);
-    wgpuCommandBufferRelease(cmd);
-    wgpuCommandEncoderRelease(enc);
+    const Handle<WGPUCommandEncoder> enc(wgpuDeviceCreateCommandEncoder(device_->raw(), nullptr));
+    wgpuCommandEncoderCopyBufferToBuffer(enc.get(), raw(), begin, staging.raw(), 0, end - begin);
+    const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));
+    WGPUCommandBuffer commands = cmd.get();
+    wgpuQueueSubmit(device_->queue(), 1, &commands);
     source = &staging;
   }
   const uint64_t map_offset = source == this ? begin : 0;
@@ -166,16 +160,16 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
   if (device_->consume_injected_failure(Device::Site::BufferMap)) {
     result.message = "injected failure (test hook)";  // fails below as a refused mapping does
   } else {
-    wgpuBufferMapAsync(source->buffer_, WGPUMapMode_Read, map_offset, end - begin, cb);
+    wgpuBufferMapAsync(source->raw(), WGPUMapMode_Read, map_offset, end - begin, cb);
     device_->wait_until(&result.done);
   }
   if (result.status != WGPUMapAsyncStatus_Success) {
     throw Error(ErrorCode::Internal, "mapping a buffer for reading failed: " + result.message);
   }
   const auto* mapped =
-      static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(source->buffer_, map_offset, end - begin));
+      static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(source->raw(), map_offset, end - begin));
   std::vector<uint8_t> out(mapped + (offset - begin), mapped + (offset - begin) + bytes);
-  wgpuBufferUnmap(source->buffer_);
+  wgpuBufferUnmap(source->raw());
   return out;
 }
 

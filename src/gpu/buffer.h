@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpu/webgpu_fwd.h"
+#include "gpu/handle.h"
 
 namespace wgrt::gpu {
 
@@ -29,7 +29,7 @@ class Buffer {
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
-  explicit operator bool() const { return buffer_ != nullptr; }
+  explicit operator bool() const { return bool(buffer_); }
   uint64_t size() const { return size_; }
   BufferKind kind() const { return kind_; }
   // WebGPU's WGPUBufferUsage bits, as the device sees them.
@@ -43,13 +43,13 @@ class Buffer {
   std::vector<uint8_t> read(uint64_t offset, uint64_t bytes) const;
   std::vector<uint8_t> read() const { return read(0, size_); }
 
-  WGPUBuffer raw() const { return buffer_; }
+  WGPUBuffer raw() const { return buffer_.get(); }
 
  private:
   void release();
 
   Device* device_ = nullptr;
-  WGPUBuffer buffer_ = nullptr;
+  Handle<WGPUBuffer> buffer_;
   uint64_t size_ = 0;
   BufferKind kind_ = BufferKind::Storage;
 };

@@ -26,39 +26,32 @@ CommandBatch::CommandBatch(Device& device, bool time_dispatches)
   if (timing_ && device_.consume_injected_failure(Device::Site::QuerySet)) {
     throw Error(ErrorCode::OutOfMemory, "creating the dispatch timestamp query set: injected failure (test hook)");
   }
-  encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
+  encoder_.reset(wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr));
   if (timing_) {
     WGPUQuerySetDescriptor qdesc = WGPU_QUERY_SET_DESCRIPTOR_INIT;
     qdesc.label = to_view("dispatch timestamps");
     qdesc.type = WGPUQueryType_Timestamp;
     qdesc.count = kMaxQueries;
-    queries_ = wgpuDeviceCreateQuerySet(device_.raw(), &qdesc);
+    queries_.reset(wgpuDeviceCreateQuerySet(device_.raw(), &qdesc));
     query_capacity_ = kMaxQueries;
   }
 }
 
-CommandBatch::~CommandBatch() {
-  if (pass_) {
-    wgpuComputePassEncoderEnd(pass_);
-    wgpuComputePassEncoderRelease(pass_);
-  }
-  if (encoder_) wgpuCommandEncoderRelease(encoder_);
-  // Release only: wgpu-native 29 panics on Release after Destroy of a query set.
-  if (queries_) wgpuQuerySetRelease(queries_);
-}
+// The handles release the encoder and the query set (release only, no
+// Destroy: wgpu-native 29 panics on Release after Destroy of a query set).
+CommandBatch::~CommandBatch() { end_pass(); }
 
 void CommandBatch::end_pass() {
-  if (pass_ == nullptr) return;
-  wgpuComputePassEncoderEnd(pass_);
-  wgpuComputePassEncoderRelease(pass_);
-  pass_ = nullptr;
+  if (!pass_) return;
+  wgpuComputePassEncoderEnd(pass_.get());
+  pass_.reset();
 }
 
 void CommandBatch::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
                         uint64_t bytes) {
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch::copy after submit");
   end_pass();
-  wgpuCommandEncoderCopyBufferToBuffer(encoder_, src.raw(), src_offset, dst.raw(), dst_offset, (bytes + 3) & ~3ull);
+  wgpuCommandEncoderCopyBufferToBuffer(encoder_.get(), src.raw(), src_offset, dst.raw(), dst_offset, (bytes + 3) & ~3ull);
 }
 
 void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& group, WorkgroupCount count,
@@ -69,19 +62,19 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
   if (timed) {
     end_pass();
     WGPUPassTimestampWrites writes = WGPU_PASS_TIMESTAMP_WRITES_INIT;
-    writes.querySet = queries_;
+    writes.querySet = queries_.get();
     writes.beginningOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size());
     writes.endOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size() + 1);
     WGPUComputePassDescriptor pdesc = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
     pdesc.timestampWrites = &writes;
-    pass_ = wgpuCommandEncoderBeginComputePass(encoder_, &pdesc);
+    pass_.reset(wgpuCommandEncoderBeginComputePass(encoder_.get(), &pdesc));
     timings_.push_back({label.empty() ? pipeline.label() : std::string(label), 0});
-  } else if (pass_ == nullptr) {
-    pass_ = wgpuCommandEncoderBeginComputePass(encoder_, nullptr);
+  } else if (!pass_) {
+    pass_.reset(wgpuCommandEncoderBeginComputePass(encoder_.get(), nullptr));
   }
-  wgpuComputePassEncoderSetPipeline(pass_, pipeline.raw());
-  wgpuComputePassEncoderSetBindGroup(pass_, 0, group.raw(), 0, nullptr);
-  wgpuComputePassEncoderDispatchWorkgroups(pass_, count.x, count.y, count.z);
+  wgpuComputePassEncoderSetPipeline(pass_.get(), pipeline.raw());
+  wgpuComputePassEncoderSetBindGroup(pass_.get(), 0, group.raw(), 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass_.get(), count.x, count.y, count.z);
   ++dispatches_;
   if (timed) end_pass();
 }
@@ -91,11 +84,9 @@ void CommandBatch::flush() {
   device_.throw_if_lost();
   if (device_.consume_injected_failure(Device::Site::Submit)) throw submit_failed();
   end_pass();
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
-  submission_ = native::submit(device_.queue(), cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(encoder_);
-  encoder_ = wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr);
+  const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+  submission_ = native::submit(device_.queue(), cmd.get());
+  encoder_.reset(wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr));
 }
 
 void CommandBatch::submit() {
@@ -107,13 +98,12 @@ void CommandBatch::submit() {
     const uint64_t bytes = timings_.size() * 2 * sizeof(uint64_t);
     query_resolve_ = Buffer::create(device_, bytes, BufferKind::QueryResolve, "timestamp resolve");
     query_readback_ = Buffer::create(device_, bytes, BufferKind::Readback, "timestamp readback");
-    wgpuCommandEncoderResolveQuerySet(encoder_, queries_, 0, static_cast<uint32_t>(timings_.size() * 2),
+    wgpuCommandEncoderResolveQuerySet(encoder_.get(), queries_.get(), 0, static_cast<uint32_t>(timings_.size() * 2),
                                       query_resolve_.raw(), 0);
-    wgpuCommandEncoderCopyBufferToBuffer(encoder_, query_resolve_.raw(), 0, query_readback_.raw(), 0, bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder_.get(), query_resolve_.raw(), 0, query_readback_.raw(), 0, bytes);
   }
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder_, nullptr);
-  submission_ = native::submit(device_.queue(), cmd);
-  wgpuCommandBufferRelease(cmd);
+  const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+  submission_ = native::submit(device_.queue(), cmd.get());
   submitted_ = true;
   device_.check_errors();
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
-#include "gpu/webgpu_fwd.h"
+#include "gpu/handle.h"
 #include "gpu/workgroups.h"
 
 namespace wgrt::gpu {
@@ -61,13 +61,13 @@ class CommandBatch {
   void end_pass();
 
   Device& device_;
-  WGPUCommandEncoder encoder_ = nullptr;
-  WGPUComputePassEncoder pass_ = nullptr;
+  Handle<WGPUCommandEncoder> encoder_;
+  Handle<WGPUComputePassEncoder> pass_;
   bool timing_ = false;
   bool submitted_ = false;
   size_t dispatches_ = 0;
   uint64_t submission_ = 0;
-  WGPUQuerySet queries_ = nullptr;
+  Handle<WGPUQuerySet> queries_;
   uint32_t query_capacity_ = 0;
   Buffer query_resolve_;
   Buffer query_readback_;

@@ -101,8 +101,8 @@ DeviceLimits convert(const WGPULimits& l) {
 std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   std::unique_ptr<Device> dev(new Device());
   dev->errors_ = std::make_unique<ErrorSink>();
-  dev->instance_ = native::create_instance();
-  if (dev->instance_ == nullptr) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
+  dev->instance_.reset(native::create_instance());
+  if (!dev->instance_.get()) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
 
   // Adapter.
   AdapterRequest areq;
@@ -118,16 +118,16 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
     r->message = to_string(message);
     r->done = true;
   };
-  wgpuInstanceRequestAdapter(dev->instance_, &aopts, acb);
-  while (!areq.done) wgpuInstanceProcessEvents(dev->instance_);
+  wgpuInstanceRequestAdapter(dev->instance_.get(), &aopts, acb);
+  while (!areq.done) wgpuInstanceProcessEvents(dev->instance_.get());
   if (areq.adapter == nullptr) {
     throw Error(ErrorCode::NotFound,
                 std::string(kNoAdapterHint) + (areq.message.empty() ? "" : " (WebGPU: " + areq.message + ")"));
   }
-  dev->adapter_ = areq.adapter;
+  dev->adapter_.reset(areq.adapter);
 
   WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
-  wgpuAdapterGetInfo(dev->adapter_, &info);
+  wgpuAdapterGetInfo(dev->adapter_.get(), &info);
   dev->adapter_info_.name = to_string(info.device);
   dev->adapter_info_.vendor = to_string(info.vendor);
   dev->adapter_info_.architecture = to_string(info.architecture);
@@ -141,19 +141,19 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   // Ask for the adapter's own limits: the spec defaults (128 MiB bindings,
   // 16 KiB workgroup storage) are far below what real GPUs give.
   WGPULimits adapter_limits = WGPU_LIMITS_INIT;
-  if (wgpuAdapterGetLimits(dev->adapter_, &adapter_limits) != WGPUStatus_Success) {
+  if (wgpuAdapterGetLimits(dev->adapter_.get(), &adapter_limits) != WGPUStatus_Success) {
     throw Error(ErrorCode::Internal, "wgpuAdapterGetLimits failed for " + dev->adapter_info_.name);
   }
 
   auto& offered = dev->adapter_features_;
-  offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_ShaderF16);
-  offered.timestamp_query = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_TimestampQuery);
+  offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_ShaderF16);
+  offered.timestamp_query = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_TimestampQuery);
   // Subgroups: the standard name if the implementation knows it, else its own.
   const auto native_subgroups = static_cast<WGPUFeatureName>(native::subgroups_feature());
-  const WGPUFeatureName subgroups = wgpuAdapterHasFeature(dev->adapter_, WGPUFeatureName_Subgroups)
+  const WGPUFeatureName subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_Subgroups)
                                         ? WGPUFeatureName_Subgroups
                                         : native_subgroups;
-  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_, subgroups);
+  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), subgroups);
   std::vector<WGPUFeatureName> wanted;
   if (offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
   if (offered.timestamp_query && options.want_timestamp_query) wanted.push_back(WGPUFeatureName_TimestampQuery);
@@ -190,31 +190,32 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
     r->message = to_string(message);
     r->done = true;
   };
-  wgpuAdapterRequestDevice(dev->adapter_, &ddesc, dcb);
-  while (!dreq.done) wgpuInstanceProcessEvents(dev->instance_);
+  wgpuAdapterRequestDevice(dev->adapter_.get(), &ddesc, dcb);
+  while (!dreq.done) wgpuInstanceProcessEvents(dev->instance_.get());
   if (dreq.device == nullptr) {
     throw Error(ErrorCode::NotSupported,
                 "could not create a WebGPU device on " + dev->adapter_info_.name + ": " + dreq.message);
   }
-  dev->device_ = dreq.device;
-  dev->queue_ = wgpuDeviceGetQueue(dev->device_);
+  dev->device_.reset(dreq.device);
+  dev->queue_.reset(wgpuDeviceGetQueue(dev->device_.get()));
 
   WGPULimits granted = WGPU_LIMITS_INIT;
-  wgpuDeviceGetLimits(dev->device_, &granted);
+  wgpuDeviceGetLimits(dev->device_.get(), &granted);
   dev->limits_ = convert(granted);
-  dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_ShaderF16);
-  dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_, WGPUFeatureName_TimestampQuery);
-  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_, subgroups);
+  dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_ShaderF16);
+  dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_TimestampQuery);
+  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), subgroups);
   dev->pipelines_ = std::make_unique<PipelineCache>(*dev);
   return dev;
 }
 
 Device::~Device() {
   pipelines_.reset();
-  if (queue_) wgpuQueueRelease(queue_);
-  if (device_) wgpuDeviceRelease(device_);
-  if (adapter_) wgpuAdapterRelease(adapter_);
-  if (instance_) wgpuInstanceRelease(instance_);
+  // In this order, while errors_ (the callbacks' user data) is still alive.
+  queue_.reset();
+  device_.reset();
+  adapter_.reset();
+  instance_.reset();
 }
 
 std::string Device::implementation_version() const { return native::version(); }
@@ -231,25 +232,20 @@ void Device::check_errors() {
   }
 }
 
-void Device::release_handle(WGPUShaderModule h) { wgpuShaderModuleRelease(h); }
-void Device::release_handle(WGPUComputePipeline h) { wgpuComputePipelineRelease(h); }
-void Device::release_handle(WGPUBindGroup h) { wgpuBindGroupRelease(h); }
-void Device::release_handle(WGPUBuffer h) { wgpuBufferRelease(h); }
-
 void Device::throw_if_lost() {
   std::lock_guard<std::mutex> lock(errors_->mutex);
   if (errors_->lost) throw Error(ErrorCode::DeviceLost, "the WebGPU device was lost: " + errors_->lost_message);
 }
 
 void Device::wait_idle() {
-  native::poll(device_, true);
+  native::poll(device_.get(), true);
   check_errors();
 }
 
 void Device::wait_until(const bool* done) {
   while (!*done) {
-    native::poll(device_, true);
-    wgpuInstanceProcessEvents(instance_);
+    native::poll(device_.get(), true);
+    wgpuInstanceProcessEvents(instance_.get());
     {
       std::lock_guard<std::mutex> lock(errors_->mutex);
       if (errors_->lost) break;
@@ -286,7 +282,7 @@ void Device::lose_for_test() {
     errors_->lost = true;
     errors_->lost_message = "destroyed by the test hook lose_for_test";
   }
-  wgpuDeviceDestroy(device_);
+  wgpuDeviceDestroy(device_.get());
 }
 
 namespace {
@@ -298,8 +294,8 @@ struct ScopeResult {
 }  // namespace
 
 void Device::push_scopes() {
-  wgpuDevicePushErrorScope(device_, WGPUErrorFilter_OutOfMemory);
-  wgpuDevicePushErrorScope(device_, WGPUErrorFilter_Validation);
+  wgpuDevicePushErrorScope(device_.get(), WGPUErrorFilter_OutOfMemory);
+  wgpuDevicePushErrorScope(device_.get(), WGPUErrorFilter_Validation);
 }
 
 void Device::pop_scopes(const char* what) {
@@ -314,8 +310,8 @@ void Device::pop_scopes(const char* what) {
       res->message = to_string(message);
       res->done = true;
     };
-    wgpuDevicePopErrorScope(device_, cb);
-    while (!r.done) wgpuInstanceProcessEvents(instance_);
+    wgpuDevicePopErrorScope(device_.get(), cb);
+    while (!r.done) wgpuInstanceProcessEvents(instance_.get());
   }
   for (const auto& r : results) {
     if (r.type != WGPUErrorType_NoError) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/webgpu_fwd.h"
+#include "gpu/handle.h"
 
 namespace wgrt::gpu {
 
@@ -118,9 +118,9 @@ class Device {
   void lose_for_test();
 
   // For gpu/ only.
-  WGPUInstance instance() const { return instance_; }
-  WGPUDevice raw() const { return device_; }
-  WGPUQueue queue() const { return queue_; }
+  WGPUInstance instance() const { return instance_.get(); }
+  WGPUDevice raw() const { return device_.get(); }
+  WGPUQueue queue() const { return queue_.get(); }
   // Spins the event loop until *done becomes true (or the device is lost).
   void wait_until(const bool* done);
   void note_allocated(uint64_t bytes);
@@ -133,26 +133,21 @@ class Device {
   Site last_injected_site() const { return last_injected_site_; }
   // Runs `create` inside validation and out-of-memory error scopes; throws
   // with the scope's message (e.g. a WGSL compile error) if either caught one.
+  // The created object comes back owned by a Handle.
   template <typename Fn>
-  auto scoped(const char* what, Fn&& create) -> decltype(create());
+  auto scoped(const char* what, Fn&& create) -> Handle<decltype(create())>;
 
   struct ErrorSink;  // receives callbacks; defined in device.cpp
-
-  // Releases what scoped() created when its scope reported an error.
-  static void release_handle(WGPUShaderModule h);
-  static void release_handle(WGPUComputePipeline h);
-  static void release_handle(WGPUBindGroup h);
-  static void release_handle(WGPUBuffer h);
 
  private:
   Device() = default;
   void push_scopes();
   void pop_scopes(const char* what);
 
-  WGPUInstance instance_ = nullptr;
-  WGPUAdapter adapter_ = nullptr;
-  WGPUDevice device_ = nullptr;
-  WGPUQueue queue_ = nullptr;
+  Handle<WGPUInstance> instance_;
+  Handle<WGPUAdapter> adapter_;
+  Handle<WGPUDevice> device_;
+  Handle<WGPUQueue> queue_;
   AdapterInfo adapter_info_;
   DeviceLimits limits_;
   DeviceFeatures features_;
@@ -174,17 +169,13 @@ class Device {
 };
 
 template <typename Fn>
-auto Device::scoped(const char* what, Fn&& create) -> decltype(create()) {
+auto Device::scoped(const char* what, Fn&& create) -> Handle<decltype(create())> {
   push_scopes();
-  auto result = create();
-  try {
-    pop_scopes(what);
-  } catch (...) {
-    // WebGPU returns an (invalid) object even when creation fails: release it,
-    // or it keeps the device alive (found by LeakSanitizer).
-    if (result != nullptr) release_handle(result);
-    throw;
-  }
+  // WebGPU returns an (invalid) object even when creation fails: the handle
+  // releases it when pop_scopes throws, or it would keep the device alive
+  // (found by LeakSanitizer).
+  Handle<decltype(create())> result(create());
+  pop_scopes(what);
   return result;
 }
 

@@ -13,12 +13,8 @@
 
 namespace wgrt::gpu {
 
-ComputePipeline::ComputePipeline(WGPUComputePipeline pipeline, std::string label)
-    : pipeline_(pipeline), label_(std::move(label)) {}
-
-ComputePipeline::~ComputePipeline() {
-  if (pipeline_) wgpuComputePipelineRelease(pipeline_);
-}
+ComputePipeline::ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::string label)
+    : pipeline_(std::move(pipeline)), label_(std::move(label)) {}
 
 const ComputePipeline& PipelineCache::get(std::string_view shader_path, std::string_view entry,
                                           const OverrideConstants& constants) {
@@ -58,8 +54,8 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
   mdesc.nextInChain = &source.chain;
   mdesc.label = to_view(label);
 
-  WGPUShaderModule module = nullptr;
-  WGPUComputePipeline pipeline = nullptr;
+  Handle<WGPUShaderModule> module;
+  Handle<WGPUComputePipeline> pipeline;
   try {
     if (device_.consume_injected_failure(Device::Site::ShaderModule)) {
       throw Error(ErrorCode::OutOfMemory, "compiling shader: injected failure (test hook)");
@@ -67,7 +63,7 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
     module = device_.scoped("compiling shader", [&] { return wgpuDeviceCreateShaderModule(device_.raw(), &mdesc); });
     WGPUComputePipelineDescriptor pdesc = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
     pdesc.label = to_view(what);
-    pdesc.compute.module = module;
+    pdesc.compute.module = module.get();
     pdesc.compute.entryPoint = to_view(entry);
     pdesc.compute.constantCount = entries.size();
     pdesc.compute.constants = entries.data();
@@ -77,16 +73,13 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
     pipeline = device_.scoped("creating compute pipeline",
                               [&] { return wgpuDeviceCreateComputePipeline(device_.raw(), &pdesc); });
   } catch (const Error& e) {
-    if (module) wgpuShaderModuleRelease(module);
-    if (pipeline) wgpuComputePipelineRelease(pipeline);
     // Running out of memory (or losing the device) is not the shader's fault.
     const bool resource = e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::DeviceLost;
     throw Error(resource ? e.code() : ErrorCode::InvalidProgram, "shader " + what + ": " + e.what());
   }
-  wgpuShaderModuleRelease(module);
-  if (pipeline == nullptr) throw Error(ErrorCode::InvalidProgram, "shader " + what + ": no pipeline created");
+  if (!pipeline) throw Error(ErrorCode::InvalidProgram, "shader " + what + ": no pipeline created");
 
-  auto [it, inserted] = pipelines_.emplace(std::move(key), std::make_unique<ComputePipeline>(pipeline, what));
+  auto [it, inserted] = pipelines_.emplace(std::move(key), std::make_unique<ComputePipeline>(std::move(pipeline), what));
   return *it->second;
 }
 
@@ -107,10 +100,10 @@ BindGroup BindGroup::create(Device& device, const ComputePipeline& pipeline,
     e.size = b.size == 0 ? b.buffer->size() - b.offset : b.size;
     entries.push_back(e);
   }
-  WGPUBindGroupLayout layout = wgpuComputePipelineGetBindGroupLayout(pipeline.raw(), 0);
+  const Handle<WGPUBindGroupLayout> layout(wgpuComputePipelineGetBindGroupLayout(pipeline.raw(), 0));
   WGPUBindGroupDescriptor desc = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
   desc.label = to_view(pipeline.label());
-  desc.layout = layout;
+  desc.layout = layout.get();
   desc.entryCount = entries.size();
   desc.entries = entries.data();
   BindGroup group;
@@ -120,26 +113,10 @@ BindGroup BindGroup::create(Device& device, const ComputePipeline& pipeline,
     }
     group.group_ = device.scoped("creating bind group", [&] { return wgpuDeviceCreateBindGroup(device.raw(), &desc); });
   } catch (const Error& e) {
-    wgpuBindGroupLayoutRelease(layout);
     const bool resource = e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::DeviceLost;
     throw Error(resource ? e.code() : ErrorCode::InvalidArgument, pipeline.label() + ": " + e.what());
   }
-  wgpuBindGroupLayoutRelease(layout);
   return group;
-}
-
-BindGroup::~BindGroup() {
-  if (group_) wgpuBindGroupRelease(group_);
-}
-
-BindGroup::BindGroup(BindGroup&& other) noexcept : group_(std::exchange(other.group_, nullptr)) {}
-
-BindGroup& BindGroup::operator=(BindGroup&& other) noexcept {
-  if (this != &other) {
-    if (group_) wgpuBindGroupRelease(group_);
-    group_ = std::exchange(other.group_, nullptr);
-  }
-  return *this;
 }
 
 }  // namespace wgrt::gpu

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/webgpu_fwd.h"
+#include "gpu/handle.h"
 
 namespace wgrt::gpu {
 
@@ -25,16 +25,15 @@ using OverrideConstants = std::vector<std::pair<std::string, double>>;
 
 class ComputePipeline {
  public:
-  ComputePipeline(WGPUComputePipeline pipeline, std::string label);
-  ~ComputePipeline();
+  ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::string label);
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
 
-  WGPUComputePipeline raw() const { return pipeline_; }
+  WGPUComputePipeline raw() const { return pipeline_.get(); }
   const std::string& label() const { return label_; }
 
  private:
-  WGPUComputePipeline pipeline_;
+  Handle<WGPUComputePipeline> pipeline_;
   std::string label_;
 };
 
@@ -77,17 +76,13 @@ class BindGroup {
   // with WebGPU's message if they do not match the shader's layout.
   static BindGroup create(Device& device, const ComputePipeline& pipeline,
                           std::span<const BufferBinding> bindings);
+  // Move-only (the handle is).
   BindGroup() = default;
-  ~BindGroup();
-  BindGroup(BindGroup&& other) noexcept;
-  BindGroup& operator=(BindGroup&& other) noexcept;
-  BindGroup(const BindGroup&) = delete;
-  BindGroup& operator=(const BindGroup&) = delete;
 
-  WGPUBindGroup raw() const { return group_; }
+  WGPUBindGroup raw() const { return group_.get(); }
 
  private:
-  WGPUBindGroup group_ = nullptr;
+  Handle<WGPUBindGroup> group_;
 };
 
 }  // namespace wgrt::gpu

@@ -62,6 +62,34 @@ DType dtype_of(const InputView& in) {
   return std::visit([](const auto& v) { return v.dtype; }, in);
 }
 
+// Called while an operator's resize hook is refusing the inputs' live shapes
+// (the exception in flight): when an input exported at a fixed shape came at
+// another, that input is the cause. The error names it, its fixed and given
+// shapes and what to do, and carries the operator's message; otherwise the
+// exception goes on as it was.
+[[noreturn]] void rethrow_naming_fixed_inputs(const Graph& g, std::span<const InputView> inputs) {
+  try {
+    throw;
+  } catch (const Error& e) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!g.is_tensor(g.inputs[i]) || !g.tensor(g.inputs[i]).fixed_shape) continue;
+      const Dims& fixed = g.tensor(g.inputs[i]).max_dims;
+      const Dims& got = dims_of(inputs[i]);
+      if (got == fixed) continue;
+      size_t d = 0;  // the first dim that differs (check_inputs made the ranks equal)
+      while (d + 1 < got.size() && got[d] == fixed[d]) ++d;
+      throw Error(ErrorCode::InvalidArgument,
+                  "input " + std::to_string(i) + ": expected the shape " + dims_string(fixed) +
+                      " the program was exported with (a fixed shape), got " + dims_string(got) + " (dim " +
+                      std::to_string(d) + " is " + std::to_string(got[d]) + ", not " + std::to_string(fixed[d]) +
+                      "); its operators cannot run another (" + e.what() + "). Pass an input of shape " +
+                      dims_string(fixed) + ", or export the model with a dynamic dimension (torch.export's "
+                      "dynamic_shapes) to run other shapes");
+    }
+    throw;
+  }
+}
+
 }  // namespace
 
 void ExecutableGraph::check_inputs(std::span<const InputView> inputs) const {
@@ -374,7 +402,7 @@ ExecutableGraph::LiveShapes ExecutableGraph::set_live_shapes(std::span<const Inp
   } catch (...) {
     for (ValueId id : g.inputs) state_.host_inputs[id] = {};
     restore_live_shapes(std::move(before));
-    throw;
+    rethrow_naming_fixed_inputs(g, inputs);
   }
   for (ValueId id : g.inputs) state_.host_inputs[id] = {};
   return before;

@@ -85,7 +85,7 @@ void GraphBuilder::add_op(std::string name, std::vector<ValueId> args) {
   graph_.ops.push_back({std::move(name), std::move(args)});
 }
 
-void GraphBuilder::mark_input(ValueId id) {
+void GraphBuilder::mark_input(ValueId id, bool fixed_shape) {
   if (!graph_.is_tensor(id)) {
     // Non-tensor inputs (a SymInt input_pos) are allowed; only tensors change storage.
     if (id >= graph_.values.size()) {
@@ -95,6 +95,7 @@ void GraphBuilder::mark_input(ValueId id) {
     return;
   }
   graph_.tensor(id).storage = StorageKind::Input;
+  graph_.tensor(id).fixed_shape = fixed_shape;
   graph_.inputs.push_back(id);
 }
 

@@ -58,7 +58,8 @@ class GraphBuilder {
 
   void add_op(std::string name, std::vector<ValueId> args);
   // Marks a tensor as a graph input / output (its storage kind changes).
-  void mark_input(ValueId id);
+  // `fixed_shape`: the input was exported at its one shape (value.h).
+  void mark_input(ValueId id, bool fixed_shape = false);
   void mark_output(ValueId id);
 
   size_t value_count() const { return graph_.values.size(); }

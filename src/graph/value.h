@@ -26,6 +26,10 @@ struct Tensor {
   // The live shape; equal to max_dims until a smaller input shape arrives.
   Dims cur_dims;
   StorageKind storage = StorageKind::Intermediate;
+  // An input the program was exported with at one shape (ExecuTorch's STATIC
+  // shape dynamism): a smaller live shape may still run, but when an
+  // operator refuses it the error names this input and its fixed shape.
+  bool fixed_shape = false;
   // Intermediates with the same id >= 0 share one buffer (seed 000).
   int32_t mem_obj_id = -1;
   // Constants: their bytes in host layout. `owned` keeps bytes that the

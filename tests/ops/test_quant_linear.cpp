@@ -110,8 +110,8 @@ void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int6
   }
 }
 
-// K = 512: 16 lanes per row in the GEMV; K = 2048: 32 lanes (64 under
-// WGRT_GEMV_MAX_LANES=64), and prefill tiles with a partial last tile.
+// K = 512: 16 lanes per row in the GEMV; K = 2048: 32 lanes, and prefill
+// tiles with a partial last tile.
 TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
 TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
 // An odd row count and K of 19 units (32-element formats) or 3 super-blocks

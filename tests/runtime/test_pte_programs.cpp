@@ -128,5 +128,32 @@ TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {
   }
 }
 
+// shape_ops views its input 0, exported at the fixed shape [6, 8], as
+// [2, 3, 8]: a [5, 8] input cannot be viewed so. The error names the input,
+// both shapes and the two ways out, and the method still runs afterwards.
+TEST_F(PteProgramErrors, AnotherShapeOfAFixedInputNamesTheInputAndBothShapes) {
+  auto program = Program::load(device(), pte::testing::fixture("shape_ops.pte"));
+  Method& method = program->method("forward");
+  auto run = [&](Dims x_dims) {
+    const HostTensor x{DType::F32, x_dims, std::vector<uint8_t>(size_t(numel(x_dims)) * 4)};
+    const HostTensor y{DType::F32, {2, 4}, std::vector<uint8_t>(2 * 4 * 4)};
+    const std::vector<HostTensorView> views = {{x.dtype, x.dims, x.data}, {y.dtype, y.dims, y.data}};
+    return method.graph().execute(views);
+  };
+  try {
+    run({5, 8});
+    FAIL() << "a [5, 8] input to a fixed [6, 8] input must be refused";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << what;
+    for (const char* part : {"input 0", "[6, 8]", "[5, 8]", "dim 0 is 5, not 6", "fixed shape", "dynamic_shapes"}) {
+      EXPECT_NE(what.find(part), std::string::npos) << part << " missing from: " << what;
+    }
+  }
+  const auto outputs = run({6, 8});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[1].dims, (Dims{6, 8}));
+}
+
 }  // namespace
 }  // namespace wgrt

@@ -1,6 +1,7 @@
 #include "import/pte/to_graph.h"
 
 #include <map>
+#include <set>
 
 #include "wgrt/error.h"
 
@@ -54,20 +55,23 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
   // export stores 64-bit integer tensors as 32-bit in the graph, while the
   // method still takes and returns int64; wgrt's I64 tensors do exactly that.
   std::map<uint32_t, DType> io_dtype;
+  std::set<uint32_t> fixed_inputs;
   for (const IoValue& io : method.inputs) {
     inputs.push_back(graph_value_for(io, 0, n_in, vk.input_ids, "input"));
     io_dtype[inputs.back()] = io.dtype;
+    if (!io.dynamic) fixed_inputs.insert(inputs.back());
   }
   for (const IoValue& io : method.outputs) {
     outputs.push_back(graph_value_for(io, n_in, n_in + n_out, vk.output_ids, "output"));
     io_dtype[outputs.back()] = io.dtype;
   }
 
-  return vk_to_graph(vk, inputs, outputs, io_dtype, where);
+  return vk_to_graph(vk, inputs, outputs, io_dtype, where, fixed_inputs);
 }
 
 Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
-                  const std::map<uint32_t, DType>& io_dtype, const std::string& where) {
+                  const std::map<uint32_t, DType>& io_dtype, const std::string& where,
+                  const std::set<uint32_t>& fixed_inputs) {
   GraphBuilder b;
   for (size_t id = 0; id < vk.values.size(); ++id) {
     const Value& v = vk.values[id];
@@ -143,7 +147,7 @@ Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span
     }
     b.add_op(op.name, std::move(args));
   }
-  for (uint32_t id : inputs) b.mark_input(id);
+  for (uint32_t id : inputs) b.mark_input(id, fixed_inputs.count(id) != 0);
   for (uint32_t id : outputs) b.mark_output(id);
   return std::move(b).build();
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <span>
 
 #include "graph/graph.h"
@@ -22,8 +23,11 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
 // values where it is known: an Int64 there turns the graph's 32-bit integer
 // tensor into wgrt's I64 (int64 on the host, i32 on the device). `where`
 // names the graph in messages; `vk`'s constants must outlive the graph.
+// `fixed_inputs` lists the inputs (graph value ids) exported with a static
+// shape, where that is known.
 Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
-                  const std::map<uint32_t, DType>& io_dtype, const std::string& where);
+                  const std::map<uint32_t, DType>& io_dtype, const std::string& where,
+                  const std::set<uint32_t>& fixed_inputs = {});
 
 wgrt::DType to_wgrt_dtype(DType dtype, const std::string& where);
 

@@ -7,7 +7,6 @@
 // output tiles through workgroup memory); the hook gives the one that fits
 // the live M its workgroups and the other none.
 #include <algorithm>
-#include <cstdlib>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -21,18 +20,12 @@ constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
 
 // Threads per weight row: about one 32-element unit each, at most 32 (short
-// rows would leave lanes idle), a power of two for the tree reduction.
-// WGRT_GEMV_MAX_LANES (8..64) changes the cap for A/B measurements: 64 lanes
-// measured 6% slower than 32 on the H200 for K = 2048 (bench/RESULTS.md).
+// rows would leave lanes idle), a power of two for the tree reduction. 64
+// lanes measured 6% slower than 32 on the H200 for K = 2048
+// (bench/RESULTS.md), so 32 is the cap.
 uint32_t lanes_for(uint32_t k) {
-  static const uint32_t max_lanes = [] {
-    const char* v = std::getenv("WGRT_GEMV_MAX_LANES");
-    const unsigned long n = v ? std::strtoul(v, nullptr, 10) : 32;
-    return n == 8 || n == 16 || n == 32 || n == 64 ? uint32_t(n) : 32u;
-  }();
   const uint32_t units = k / 32;
-  uint32_t lanes = units >= 64 ? 64 : units >= 32 ? 32 : units >= 16 ? 16 : 8;
-  return std::min(lanes, max_lanes);
+  return units >= 32 ? 32 : units >= 16 ? 16 : 8;
 }
 
 struct LinearParams {

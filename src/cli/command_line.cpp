@@ -1,0 +1,58 @@
+#include "cli/command_line.h"
+
+#include <memory>
+#include <sstream>
+
+namespace wgrt::cli {
+namespace {
+
+// A subcommand's description is "summary\n\ndescription": the summary goes
+// in the list of commands, the rest in the command's own --help.
+constexpr const char* kSummaryEnd = "\n\n";
+
+class HelpFormatter : public CLI::Formatter {
+ public:
+  HelpFormatter() { column_width(24); }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    const std::string& d = sub->get_description();
+    CLI::detail::format_help(out, sub->get_name(), d.substr(0, d.find(kSummaryEnd)), get_column_width());
+    return out.str();
+  }
+  std::string make_description(const CLI::App* app) const override {
+    const std::string& d = app->get_description();
+    const size_t end = d.find(kSummaryEnd);
+    if (app->get_parent() == nullptr || end == std::string::npos) return d.empty() ? d : d + "\n\n";
+    return d.substr(end + 2) + "\n\n";
+  }
+};
+
+}  // namespace
+
+void use_wgrt_help(CLI::App& app) { app.formatter(std::make_shared<HelpFormatter>()); }
+
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& summary,
+                      const std::string& description, const std::string& footer) {
+  // The defaults apply to options added after this line: the subcommand's.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  CLI::App* cmd = app.add_subcommand(name, summary + kSummaryEnd + description);
+  cmd->footer(footer);  // not the top level's
+  return cmd;
+}
+
+CLI::Validator in_range(int64_t lo, int64_t hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        int64_t v = 0;
+        if (!CLI::detail::lexical_cast(value, v)) return "'" + value + "' is not an integer";
+        if (v < lo || v > hi) return value + " is not in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        return {};
+      },
+      "");
+}
+
+CLI::Option* repeatable(CLI::Option* option) {
+  return option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
+}
+
+}  // namespace wgrt::cli

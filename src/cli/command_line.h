@@ -1,0 +1,36 @@
+// The command line, on CLI11: each subcommand's file defines its options in
+// one add_<name>() function (the one place to add a flag) and returns what
+// runs the subcommand once the whole command line has been parsed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace wgrt::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Sets wgrt's help layout on the top-level app: `wgrt --help` lists each
+// command's summary, `wgrt <command> --help` its description.
+void use_wgrt_help(CLI::App& app);
+
+// A subcommand with wgrt's conventions: a repeated option keeps its last
+// value (options holding a list say otherwise), `--help` prints
+// `description` before the options and `footer` after them.
+CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& summary,
+                      const std::string& description, const std::string& footer = {});
+
+// An integer check with a plain message ("-n: -1 is not in [0, 2147483647]")
+// and nothing added to the option's --help line.
+CLI::Validator in_range(int64_t lo, int64_t hi);
+
+// A repeatable option: every occurrence adds one value.
+CLI::Option* repeatable(CLI::Option* option);
+
+}  // namespace wgrt::cli

@@ -1,0 +1,86 @@
+"""The wgrt command line (CLI11, src/cli/command_line.h): every subcommand's
+--help lists each of its options; bad values, unknown options and missing
+arguments are clear InvalidArgument errors naming the option; --name=VALUE
+works and a repeated option keeps its last value, except repeatable ones."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tiny_gguf import write_tiny_llama
+
+ROOT = Path(__file__).resolve().parents[2]
+WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
+
+# Every option each subcommand had before CLI11, spelled the same.
+OPTIONS = {
+    "generate": ["--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
+                 "--seed", "--stop", "--in-flight", "--cpu-sampling", "--ctx", "--chunk", "--chat", "--system",
+                 "--file", "--quiet", "--prompt-tokens", "--dump-logits", "--print-token-ids", "--ignore-eos"],
+    "run": ["--ptd", "--method", "--input", "--output-dir", "--repeat", "--profile", "--seed"],
+    "inspect": ["--ptd"],
+    "bench": ["--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--ctx", "--seed", "--in-flight", "--ab",
+              "--cpu-sampling", "--profile", "--top", "--json"],
+    "serve": ["--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue", "--quiet"],
+    "info": [],
+    "ops": [],
+}
+
+
+def wgrt(*args, timeout=300):
+    return subprocess.run([str(WGRT), *map(str, args)], capture_output=True, text=True, errors="replace",
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("command", sorted(OPTIONS))
+def test_help_lists_every_option(command):
+    proc = wgrt(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith("\n")
+    for option in OPTIONS[command]:
+        assert f" {option}" in proc.stdout or f",{option}" in proc.stdout, (option, proc.stdout)
+
+
+def test_top_level_help_lists_the_commands():
+    proc = wgrt("--help")
+    assert proc.returncode == 0
+    for command in OPTIONS:
+        assert command in proc.stdout
+    bare = wgrt()
+    assert bare.returncode == 2 and "generate" in bare.stderr
+    unknown = wgrt("nosuch")
+    assert unknown.returncode == 2 and "nosuch" in unknown.stderr
+
+
+@pytest.mark.parametrize("args, option", [
+    (["generate", "-n", "-1", "hi"], "-n"),
+    (["generate", "--temp", "warm", "hi"], "--temp"),
+    (["serve", "--port", "70000"], "--port"),
+    (["serve", "--queue", "2000"], "--queue"),
+    (["bench", "-r", "0"], "-r"),
+    (["run", "--repeat", "0", "x.pte"], "--repeat"),
+    (["generate", "--no-such-flag", "hi"], "--no-such-flag"),
+    (["generate", "hi", "--model"], "--model"),
+])
+def test_bad_options_are_named(args, option):
+    proc = wgrt(*args)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    assert f"wgrt {args[0]}: error (InvalidArgument)" in proc.stderr, proc.stderr
+    assert option in proc.stderr, proc.stderr
+
+
+def test_missing_program_and_extra_arguments_are_errors():
+    proc = wgrt("run")
+    assert proc.returncode == 1 and "model" in proc.stderr.lower(), proc.stderr
+    proc = wgrt("ops", "extra")
+    assert proc.returncode == 1 and "extra" in proc.stderr, proc.stderr
+
+
+def test_equals_form_and_last_value_wins(tmp_path):
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    proc = wgrt("generate", f"--model={model}", "--prompt-tokens=1,2,3", "-n", "7", "-n", "3", "--temp=0",
+                "--ignore-eos", "--quiet", "--print-token-ids")
+    assert proc.returncode == 0, proc.stderr
+    line = [l for l in proc.stderr.splitlines() if l.startswith("token ids:")][0]
+    assert len(line.split(":")[1].strip().split(",")) == 3, line
