@@ -7,7 +7,9 @@
 # llama.cpp's llama-bench (CUDA and Vulkan builds) on both with the same tests,
 # and prints a table. Each step has a timeout, logs, and a failure does not
 # stop the rest. Results: $OUT/run_all.log, $OUT/summary.md, $OUT/results.tgz
-# (every JSON and log), or /tmp/bench-run when OUT is unset.
+# (every JSON and log), $OUT/results-YYYY-MM-DD.json (the table as JSON:
+# commit it as bench/results/YYYY-MM-DD.json), or /tmp/bench-run when OUT is
+# unset.
 #
 # Env: PP (default 128,512), TG (128), REPS (5), BUDGET_S (total seconds, 540),
 #      MODELS (default "llama1b smollm2"), BENCH_LOCAL=1 (off the H200: keep
@@ -118,6 +120,10 @@ for m in $MODELS; do
   [ -f "$model" ] || { echo "=== $m: no model file, skipped"; continue; }
   step "wgrt-$m" 150 "$D/wgrt" bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --max-seconds 30 \
        --profile --json "$RUN/wgrt-$m.json"
+  # A/B (issue 13): the graph without the fusion passes, with its profile
+  # (dispatches per decode step).
+  step "wgrt-$m-nofuse" 90 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 20 \
+       --no-fuse --profile --json "$RUN/wgrt-$m-nofuse.json"
   # A/B: one submit per token (wgrt submits every 64 dispatches by default).
   WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
   # A/B (issue 14): tg with 4 steps in flight vs one host wait per token, and
@@ -138,9 +144,21 @@ for m in $MODELS; do
 done
 
 # Vision programs (bench/export_vision_models.py, made where torch is; carried
-# in $VISION_DIR): median latency of 50 runs and the per-dispatch GPU profile.
+# in $VISION_DIR as NAME.pte.xz, or NAME.pte): median latency of 50 runs and
+# the per-dispatch GPU profile. Carry only the .xz files (e.g. both 224x224
+# programs: mobilenet_v2_224.pte.xz and resnet18_224.pte.xz).
 VISION_DIR=${VISION_DIR:-bench/models}
+VISION_RUN=/tmp/bench-vision
+rm -rf "$VISION_RUN" && mkdir -p "$VISION_RUN"
+for f in "$VISION_DIR"/*.pte.xz; do
+  [ -f "$f" ] || continue
+  python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" \
+    "$f" "$VISION_RUN/$(basename "${f%.xz}")"
+done
 for f in "$VISION_DIR"/*.pte; do
+  [ -f "$f" ] && [ ! -f "$VISION_RUN/$(basename "$f")" ] && cp "$f" "$VISION_RUN/"
+done
+for f in "$VISION_RUN"/*.pte; do
   [ -f "$f" ] || continue
   step "wgrt-vision-$(basename "${f%.pte}")" 60 "$D/wgrt" run "$f" --repeat 50 --profile
 done
@@ -164,6 +182,7 @@ if [ -n "$peer_pid" ]; then   # llama-bench-cuda built here: run it now
 fi
 
 echo "== summary (t=${SECONDS}s)"
-python3 bench/summarize.py "$RUN" | tee "$RESULT_DIR/summary.md"
+python3 bench/summarize.py "$RUN" --json "$RESULT_DIR/results-$(date -u +%F).json" \
+  --commit "$(cat "$D/COMMIT" 2>/dev/null || echo unknown)" | tee "$RESULT_DIR/summary.md"
 if [ "$RESULT_DIR" != "$RUN" ]; then tar czf "$RESULT_DIR/results.tgz" -C /tmp bench-run; fi
 echo "== done in ${SECONDS}s"

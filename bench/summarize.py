@@ -3,10 +3,16 @@
 llama.cpp (CUDA, Vulkan) per model and test, the ratio to the best peer,
 decode bandwidth, and wgrt's top kernels for one decode step.
 
-Usage: python3 bench/summarize.py RUN_DIR   (holds wgrt-<m>.json and
-llamacpp-{cuda,vulkan}-<m>.out as written by bench/run_all.sh)
+Usage: python3 bench/summarize.py RUN_DIR [--json PATH --commit HASH]
+(RUN_DIR holds wgrt-<m>.json, wgrt-<m>-nofuse.json and
+llamacpp-{cuda,vulkan}-<m>.out as written by bench/run_all.sh). --json also
+writes the table as JSON: one row per model and test with tok/s of wgrt and
+each peer, wgrt's dispatches per decode step, the commit and the date.
 """
+import argparse
+import datetime
 import glob
+import re
 import json
 import os
 import statistics
@@ -39,9 +45,24 @@ def fmt(x, nd=1):
     return "-" if x is None else f"{x:,.{nd}f}"
 
 
+def decode_dispatches(w):
+    """Dispatches of the profiled decode step, or None."""
+    for p in (w or {}).get("profiles", []):
+        if p["what"].startswith("decode"):
+            return p["dispatches"]
+    return None
+
+
 def main():
-    run = sys.argv[1] if len(sys.argv) > 1 else "/tmp/bench-run"
-    models = sorted({os.path.basename(p)[5:-5] for p in glob.glob(os.path.join(run, "wgrt-*.json"))} |
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run", nargs="?", default="/tmp/bench-run")
+    ap.add_argument("--json", help="also write the table as JSON here")
+    ap.add_argument("--commit", default="unknown", help="the wgrt commit benchmarked, for --json")
+    opts = ap.parse_args()
+    run = opts.run
+    rows_json = []
+    models = sorted({os.path.basename(p)[5:-5] for p in glob.glob(os.path.join(run, "wgrt-*.json"))
+                     if not p.endswith("-nofuse.json")} |
                     {os.path.basename(p).split("-", 2)[2][:-4] for p in glob.glob(os.path.join(run, "llamacpp-*-*.out"))})
     print("| model | test | wgrt tok/s | llama.cpp Vulkan | llama.cpp CUDA | wgrt / best peer | wgrt decode GB/s (% of 4.8 TB/s) |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -63,6 +84,21 @@ def main():
                 bw = f"{gbs / 1e9:,.0f} ({100 * gbs / H200_BW:.0f}%)"
             err = f" (error: {t['error'][:60]})" if t and t.get("error") else ""
             print(f"| {m} | {name} | {fmt(ws)}{err} | {fmt(vk.get(name))} | {fmt(cu.get(name))} | {ratio} | {bw} |")
+            rows_json.append({"model": m, "test": name, "fuse": True, "wgrt_tok_s": ws,
+                              "peers": {"llama.cpp CUDA": cu.get(name), "llama.cpp Vulkan": vk.get(name)},
+                              "dispatches_per_step": decode_dispatches(w) if name.startswith("tg") else None})
+        # The same tg tests without the fusion passes (A/B, issue 13).
+        nf = load_json(os.path.join(run, f"wgrt-{m}-nofuse.json"))
+        for t in (nf or {}).get("tests", []):
+            if not t.get("runs"):
+                continue
+            ws = t["tok_s"]["median"]
+            fused = wt.get(t["name"])
+            vs = (f" ({fused['tok_s']['median'] / ws:.2f}x fused/unfused)"
+                  if fused and fused.get("runs") and ws else "")
+            print(f"| {m} | {t['name']} --no-fuse{vs} | {fmt(ws)} | - | - | - | - |")
+            rows_json.append({"model": m, "test": t["name"], "fuse": False, "wgrt_tok_s": ws, "peers": {},
+                              "dispatches_per_step": decode_dispatches(nf)})
         if w:
             mem = w["memory"]
             notes.append(f"- {m}: wgrt on {w['adapter']} ({w['runtime']}; shader-f16 {w['shader_f16']}, "
@@ -83,7 +119,15 @@ def main():
                              f"model_size {r.get('model_size', 0) / 2**20:.0f} MiB, build {r.get('build_commit')}")
     print()
     print("\n".join(notes))
-    for m in models:
+    if opts.json:
+        date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+        for r in rows_json:
+            r["commit"] = opts.commit
+            r["date"] = date
+        with open(opts.json, "w") as f:
+            json.dump(rows_json, f, indent=1)
+            f.write("\n")
+    for m in models + [m + "-nofuse" for m in models]:
         w = load_json(os.path.join(run, f"wgrt-{m}.json"))
         for p in (w or {}).get("profiles", []):
             top = 12 if p["what"].startswith("decode") else 6
@@ -99,6 +143,27 @@ def main():
             for k in p["kernels"][:top]:
                 share = 100 * k["gpu_us"] / (1e3 * p["gpu_ms"]) if p["gpu_ms"] else 0
                 print(f"| {k['label']} | {k['count']} | {k['gpu_us']:.1f} | {k['gpu_us'] / k['count']:.2f} | {share:.1f}% |")
+    vision_table(run)
+
+
+def vision_table(run):
+    """The vision programs' `wgrt run --repeat --profile` outputs (wgrt-vision-NAME.out):
+    median wall latency, dispatches, GPU time and the top kernels."""
+    outs = sorted(glob.glob(os.path.join(run, "wgrt-vision-*.out")))
+    if not outs:
+        return
+    print("\n| vision program | median ms (wall) | min ms | dispatches | GPU ms | top kernels (avg us) |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for path in outs:
+        text = open(path).read()
+        med = re.search(r"time:\s+([\d.]+) ms median of \d+ runs \(min ([\d.]+) ms\)", text)
+        disp = re.search(r"forward, (\d+) dispatches", text)
+        gpu = re.search(r"profile:\s+([\d.]+) ms of GPU time", text)
+        kernels = re.findall(r"^\s+(\S+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%$", text, re.M)[:3]
+        top = ", ".join(f"{k[0]} x{k[1]} ({float(k[3]):.1f})" for k in kernels)
+        name = os.path.basename(path)[len("wgrt-vision-"):-4]
+        print(f"| {name} | {med.group(1) if med else '-'} | {med.group(2) if med else '-'} | "
+              f"{disp.group(1) if disp else '-'} | {gpu.group(1) if gpu else '-'} | {top} |")
 
 
 if __name__ == "__main__":

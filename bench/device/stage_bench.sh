@@ -14,6 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 WGRT_BUILD_TARGET=${WGRT_BUILD_TARGET:-wgrt} bench/device/stage.sh >/dev/null
 rm -f .device/wgrt_tests   # not needed for benchmarks; saves room
+# The commit benchmarked, for bench/results/*.json (no .git travels there).
+{ git rev-parse --short HEAD; git diff --quiet HEAD || echo "+uncommitted"; } | paste -sd '' >.device/COMMIT
 out=.device/bench
 mkdir -p "$out" .bench
 

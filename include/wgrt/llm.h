@@ -142,7 +142,8 @@ class Llm {
   // GPU time per dispatch when it was timed, and the host's time per step.
   std::vector<DispatchTime> last_dispatch_times() const;
   HostTimes last_host_times() const;
-  // Compute dispatches in one forward pass (sampling not included).
+  // Compute dispatches a forward pass records (sampling not included); a
+  // pass skips those with no work at its token count.
   size_t dispatch_count() const;
 
   void reset();

@@ -45,7 +45,9 @@ class Method {
   // in dispatch order, with the dispatch's label (its kernel); empty when the
   // adapter has no timestamp_query.
   std::vector<DispatchTime> last_dispatch_times() const;
-  // GPU compute dispatches one run records.
+  // GPU compute dispatches recorded at load. A run issues at most this many:
+  // an op may record alternatives (a GEMV and a GEMM for one linear), and the
+  // one its live shape sizes to zero workgroups is skipped.
   size_t dispatch_count() const;
   MemoryStats memory_stats() const;
 

@@ -117,6 +117,10 @@ struct LoadOptions {
   // Share scratch buffers between ops that run one after another. Default
   // on; WGRT_NO_SCRATCH_POOL=1 turns it off.
   int scratch_pool = -1;  // -1: the default, 0: off, 1: on
+  // Fuse transformer-layer op patterns (RMSNorm into the next linear, the
+  // residual add into the previous one) at load. Default on; WGRT_NO_FUSE=1
+  // turns it off.
+  int fuse = -1;  // -1: the default, 0: off, 1: on
 };
 
 }  // namespace wgrt::api

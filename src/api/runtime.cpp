@@ -70,6 +70,7 @@ wgrt::LoadOptions engine_options(const LoadOptions& options) {
   wgrt::LoadOptions o;
   if (options.submit_every >= 0) o.submit_every = size_t(options.submit_every);
   if (options.scratch_pool >= 0) o.scratch_pool = options.scratch_pool != 0;
+  if (options.fuse >= 0) o.fuse = options.fuse != 0;
   return o;
 }
 

@@ -37,7 +37,7 @@ struct BenchArgs {
   uint64_t seed = 1234;
   int32_t in_flight = 4;
   int64_t top = 15;
-  bool ab = false, cpu_sampling = false, profile = false;
+  bool ab = false, cpu_sampling = false, profile = false, no_fuse = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -326,6 +326,7 @@ int bench(const BenchArgs& args) {
   load.path = args.model;
   load.context = args.ctx > 0 ? args.ctx : need;
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
+  if (args.no_fuse) load.load.fuse = 0;
   const auto t_load = Clock::now();
   std::optional<api::Llm> model = api::Llm::load(runtime, load);
   const double load_s = seconds_since(t_load);
@@ -471,7 +472,9 @@ Command add_bench(CLI::App& app) {
                 "tg: also run each tg test with one host wait per token (K = 1),\nas tgN/wait, and print the ratio");
   cmd->add_flag("--cpu-sampling", a->cpu_sampling,
                 "tg: read the logits back and sample on the CPU each token (the loop\nwithout GPU sampling)");
-  cmd->add_flag("--profile", a->profile, "GPU time per kernel for one decode step and one prompt pass");
+  cmd->add_flag("--profile", a->profile,
+                "GPU time per kernel and dispatches for one decode step and one prompt pass");
+  cmd->add_flag("--no-fuse", a->no_fuse, "load without the fusion passes (A/B against the fused graph)");
   cmd->add_option("--top", a->top, "kernels listed per profile (default 15)")->type_name("K")->check(in_range(1, 1 << 20));
   cmd->add_option("--json", a->json, "write the results as JSON")->type_name("PATH");
   return {cmd, [a] { return bench(*a); }};

@@ -31,6 +31,7 @@ struct GenerateArgs {
   std::vector<std::string> stop;
   int32_t in_flight = 4;
   bool cpu_sampling = false;
+  bool no_fuse = false;
   int64_t ctx = 2048, chunk = 256;
   bool chat = false, quiet = false, print_token_ids = false, ignore_eos = false;
 };
@@ -101,6 +102,7 @@ int generate(const GenerateArgs& args) {
   load.tokenizer_path = args.tokenizer;
   load.context = args.ctx;
   load.chunk = args.chunk;
+  if (args.no_fuse) load.load.fuse = 0;
   load.check = gen;
   std::optional<api::Llm> model;
   {
@@ -203,6 +205,8 @@ Command add_generate(CLI::App& app) {
                   "GPU (default 4; 1 waits for each token)")
       ->type_name("K");
   cmd->add_flag("--cpu-sampling", a->cpu_sampling, "read the logits back and sample on the CPU each token instead");
+  cmd->add_flag("--no-fuse", a->no_fuse,
+                "load without the fusion passes (RMSNorm and residual adds run as their own kernels)");
   cmd->add_option("--ctx", a->ctx, "context length: prompt + generated tokens (default 2048)")->type_name("N");
   cmd->add_option("--chunk", a->chunk, "most prompt tokens per forward pass (default 256)")->type_name("N");
   cmd->add_flag("--chat", a->chat, "wrap the prompt in the model's chat template");

@@ -25,6 +25,7 @@ struct RunArgs {
   int64_t repeat = 1;
   uint32_t seed = 0;
   bool profile = false;
+  bool no_fuse = false;
 };
 
 api::Tensor random_input(const api::TensorInfo& info, std::mt19937& rng) {
@@ -65,7 +66,9 @@ int run(const RunArgs& args) {
   const std::string& path = args.path;
   const api::Runtime runtime = api::Runtime::create();
   const auto t_load = std::chrono::steady_clock::now();
-  const api::Program program = api::Program::load(runtime, path, args.ptd);
+  api::LoadOptions load;
+  if (args.no_fuse) load.fuse = 0;
+  const api::Program program = api::Program::load(runtime, path, args.ptd, load);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   api::Method method = program.method(args.method);
 
@@ -147,6 +150,7 @@ Command add_run(CLI::App& app) {
       ->type_name("N")
       ->check(in_range(1, 1000000));
   cmd->add_flag("--profile", a->profile, "GPU time per dispatch (needs timestamp-query)");
+  cmd->add_flag("--no-fuse", a->no_fuse, "load without the fusion passes");
   cmd->add_option("--seed", a->seed, "seed for random inputs (default 0)")->type_name("S");
   return {cmd, [a] { return run(*a); }};
 }

@@ -8,6 +8,7 @@
 #include "gpu/device.h"
 #include "graph/lifetime_planner.h"
 #include "graph/op_context.h"
+#include "graph/passes/fuse_linear.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -24,6 +25,11 @@ ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(dev
 std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const OpRegistry& registry,
                                                        const LoadOptions& options) {
   registry.check_graph(graph);  // before any allocation
+  // The passes make ops of the builtin family: only where the registry has them.
+  if (options.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr) {
+    const FusionStats fused = fuse_linear_layers(graph);
+    if (fused.ops_after != fused.ops_before) registry.check_graph(graph);
+  }
   registry.prepare_constants(graph);
   plan_lifetimes(graph, [&](std::string_view op) {
     const OpDef* def = registry.find(op);

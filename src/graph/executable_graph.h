@@ -15,6 +15,7 @@
 #include "graph/graph_state.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
+#include "graph/passes/fuse_linear.h"
 #include "graph/scratch_pool.h"
 #include "wgrt/memory_stats.h"
 
@@ -34,6 +35,9 @@ struct LoadOptions {
   // the first part while the CPU encodes the rest. Measured on the H200:
   // SmolLM2 decode 156 -> 203 tokens/s at 64.
   size_t submit_every = submit_every_from_env();
+  // Run the fusion passes (graph/passes/fuse_linear.h) before planning
+  // memory. Default on; WGRT_NO_FUSE=1 turns them off.
+  bool fuse = fusion_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
 };

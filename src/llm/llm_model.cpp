@@ -41,9 +41,20 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
+  const size_t imported_values = lg.graph.values.size();
   m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
   m->graph_ = m->own_graph_.get();
-  for (ValueId w : lg.weights) m->weight_bytes_ += m->graph_->graph().tensor(w).max_device_bytes();
+  // The fusion passes may merge weights (Q/K/V, gate/up) into new constants
+  // and drop the originals: count what the loaded graph holds.
+  const Graph& loaded = m->graph_->graph();
+  for (ValueId w : lg.weights) {
+    if (loaded.is_tensor(w)) m->weight_bytes_ += loaded.tensor(w).max_device_bytes();
+  }
+  for (ValueId v = ValueId(imported_values); v < loaded.values.size(); ++v) {
+    if (loaded.is_tensor(v) && loaded.tensor(v).storage == StorageKind::Constant) {
+      m->weight_bytes_ += loaded.tensor(v).max_device_bytes();
+    }
+  }
   if (options.warm_up) m->warm_up(device, options);
   return m;
 }

@@ -10,6 +10,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_elementwise(r);
     ops::register_norm(r);
     ops::register_quant(r);
+    ops::register_qdq(r);
     ops::register_attention(r);
     ops::register_rope(r);
     ops::register_linear(r);
@@ -21,6 +22,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_reduce(r);
     ops::register_creation(r);
     ops::register_sample(r);
+    ops::register_grid_sampler(r);
     ops::register_indexing(r);
     return r;
   }();

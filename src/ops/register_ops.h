@@ -7,7 +7,8 @@ namespace wgrt::ops {
 
 void register_elementwise(OpRegistry& registry);
 void register_norm(OpRegistry& registry);        // rms_norm, native_layer_norm, _softmax, _log_softmax
-void register_quant(OpRegistry& registry);
+void register_quant(OpRegistry& registry);       // GGUF (ggml) block formats
+void register_qdq(OpRegistry& registry);         // ExecuTorch quantize/dequantize and fused int8 kernels
 void register_attention(OpRegistry& registry);  // sdpa_with_kv_cache, update_cache
 void register_rope(OpRegistry& registry);
 void register_linear(OpRegistry& registry);      // et_vk.linear_q4gsw, aten.linear/mm/bmm
@@ -20,5 +21,6 @@ void register_reduce(OpRegistry& registry);      // sum, mean, amax, amin, argma
 void register_creation(OpRegistry& registry);    // full, zeros, ones (and _like), scalar_tensor, arange
 void register_indexing(OpRegistry& registry);    // index_select, gather
 void register_sample(OpRegistry& registry);      // upsample_nearest2d, upsample_bilinear2d
+void register_grid_sampler(OpRegistry& registry);  // grid_sampler_2d
 
 }  // namespace wgrt::ops

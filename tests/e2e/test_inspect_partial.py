@@ -27,5 +27,5 @@ def test_partial_program_points_to_executorch():
 def test_program_with_an_op_wgrt_lacks_is_refused():
     proc = inspect("unsupported_op")
     assert proc.returncode == 1
-    assert "aten.index.Tensor   <- not supported by wgrt" in proc.stdout
+    assert "test.unknown_op.X   <- not supported by wgrt" in proc.stdout
     assert "wgrt.executorch" not in proc.stdout

@@ -2,7 +2,8 @@
 reference in tests/reference (same GGUF weights dequantized by the `gguf`
 package, fp32 math): the prompt's logits and a 32-token greedy continuation
 (dumping logits samples on the CPU), and the same continuation sampled on the
-GPU with steps in flight (the default, 4; and 9 after a chunked prefill).
+GPU with steps in flight (the default, 4; and 9 after a chunked prefill);
+with the graph's fusion passes on (the default) and off (--no-fuse).
 
 Tolerance: logits are fp32 on both sides and differ only in summation order;
 we allow 1e-3 absolute (logits span about +-20; measured 3.8e-5 on lavapipe).
@@ -59,9 +60,12 @@ def run_wgrt(tmp_path, *extra, dump=True):
     return ids, np.load(logits_path)[0]  # row 0: the prompt's last position
 
 
-def test_logits_and_greedy_continuation_match_reference(tmp_path, reference):
+@pytest.mark.parametrize("extra", [[], ["--no-fuse"]])
+def test_logits_and_greedy_continuation_match_reference(tmp_path, reference, extra):
+    # With the fusion passes (the default: RMSNorm, Q/K/V and gate/up merges
+    # and residual adds inside the GEMVs) and without them.
     ref_ids, ref_logits = reference
-    ids, logits = run_wgrt(tmp_path)
+    ids, logits = run_wgrt(tmp_path, *extra)
     assert logits.shape == ref_logits.shape == (49152,)
     diff = float(np.abs(logits - ref_logits).max())
     print(f"max |logit difference| = {diff:.3g}")

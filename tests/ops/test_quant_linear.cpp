@@ -12,54 +12,11 @@
 #include "host_tensors.h"
 #include "import/gguf/dequantize.h"
 #include "ops/quant/quant_layout.h"
+#include "ops/random_blocks.h"
+#include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
-
-uint16_t f32_to_f16(float f) {
-  // Round-to-nearest for normal values in f16 range (the test picks such values).
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (exp <= 0) return uint16_t(sign);
-  uint32_t h = sign | (uint32_t(exp) << 10) | (mant >> 13);
-  if ((mant >> 12) & 1u) ++h;
-  return uint16_t(h);
-}
-
-// Random but well-formed blocks of a type: quants uniform, scales moderate.
-std::vector<uint8_t> random_blocks(const ops::QuantLayout& l, int64_t rows, int64_t cols, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(0.002f, 0.05f), value(-1.0f, 1.0f);
-  const int64_t blocks = rows * cols / l.block_elems;
-  std::vector<uint8_t> out(blocks * l.file_bytes);
-  auto put16 = [](uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); };
-  for (int64_t b = 0; b < blocks; ++b) {
-    uint8_t* p = out.data() + b * l.file_bytes;
-    for (uint32_t i = 0; i < l.file_bytes; ++i) p[i] = uint8_t(byte(rng));
-    switch (l.ggml_type) {
-      case 0:
-        for (int i = 0; i < 32; ++i) { const float v = value(rng); std::memcpy(p + 4 * i, &v, 4); }
-        break;
-      case 1:
-        for (int i = 0; i < 32; ++i) put16(p + 2 * i, f32_to_f16(value(rng)));
-        break;
-      case 2: case 6: case 8: put16(p, f32_to_f16(scale(rng))); break;
-      case 3: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-8 * scale(rng))); break;
-      case 7: put16(p, f32_to_f16(scale(rng))); put16(p + 2, f32_to_f16(-16 * scale(rng))); break;
-      case 10: put16(p + 80, f32_to_f16(scale(rng) / 4)); put16(p + 82, f32_to_f16(scale(rng) / 4)); break;
-      case 11: put16(p + 108, f32_to_f16(scale(rng) / 16)); break;
-      case 12: case 13: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
-      case 14: put16(p + 208, f32_to_f16(scale(rng) / 16)); break;
-      case 20: put16(p, f32_to_f16(scale(rng) / 64)); break;
-      case 23: put16(p, f32_to_f16(scale(rng) / 1024)); break;
-    }
-  }
-  return out;
-}
 
 struct Case {
   uint32_t type;
@@ -71,7 +28,7 @@ class QuantLinearTest : public test::GpuTest, public ::testing::WithParamInterfa
 void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int64_t kMaxM) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   ASSERT_NE(l, nullptr);
-  const auto file = random_blocks(*l, N, K, c.type + 1);
+  const auto file = test::random_blocks(*l, N, K, c.type + 1);
   std::vector<float> wf(N * K);
   gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
   const auto gpu_bytes = ops::repack_for_gpu(*l, file, N, K);
@@ -110,10 +67,16 @@ void check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int6
   }
 }
 
-// K = 512: 16 lanes per row in the GEMV; K = 2048: 32 lanes, and prefill
-// tiles with a partial last tile.
+// K = 512: 8 lanes per row in the GEMV (32 rows per workgroup); K = 2048:
+// 16 lanes, and prefill tiles with a partial last tile.
 TEST_P(QuantLinearTest, MatchesDequantizedMatmulForDecodeAndPrefill) { check_linear(device(), GetParam(), 512, 72, 19); }
 TEST_P(QuantLinearTest, LongRowsUseAllLanes) { check_linear(device(), GetParam(), 2048, 40, 9); }
+// K past one staged chunk of x (2048 elements): three chunks, the last one
+// partial; 32 lanes per row, more than one subgroup on most devices.
+TEST_P(QuantLinearTest, RowsLongerThanOneStagedChunk) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  check_linear(device(), GetParam(), block == 32 ? 4160 : 4352, 21, 9);
+}
 // An odd row count and K of 19 units (32-element formats) or 3 super-blocks
 // (256-element formats): not a power of two, lanes partly idle.
 TEST_P(QuantLinearTest, OddShapes) {
@@ -125,7 +88,7 @@ TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   constexpr int64_t kVocab = 40, kDim = 256, kMaxT = 6;
-  const auto file = random_blocks(*l, kVocab, kDim, c.type + 7);
+  const auto file = test::random_blocks(*l, kVocab, kDim, c.type + 7);
   std::vector<float> table(kVocab * kDim);
   gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, table);
 
@@ -160,7 +123,7 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   constexpr int64_t kVocab = 40, kDim = 256;
-  const auto file = random_blocks(*l, kVocab, kDim, c.type + 11);
+  const auto file = test::random_blocks(*l, kVocab, kDim, c.type + 11);
   std::vector<float> table(kVocab * kDim);
   gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, table);
 
@@ -189,6 +152,24 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
     }
     EXPECT_NEAR(got[v], want, 1e-5 * (mag + 1e-6)) << "vocab row " << v;
   }
+}
+
+// The workgroup-memory reduction that devices without subgroups get: a
+// 32-element format, a K-quant, and F16, over two staged chunks of x.
+TEST(QuantLinearNoSubgroups, MatchesDequantizedMatmul) {
+  gpu::DeviceOptions o;
+  o.want_subgroups = false;
+  std::unique_ptr<gpu::Device> plain;
+  try {
+    plain = gpu::Device::create(o);
+  } catch (const Error& e) {
+    if (test::gpu_required()) FAIL() << e.what();
+    GTEST_SKIP() << "SKIPPED: no GPU adapter: " << e.what();
+  }
+  ASSERT_FALSE(plain->features().subgroups);
+  check_linear(*plain, Case{2, "Q4_0"}, 2400, 37, 9);
+  check_linear(*plain, Case{12, "Q4_K"}, 2304, 37, 9);
+  check_linear(*plain, Case{1, "F16"}, 2400, 37, 9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,

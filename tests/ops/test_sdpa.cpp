@@ -132,7 +132,8 @@ TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
   const uint64_t chunks = (d.heads + chunk - 1) / chunk;
 
   auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput));
-  EXPECT_EQ(g->dispatch_count(), 2 + 3 * chunks) << "two cache writes, then three passes per head chunk";
+  EXPECT_EQ(g->dispatch_count(), 3 + 3 * chunks)
+      << "two cache writes, the decode kernel, then three passes per head chunk";
   const auto handles = test::buffer_handles(*g);
   double worst = 0;
   for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 512}, {512, 1}, {513, 1}, {0, 2048}}) {
@@ -208,6 +209,31 @@ TEST_F(SdpaTest, UpdateCacheWritesAtStartPos) {
   EXPECT_THROW(g->execute(past_end), Error) << "positions [30, 34) do not fit 32";
 }
 
+// Sliding-window attention of query row p, head h, written out in double on
+// the host: keys (p - window, p] of a [T, Hkv, D] sequence.
+std::vector<double> window_reference(const std::vector<float>& q, const std::vector<float>& k,
+                                     const std::vector<float>& v, const Dimensions& d, int64_t window, int64_t p,
+                                     int64_t h) {
+  const int64_t kvh = h / (d.heads / d.kv_heads);
+  const int64_t first = std::max<int64_t>(0, p - window + 1);
+  std::vector<double> w;
+  double top = -1e300, sum = 0;
+  for (int64_t c = first; c <= p; ++c) {
+    double dot = 0;
+    for (int64_t i = 0; i < d.dim; ++i) {
+      dot += double(q[(p * d.heads + h) * d.dim + i]) * k[(c * d.kv_heads + kvh) * d.dim + i];
+    }
+    w.push_back(dot / std::sqrt(double(d.dim)));
+    top = std::max(top, w.back());
+  }
+  for (double& x : w) sum += (x = std::exp(x - top));
+  std::vector<double> out(d.dim, 0.0);
+  for (int64_t i = 0; i < d.dim; ++i) {
+    for (size_t j = 0; j < w.size(); ++j) out[i] += w[j] / sum * v[((first + int64_t(j)) * d.kv_heads + kvh) * d.dim + i];
+  }
+  return out;
+}
+
 // wgrt.sdpa_with_kv_cache_window: a query at position p sees keys (p - window, p],
 // against that attention written out in double on the host.
 TEST_F(SdpaTest, SlidingWindowSeesOnlyTheLastWindowPositions) {
@@ -222,25 +248,40 @@ TEST_F(SdpaTest, SlidingWindowSeesOnlyTheLastWindowPositions) {
   double worst = 0;
   for (int64_t p = 0; p < d.max_s; ++p) {
     for (int64_t h = 0; h < d.heads; ++h) {
-      const int64_t kvh = h / (d.heads / d.kv_heads);
-      std::vector<double> w;
-      double top = -1e300, sum = 0;
-      for (int64_t c = std::max<int64_t>(0, p - kWindow + 1); c <= p; ++c) {
-        double dot = 0;
-        for (int64_t i = 0; i < d.dim; ++i) {
-          dot += double(q[(p * d.heads + h) * d.dim + i]) * k[(c * d.kv_heads + kvh) * d.dim + i];
-        }
-        w.push_back(dot / std::sqrt(double(d.dim)));
-        top = std::max(top, w.back());
-      }
-      for (double& x : w) sum += (x = std::exp(x - top));
+      const auto want = window_reference(q, k, v, d, kWindow, p, h);
       for (int64_t i = 0; i < d.dim; ++i) {
-        double want = 0;
-        for (size_t j = 0; j < w.size(); ++j) {
-          const int64_t c = std::max<int64_t>(0, p - kWindow + 1) + int64_t(j);
-          want += w[j] / sum * v[(c * d.kv_heads + kvh) * d.dim + i];
+        worst = std::max(worst, std::abs(got[(p * d.heads + h) * d.dim + i] - want[i]));
+      }
+    }
+  }
+  EXPECT_LE(worst, kSmallTolerance);
+}
+
+// Decode steps (S = 1) run the one-dispatch decode kernel: with a window,
+// with four query heads per KV head and a head size of 32, after a prefill.
+TEST_F(SdpaTest, DecodeStepsWithAWindowAndGroupedHeads) {
+  const Dimensions d{8, 24, 8, 2, 32};
+  constexpr int64_t kWindow = 6, kT = 16;
+  const auto q = test::random_floats(size_t(kT * d.heads * d.dim), 5);
+  const auto k = test::random_floats(size_t(kT * d.kv_heads * d.dim), 6);
+  const auto v = test::random_floats(size_t(kT * d.kv_heads * d.dim), 7);
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput, std::nullopt, kWindow));
+  double worst = 0;
+  for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 8}, {8, 1}, {9, 1}, {10, 3}, {13, 1}, {14, 1}, {15, 1}}) {
+    SCOPED_TRACE("start_pos=" + std::to_string(pos) + " S=" + std::to_string(s));
+    const auto qs = rows(q, d.heads * d.dim, pos, s), ks = rows(k, d.kv_heads * d.dim, pos, s),
+               vs = rows(v, d.kv_heads * d.dim, pos, s);
+    const std::vector<int64_t> start{pos};
+    const HostTensorView in[] = {test::f32_view(qs, {1, s, d.heads, d.dim}),
+                                 test::f32_view(ks, {1, s, d.kv_heads, d.dim}),
+                                 test::f32_view(vs, {1, s, d.kv_heads, d.dim}), test::i64_view(start, {1})};
+    const auto got = test::floats(g->execute(in)[0]);
+    for (int64_t r = 0; r < s; ++r) {
+      for (int64_t h = 0; h < d.heads; ++h) {
+        const auto want = window_reference(q, k, v, d, kWindow, pos + r, h);
+        for (int64_t i = 0; i < d.dim; ++i) {
+          worst = std::max(worst, std::abs(got[(r * d.heads + h) * d.dim + i] - want[i]));
         }
-        worst = std::max(worst, std::abs(got[(p * d.heads + h) * d.dim + i] - want));
       }
     }
   }

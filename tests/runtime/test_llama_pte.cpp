@@ -73,8 +73,13 @@ double run_step(ExecutableGraph& graph, const Step& step, double atol, double rt
 
 class LlamaPte : public test::GpuTest {};
 
-TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
-  const Json manifest = read_json(llama_fixture("tiny_llama.json"));
+// tiny_llama: export_llama -qmode 4w (linear_q4gsw); tiny_llama_8da4w:
+// -qmode 8da4w (choose_qparams_affine + linear_dq8ca_q4gsw).
+class LlamaPteQmode : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
+  const std::string name = GetParam();
+  const Json manifest = read_json(llama_fixture(name + ".json"));
   const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
   const auto steps = read_steps(manifest);
   ASSERT_GE(steps.size(), 2u);
@@ -96,7 +101,7 @@ TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
     SCOPED_TRACE(step.kind + " at input_pos " + std::to_string(step.input_pos));
     size_t bad = 0;
     const double worst = run_step(graph, step, atol, rtol, bad);
-    std::cout << "[ tiny_llama " << step.kind << " S=" << step.inputs[0].dims[1] << " input_pos=" << step.input_pos
+    std::cout << "[ " << name << " " << step.kind << " S=" << step.inputs[0].dims[1] << " input_pos=" << step.input_pos
               << " ] max abs logit error " << worst << " (atol " << atol << ", rtol " << rtol << ")\n";
     EXPECT_EQ(bad, 0u);
     (step.kind == "prefill" ? prefill_checked : decode_checked) = true;
@@ -117,6 +122,8 @@ TEST_F(LlamaPte, PrefillThenDecodeMatchesEagerTorch) {
     EXPECT_EQ(bad, 0u);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LlamaPteQmode, ::testing::Values("tiny_llama", "tiny_llama_8da4w"));
 
 // The premise of the test above: decode logits depend on what the prefill
 // left in the cache. A fresh program that skips the prefill must miss them.

@@ -23,7 +23,7 @@ using pte::testing::read_json;
 std::vector<std::string> fixture_names() {
   std::vector<std::string> names;
   // models_local/ (git-ignored) holds what is too big to commit (resnet18).
-  for (const char* sub : {"", "ops/", "models/", "models_local/"}) {
+  for (const char* sub : {"", "ops/", "quant/", "models/", "models_local/"}) {
     const std::filesystem::path dir = std::string(WGRT_FIXTURES_DIR) + "/pte/" + sub;
     if (!std::filesystem::is_directory(dir)) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {

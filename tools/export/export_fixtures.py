@@ -14,6 +14,7 @@ Usage: python3 tools/export/export_fixtures.py [--set NAME] [--out DIR] [--only 
   pte (default): the small programs of fixture_models.py into tests/fixtures/pte/
   executorch: partially delegated programs (partial_models.py) into tests/fixtures/executorch/
   ops: one-op programs (op_models.py) into tests/fixtures/pte/ops/
+  quant: quantized programs (quant_models.py) into tests/fixtures/pte/quant/
   models: small torchvision models (model_fixtures.py) into tests/fixtures/pte/models/
   refused: programs wgrt must refuse at load, into tests/fixtures/pte/refused/
   models_local: resnet18 (too big to commit) into the git-ignored tests/fixtures/pte/models_local/
@@ -31,7 +32,7 @@ import numpy as np
 import torch
 
 from executorch.backends.vulkan.partitioner.vulkan_partitioner import VulkanPartitioner
-from executorch.exir import ExecutorchBackendConfig, to_edge_transform_and_lower
+from executorch.exir import EdgeCompileConfig, ExecutorchBackendConfig, to_edge, to_edge_transform_and_lower
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture_models import MODELS  # noqa: E402
@@ -39,6 +40,7 @@ from op_models import OPS, REFUSED  # noqa: E402
 from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 from partial_models import PARTIAL_MODELS  # noqa: E402
+from quant_models import QUANT_OPS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --set: (models, default output folder)
@@ -46,6 +48,7 @@ PTE_DIR = os.path.join(ROOT, "tests", "fixtures", "pte")
 SETS = {"pte": (MODELS, PTE_DIR),
         "executorch": (PARTIAL_MODELS, os.path.join(ROOT, "tests", "fixtures", "executorch")),
         "ops": (OPS, os.path.join(PTE_DIR, "ops")),
+        "quant": (QUANT_OPS, os.path.join(PTE_DIR, "quant")),
         "models": (VISION_MODELS, os.path.join(PTE_DIR, "models")),
         "models_local": (MODELS_LOCAL, os.path.join(PTE_DIR, "models_local")),
         "refused": (REFUSED, os.path.join(PTE_DIR, "refused"))}
@@ -63,11 +66,18 @@ def lower(spec):
     for method_name, (module, example, dynamic_shapes) in methods.items():
         module.eval()
         exported[method_name] = torch.export.export(
-            module, example, dynamic_shapes=dynamic_shapes, strict=True)
+            module, example, dynamic_shapes=dynamic_shapes, strict=spec.strict)
     partitioner = VulkanPartitioner(compile_options=spec.compile_options)
-    edge = to_edge_transform_and_lower(
-        exported if len(exported) > 1 else next(iter(exported.values())),
-        partitioner=[partitioner])
+    program = exported if len(exported) > 1 else next(iter(exported.values()))
+    if spec.preserve_ops:
+        # The other documented flow: to_edge keeping the listed ATen ops out of
+        # the core-ATen decomposition (which to_edge_transform_and_lower does
+        # not honour), then to_backend. It reaches ops such as max_pool2d and
+        # t_copy that the one-call flow always decomposes.
+        edge = to_edge(program, compile_config=EdgeCompileConfig(
+            _check_ir_validity=False, preserve_ops=spec.preserve_ops)).to_backend(partitioner)
+    else:
+        edge = to_edge_transform_and_lower(program, partitioner=[partitioner])
     config = ExecutorchBackendConfig(**(spec.backend_config or {}))
     return edge.to_executorch(config), methods
 
@@ -78,7 +88,7 @@ def export_one(spec, out_dir):
     program, methods = lower(spec)
     pte_name = f"{spec.name}.pte"
     with open(os.path.join(out_dir, pte_name), "wb") as f:
-        f.write(program.buffer)
+        f.write(spec.patch(program.buffer) if spec.patch else program.buffer)
 
     ptd_names = []
     if program._tensor_data:  # executorch 1.5 has no public getter here
@@ -149,6 +159,10 @@ def main():
     parser.add_argument("--only", nargs="*", help="export only these models")
     args = parser.parse_args()
     models, default_out = SETS[args.set]
+    names = [m.name for m in models]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:  # the later spec would silently overwrite the earlier one's files
+        sys.exit(f"--set {args.set}: more than one spec named {clashes}")
     args.out = args.out or default_out
     os.makedirs(args.out, exist_ok=True)
     chosen = [m for m in models if not args.only or m.name in args.only]

@@ -20,7 +20,11 @@ the program's inputs/outputs and Vulkan ops as read back by executorch's
 deserializers, the export command). Seeds are fixed; a rerun reproduces the
 same files.
 
-Usage: python3 tools/export/export_llama_fixture.py [--out DIR]
+With --qmode 8da4w the linears get 8-bit dynamic per-token activations and
+4-bit groupwise weights instead (torchao.choose_qparams_affine +
+et_vk.linear_dq8ca_q4gsw), written as tiny_llama_8da4w.*.
+
+Usage: python3 tools/export/export_llama_fixture.py [--out DIR] [--qmode 4w|8da4w]
 """
 
 import argparse
@@ -59,7 +63,7 @@ PARAMS = {
 EXPORT_FLAGS = [
     "-V",  # VulkanPartitioner
     "-kv", "--use_sdpa_with_kv_cache",
-    "-qmode", "4w", "-G", "32",  # linears: 4-bit weights, groups of 32 -> et_vk.linear_q4gsw
+    "-qmode", "4w", "-G", "32",  # linears: 4-bit weights, groups of 32 -> et_vk.linear_q4gsw (--qmode)
     "-E", "4,32",  # embedding: 4-bit, groups of 32 -> et_vk.embedding_q4gsw
     "-d", "fp32",
     "--max_seq_length", str(MAX_SEQ_LEN),
@@ -168,7 +172,13 @@ def compact_json(obj):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument("--qmode", choices=["4w", "8da4w"], default="4w",
+                        help="linear quantization: 4w (linear_q4gsw) or 8da4w (linear_dq8ca_q4gsw)")
     args = parser.parse_args()
+    global NAME
+    if args.qmode != "4w":
+        NAME = f"tiny_llama_{args.qmode}"
+        EXPORT_FLAGS[EXPORT_FLAGS.index("-qmode") + 1] = args.qmode
     os.makedirs(args.out, exist_ok=True)
     for f in os.listdir(args.out):  # no stale steps
         if f.startswith(NAME + "."):

@@ -23,7 +23,14 @@ class Spec:
     extra_cases: Callable[[], Dict[str, List[tuple]]] = lambda: {}
     compile_options: Optional[dict] = None    # VulkanPartitioner options
     backend_config: Optional[dict] = None     # ExecutorchBackendConfig fields
+    # bytes -> bytes applied to the serialized program before it is written
+    # (e.g. renaming an op inside a delegate blob for a bad-input fixture)
+    patch: Optional[Callable[[bytes], bytes]] = None
+    # ATen ops kept out of to_edge's decomposition (EdgeCompileConfig.preserve_ops):
+    # lowers with to_edge(...).to_backend(VulkanPartitioner) instead
+    preserve_ops: Optional[list] = None
     seed: int = 0
+    strict: bool = True                       # torch.export's strict mode (PT2E modules: False)
     atol: float = 1e-4
     rtol: float = 1e-4
     _methods: Optional[dict] = field(default=None, repr=False)

@@ -217,8 +217,41 @@ def embedding_split_goldens():
         save(f"split.out{i}", t2n(part))
 
 
+def grid_sample_goldens():
+    """Every grid_sample mode wgrt runs (VulkanPartitioner delegates only
+    bilinear/border/align_corners, so the others are tested on a hand-built
+    graph): x [2, 3, 5, 8], grid [2, 4, 6, 2] reaching past [-1, 1], with a
+    point exactly half-way between pixels (x with align_corners False, y with
+    True; exact in f32 whatever the rounding) for nearest's ties to even."""
+    torch.manual_seed(12)
+    x = torch.randn(2, 3, 5, 8)
+    grid = 1.3 * (2 * torch.rand(2, 4, 6, 2) - 1)
+    grid[0, 0, 0] = torch.tensor([0.0, 0.0])          # centre
+    grid[0, 0, 1] = torch.tensor([-1.0, 1.0])         # corners
+    grid[0, 0, 2] = torch.tensor([-0.5, -0.75])       # x 1.5 (align False), y 0.5 (align True)
+    save("grid_sample.x", t2n(x))
+    save("grid_sample.grid", t2n(grid))
+    for mode in ("bilinear", "nearest"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                out = torch.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=align)
+                save(f"grid_sample.{mode}.{padding}.{int(align)}", t2n(out))
+
+
+GOLDENS = [sdpa_goldens, rope_goldens, linear_goldens, embedding_goldens, shape_goldens, matmul_goldens,
+           softmax_layer_norm_goldens, embedding_split_goldens, grid_sample_goldens]
+
+
 def main():
+    """All goldens, or those whose function names (without _goldens) are given."""
+    import sys
     OUT.mkdir(parents=True, exist_ok=True)
+    only = set(sys.argv[1:])
+    if only:
+        for fn in GOLDENS:
+            if fn.__name__.removesuffix("_goldens") in only:
+                fn()
+        return
     torch.manual_seed(0)
     sdpa_goldens()
     rope_goldens()
@@ -228,6 +261,7 @@ def main():
     matmul_goldens()
     softmax_layer_norm_goldens()
     embedding_split_goldens()
+    grid_sample_goldens()
     total = sum(p.stat().st_size for p in OUT.glob("*.npy"))
     print(f"wrote {len(list(OUT.glob('*.npy')))} files, {total / 1024:.0f} KiB, to {OUT}")
 

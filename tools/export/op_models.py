@@ -62,7 +62,8 @@ class Addmm(torch.nn.Module):
         return torch.addmm(self.bias, a, b)
 
 
-def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4):
+def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4,
+          preserve=None):
     """A Spec for one method; `dynamic` maps input index -> {dim: (name, min, max)};
     `extra` lists further input tuples run on the same program."""
     def build():
@@ -76,7 +77,7 @@ def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, see
         return {"forward": (m, inputs(), ds)}
     return Spec(name, description or name, build,
                 extra_cases=lambda: {"forward": [e() for e in extra]} if extra else {},
-                seed=seed, atol=atol, rtol=rtol)
+                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve)
 
 
 def _unary(name, fn, *, lo=-3.0, hi=3.0):
@@ -97,6 +98,10 @@ OPS = [
     _case("conv2d_dilated", lambda: Conv(4, 6, 3, dilation=2, padding=(2, 1), bias=False), _spatial(10, 13, 4)),
     _case("conv2d_pointwise", lambda: Conv(17, 70, 1), _spatial(7, 9, 17), dynamic=HW, extra=[_spatial(5, 6, 17)]),
     _case("conv2d_grouped", lambda: Conv(6, 9, (3, 2), groups=3, padding=1), _spatial(8, 7, 6)),
+    # Many groups (one workgroup grid layer each); 196 pixels (a partial last 64-pixel tile),
+    # 18-deep K (a partial second slice), 5 channels per group.
+    _case("conv2d_wide_grouped", lambda: Conv(132, 330, 3, groups=66, padding=1), _spatial(14, 14, 132)),
+    _case("conv2d_wide_grouped_pointwise", lambda: Conv(132, 330, 1, groups=66), _spatial(14, 14, 132)),
     _case("conv2d_depthwise", lambda: Conv(7, 7, 3, groups=7, padding=1, stride=2), _spatial(13, 10, 7),
           dynamic=HW, extra=[_spatial(9, 18, 7)]),
     _case("conv2d_depthwise_multiplier", lambda: Conv(3, 6, 5, groups=3, padding=2), _spatial(9, 9, 3)),
@@ -194,10 +199,24 @@ OPS = [
           _spatial(5, 7), dynamic=HW, extra=[_spatial(9, 6)]),
     _case("upsample_bilinear2d_align", lambda: Fn(lambda x: F.interpolate(x, size=(9, 11), mode="bilinear",
                                                                            align_corners=True)), _spatial(5, 4)),
+    # grid_sample: the one configuration VulkanPartitioner 1.5.1 delegates (bilinear, border
+    # padding, align_corners); the grid reaches past [-1, 1] so the border clamp matters.
+    _case("grid_sampler_2d", lambda: Fn(lambda x, g: F.grid_sample(x, g, mode="bilinear", padding_mode="border",
+                                                                   align_corners=True)),
+          lambda: (randn(2, 3, 7, 9), 1.2 * (2 * torch.rand(2, 5, 6, 2) - 1)),
+          dynamic={1: {1: ("gh", 2, 9), 2: ("gw", 2, 9)}},
+          extra=[lambda: (randn(2, 3, 7, 9), 1.2 * (2 * torch.rand(2, 8, 3, 2) - 1))]),
     _case("pixel_shuffle", lambda: Fn(lambda x: F.pixel_shuffle(x, 2)), lambda: (randn(1, 12, 3, 5),)),
     # --- indexing -----------------------------------------------------------------------------
     _case("index_select", lambda: Fn(lambda x, i: torch.index_select(x, 1, i)),
           lambda: (randn(3, 7, 5), torch.tensor([6, 0, 2, 2, 5]))),
+    # index.Tensor with one 1-D index (the form the partitioner takes), negative entries
+    # included; on a middle dim (x[:, i]) and on dim 0 with a dynamic index length.
+    _case("index_tensor", lambda: Fn(lambda x, i: x[:, i]),
+          lambda: (randn(3, 7, 5), torch.tensor([6, -1, 2, 2, 0]))),
+    _case("index_tensor_dim0", lambda: Fn(lambda x, i: x[i] * 2.0),
+          lambda: (randn(9, 6), torch.tensor([8, 0, 3, -2, 3, 1, 7])),
+          dynamic={1: {0: ("k", 1, 12)}}, extra=[lambda: (randn(9, 6), torch.tensor([4, 4, -9]))]),
     _case("gather", lambda: Fn(lambda x, i: torch.gather(x, 1, i)),
           lambda: (randn(3, 5), torch.randint(0, 5, (3, 4)))),
     _case("unfold", lambda: Fn(lambda x: x.unfold(1, 3, 2) * 2.0), lambda: (randn(2, 9, 3),)),
@@ -210,6 +229,20 @@ OPS = [
 
 # Programs whose arguments wgrt must refuse at load (tests/runtime/test_pte_refused.cpp
 # names the op, argument and value it expects in the error).
+# Ops only the to_edge(preserve_ops=...) + to_backend flow delegates (to_edge_transform_and_lower
+# decomposes them: max_pool2d into max_pool2d_with_indices, zeros into full, t into permute_copy, ...).
+A = torch.ops.aten
+PRESERVED = [
+    _case("max_pool2d_preserved", lambda: Fn(lambda x: F.max_pool2d(x, 3, 2, 1)), _spatial(9, 11),
+          preserve=[A.max_pool2d.default]),
+    _case("t_copy_preserved", lambda: Fn(lambda x: x.t() * 2.0), lambda: (randn(3, 5),), preserve=[A.t.default]),
+    _case("zeros_ones_preserved", lambda: Fn(lambda x: x * torch.ones(3, 5) + torch.zeros(3, 5)), lambda: (randn(3, 5),),
+          preserve=[A.zeros.default, A.ones.default]),
+    _case("zeros_ones_like_preserved", lambda: Fn(lambda x: torch.ones_like(x) * x + torch.zeros_like(x)),
+          lambda: (randn(3, 5),), preserve=[A.zeros_like.default, A.ones_like.default]),
+]
+OPS += PRESERVED
+
 REFUSED = [
     _case("addmm_beta", lambda: Fn(lambda bias, a, b: torch.addmm(bias, a, b, beta=0.5)),
           lambda: (randn(7), randn(5, 9), randn(9, 7)), description="addmm with beta 0.5"),

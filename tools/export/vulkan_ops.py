@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The operators ExecuTorch's VulkanPartitioner delegates, read from the
 installed executorch (backends/vulkan/op_registry.py), named as the Vulkan
-graph serializes them (e.g. aten.convolution.default), and which of them
-wgrt's scope covers (issue 12): all but the quantized and training ones.
+graph serializes them (e.g. aten.convolution.default). All of them are in
+scope (issue 16 added the quantized and training operators to issue 12's
+floating-point ones).
 
 Usage: python3 tools/export/vulkan_ops.py [--write]
   prints the in-scope ops; --write also refreshes the snapshot that the
@@ -16,13 +17,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SNAPSHOT = os.path.join(ROOT, "tests", "coverage", "vulkan_partitioner_ops.txt")
 
-# Out of scope: quantized and training operators (the next issue covers them).
-EXCLUDED_PREFIXES = ("quantized_decomposed.", "torchao.", "et_vk.q8ta_")
-EXCLUDED = {
-    "et_vk.linear_qcs4w.default", "et_vk.linear_dq8ca_q4gsw.default", "et_vk.q4gsw_requant.default",
-    "aten._weight_int8pack_mm.default", "et_vk.linear_dW.default", "et_vk.linear_q4gsw_backward.default",
-    "et_vk.fused_ce.default",
-}
+# Out of scope: none since issue 16 (quantized and training operators).
+EXCLUDED_PREFIXES = ()
+EXCLUDED = set()
 
 
 def in_scope(name):

@@ -5,7 +5,10 @@
 // decode (S = 1): the hook reads the live S from q and start_pos (an Int or a
 // SymInt) and rewrites every pass's uniforms and workgroup counts. Attention
 // is always causal with the query block at start_pos (Llama's use; attn_mask
-// must be Null).
+// must be Null). A decode step (S = 1) runs sdpa_decode.wgsl instead: the
+// cache write and the attention in one dispatch per KV head, where the head
+// shape allows (decode_fits); the three passes and the cache write then get
+// no workgroups.
 //
 // wgrt.sdpa_with_kv_cache_window: the same arguments and one more, `window`
 // (an Int): a query at position p sees only keys at positions > p - window
@@ -40,6 +43,25 @@ struct SdpaParams {
   uint32_t pad = 0;
 };
 static_assert(sizeof(SdpaParams) == 48, "must match Params in sdpa.wgsl");
+
+// Mirrors `Params` in sdpa_decode.wgsl.
+struct DecodeParams {
+  uint32_t start = 0;
+  uint32_t kv_heads = 0;
+  uint32_t pad1 = 0, pad2 = 0;
+  uint32_t row_stride = 0;
+  float scale = 0;
+  uint32_t window = 0;
+  uint32_t pad0 = 0;
+};
+static_assert(sizeof(DecodeParams) == 32, "must match Params in sdpa_decode.wgsl");
+
+// The shapes sdpa_decode.wgsl handles: up to 8 query heads per KV head, the
+// group's query rows in 256 vec4s, and vec4 columns dividing 256 threads.
+bool decode_fits(uint32_t group, int64_t head_dim) {
+  const int64_t dim4 = head_dim / 4;
+  return group <= 8 && group * dim4 <= 256 && dim4 > 0 && 256 % dim4 == 0;
+}
 
 enum Arg { kQ, kK, kV, kKCache, kVCache, kStartPos, kSeqLen, kMask, kDropout, kCausal, kScale, kOut, kArgCount };
 constexpr size_t kWindow = kArgCount;  // the windowed variant's extra argument
@@ -95,6 +117,21 @@ void lower(OpContext& ctx) {
 
   const CacheWrite cache_write = record_cache_write(ctx, {{k, ctx.arg(kKCache)}, {v, ctx.arg(kVCache)}});
 
+  const uint32_t group = heads / kv_heads;
+  const bool has_decode = decode_fits(group, head_dim);
+  UniformId decode_uniform = 0;
+  DispatchId decode = 0;
+  if (has_decode) {
+    decode_uniform = ctx.uniform(sizeof(DecodeParams));
+    const auto decode_scores = ctx.scratch(uint64_t(heads) * cache_max * sizeof(float), "sdpa decode scores");
+    const auto& pipeline = ctx.pipeline("attention/sdpa_decode.wgsl", "main",
+                                        {{"GROUP", group}, {"DIM4", double(head_dim / 4)}});
+    decode = ctx.dispatch(pipeline,
+                          {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(k), ctx.tensor(v),
+                           ctx.tensor(ctx.arg(kKCache)), ctx.tensor(ctx.arg(kVCache)), decode_scores, ctx.tensor(out)},
+                          "sdpa decode");
+  }
+
   const uint32_t chunk = sdpa_heads_per_chunk(heads, max_seq, cache_max,
                                               ctx.device().limits().max_storage_buffer_binding_size);
   const auto scores = ctx.scratch(uint64_t(chunk) * max_seq * cache_max * sizeof(float), "sdpa scores");
@@ -132,6 +169,24 @@ void lower(OpContext& ctx) {
     plan_cache_write(r, cache_write, r.dims(k), start, cache_max, "sdpa_with_kv_cache");
     r.set_dims(out, live);
     const uint64_t context = uint64_t(start + s);
+    const bool one_step = has_decode && s == 1;
+    if (has_decode) {
+      DecodeParams d;
+      d.start = static_cast<uint32_t>(start);
+      d.kv_heads = kv_heads;
+      d.row_stride = static_cast<uint32_t>(cache_max);
+      d.scale = scale;
+      d.window = window;
+      r.write_uniform(decode_uniform, d);
+      r.set_workgroups(decode, gpu::WorkgroupCount{one_step ? kv_heads : 0, 1, 1});
+    }
+    if (one_step) {  // the decode kernel writes the cache itself
+      for (DispatchId d : cache_write.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+      for (const Chunk& c : chunks) {
+        for (DispatchId d : {c.qk, c.softmax, c.av}) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+      }
+      return;
+    }
     for (const Chunk& c : chunks) {
       SdpaParams p;
       p.seq = static_cast<uint32_t>(s);

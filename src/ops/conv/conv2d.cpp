@@ -28,7 +28,8 @@ struct ConvParams {
 };
 static_assert(sizeof(ConvParams) == 96, "must match Params in conv2d.wgsl");
 
-constexpr uint32_t kTileM = 64, kTileN = 64, kDepthwiseWorkgroup = 64;
+constexpr uint32_t kDepthwiseWorkgroup = 64;
+constexpr uint32_t kTile = 64;  // main_gemm's output tile edge (pixels and channels)
 
 struct ConvArgs {
   size_t spatial = 2;  // 1 for conv1d
@@ -39,6 +40,13 @@ struct ConvArgs {
   float out_max = std::numeric_limits<float>::infinity();
   size_t out_arg = 9;
 };
+
+// 1x1, stride 1, no padding, not transposed: the im2col matrix is the input.
+bool pointwise(const ConvArgs& c, const Dims& w) {
+  const bool unit_window = w.back() == 1 && (c.spatial == 1 || w[2] == 1);
+  return unit_window && !c.transposed && c.stride == std::array<int64_t, 2>{1, 1} &&
+         c.pad == std::array<int64_t, 2>{0, 0};
+}
 
 // Reads and checks everything but the output shape; shared by check and lower.
 ConvArgs read_args(const OpArgs& args, bool with_clamp) {
@@ -124,8 +132,10 @@ void lower(OpContext& ctx, bool with_clamp) {
   const int64_t cin_g = cin / c.groups;
   const bool depthwise = !c.transposed && cin_g == 1;
   const auto& pipeline =
-      ctx.pipeline("conv/conv2d.wgsl", depthwise ? "main_depthwise" : "main_gemm",
-                   {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
+      depthwise ? ctx.pipeline("conv/conv2d.wgsl", "main_depthwise", {{"HAS_BIAS", has_bias ? 1.0 : 0.0}})
+                : ctx.pipeline("conv/conv2d.wgsl", "main_gemm",
+                               {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                                {"POINTWISE", pointwise(c, wd) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ConvParams));
   // The weight stands in for an absent bias (never read).
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
@@ -158,7 +168,7 @@ void lower(OpContext& ctx, bool with_clamp) {
     if (depthwise) {
       r.set_workgroups(d, r.fold(gpu::div_up(uint64_t(p.n) * p.cout * p.oh * p.row_tiles, kDepthwiseWorkgroup)));
     } else {
-      r.set_workgroups(d, {uint32_t(gpu::div_up(p.m_total, kTileM)), uint32_t(gpu::div_up(p.cout_g, kTileN)), p.groups});
+      r.set_workgroups(d, {uint32_t(gpu::div_up(p.m_total, kTile)), uint32_t(gpu::div_up(p.cout_g, kTile)), p.groups});
     }
   });
 }

@@ -4,9 +4,13 @@
 // main_gemm: implicit GEMM per group. Rows m are output pixels (n, oy, ox),
 // columns are the group's output channels, the reduction k runs over
 // (input channel, ky, kx). A 64x64 output tile per workgroup of 256
-// invocations, 4x4 outputs each, with 16-deep slices of the im2col matrix and
-// the weights staged in workgroup memory. Transposed convolution only changes
-// how an im2col element finds its input (and the weight layout).
+// invocations, each owning a 4x4 block of outputs in registers.
+// Slices 16 deep of the im2col matrix and of the weights are staged in
+// workgroup memory, the next slice's loads in flight during this one's math. Each invocation always loads the same im2col row (and the
+// same weight k), so the pixel's coordinates are decoded once, not per slice;
+// POINTWISE (1x1, stride 1, no padding) skips the window arithmetic
+// altogether. Transposed convolution only changes how an im2col element
+// finds its input (and the weight layout).
 //
 // main_depthwise: one input channel per group (depthwise, with any channel
 // multiplier): each invocation computes 4 adjacent output pixels of one row,
@@ -14,6 +18,7 @@
 
 override TRANSPOSED: u32 = 0u;
 override HAS_BIAS: u32 = 0u;
+override POINTWISE: u32 = 0u;
 
 struct Params {
   n: u32, cin: u32, h: u32, w: u32,
@@ -30,9 +35,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-const BM: u32 = 64u;
-const BN: u32 = 64u;
+const THREADS: u32 = 256u;
 const BK: u32 = 16u;
+const BM: u32 = 64u;  // tile rows (pixels): 16 invocations across, 4 each
+const BN: u32 = 64u;  // tile columns (channels): 16 invocations down, 4 each
 
 var<workgroup> a_tile: array<f32, 1024>;  // [BK][BM]
 var<workgroup> b_tile: array<f32, 1024>;  // [BK][BN]
@@ -43,35 +49,60 @@ fn finish(v: f32, co: u32) -> f32 {
   return clamp(r, p.out_min, p.out_max);
 }
 
-// The im2col element (k, m) of group g: 0 where the window leaves the input.
-fn load_a(g: u32, k: u32, m: u32) -> f32 {
-  if (k >= p.k_total || m >= p.m_total) { return 0.0; }
-  let window = p.kh * p.kw;
-  let ci = k / window;
-  let r = k - ci * window;
-  let ky = i32(r / p.kw);
-  let kx = i32(r % p.kw);
+// One output pixel as an im2col row sees it: where its input plane starts
+// and its window's origin (regular) or offset (transposed) in the input.
+struct Row {
+  valid: bool,
+  plane: u32,  // x offset of input channel 0 of the pixel's group and image
+  pix: u32,    // the pixel's index within its image (POINTWISE)
+  y0: i32,
+  x0: i32,
+}
+
+fn decode_row(g: u32, m: u32) -> Row {
+  var r: Row;
+  r.valid = m < p.m_total;
   let pixels = p.oh * p.ow;
   let img = m / pixels;
-  let pix = m - img * pixels;
-  let oy = i32(pix / p.ow);
-  let ox = i32(pix % p.ow);
+  r.pix = m - img * pixels;
+  r.plane = (img * p.cin + g * p.cin_g) * p.h * p.w;
+  let oy = i32(r.pix / p.ow);
+  let ox = i32(r.pix % p.ow);
+  if (TRANSPOSED != 0u) {
+    r.y0 = oy + p.pad_h;
+    r.x0 = ox + p.pad_w;
+  } else {
+    r.y0 = oy * p.stride_h - p.pad_h;
+    r.x0 = ox * p.stride_w - p.pad_w;
+  }
+  return r;
+}
+
+// The im2col element (k, row): 0 where the window leaves the input.
+fn load_a(r: Row, k: u32) -> f32 {
+  if (!r.valid || k >= p.k_total) { return 0.0; }
+  let plane_size = p.h * p.w;
+  if (POINTWISE != 0u) { return x[r.plane + k * plane_size + r.pix]; }
+  let window = p.kh * p.kw;
+  let ci = k / window;
+  let rest = k - ci * window;
+  let ky = i32(rest / p.kw);
+  let kx = i32(rest - u32(ky) * p.kw);
   var iy: i32;
   var ix: i32;
   if (TRANSPOSED != 0u) {
     // out[oy] gathers in[iy] where oy = iy * stride - pad + ky * dil.
-    let ny = oy + p.pad_h - ky * p.dil_h;
-    let nx = ox + p.pad_w - kx * p.dil_w;
+    let ny = r.y0 - ky * p.dil_h;
+    let nx = r.x0 - kx * p.dil_w;
     if (ny < 0 || nx < 0 || ny % p.stride_h != 0 || nx % p.stride_w != 0) { return 0.0; }
     iy = ny / p.stride_h;
     ix = nx / p.stride_w;
   } else {
-    iy = oy * p.stride_h - p.pad_h + ky * p.dil_h;
-    ix = ox * p.stride_w - p.pad_w + kx * p.dil_w;
+    iy = r.y0 + ky * p.dil_h;
+    ix = r.x0 + kx * p.dil_w;
   }
   if (iy < 0 || ix < 0 || iy >= i32(p.h) || ix >= i32(p.w)) { return 0.0; }
-  let c = g * p.cin_g + ci;
-  return x[((img * p.cin + c) * p.h + u32(iy)) * p.w + u32(ix)];
+  return x[r.plane + ci * plane_size + u32(iy) * p.w + u32(ix)];
 }
 
 // Weight element (k, output channel co of group g). Regular weights are
@@ -86,48 +117,75 @@ fn load_b(g: u32, k: u32, co: u32) -> f32 {
   return weight[(g * p.cout_g + co) * p.k_total + k];
 }
 
+// Four outputs of one channel (pixels m .. m + 3), bias and clamp applied.
+fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
+  if (co_local >= p.cout_g) { return; }
+  let co = g * p.cout_g + co_local;
+  let pixels = p.oh * p.ow;
+  for (var i = 0u; i < 4u; i++) {
+    if (m + i < p.m_total) {
+      let img = (m + i) / pixels;
+      out[(img * p.cout + co) * pixels + (m + i - img * pixels)] = finish(v[i], co);
+    }
+  }
+}
+
+// Every array below is indexed by constants only, so it stays in registers
+// whether or not the driver unrolls loops.
 @compute @workgroup_size(256)
 fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
   let g = wid.z;
   let m0 = wid.x * BM;
   let n0 = wid.y * BN;
+  // Staging: this invocation loads im2col row a_m at depths a_k + 4i (i < 4)
+  // and weight column b_n + 16i at depth b_k.
+  let a_m = tid % BM;
+  let a_k = tid / BM;
+  let row = decode_row(g, m0 + a_m);
+  let b_k = tid % BK;
+  let b_n = tid / BK;
+  // Compute: this invocation owns pixels m0 + tm + i and channels n0 + tn + j.
   let tm = (tid % 16u) * 4u;
   let tn = (tid / 16u) * 4u;
-  var acc: array<vec4<f32>, 4>;  // acc[j][i]: channel n0 + tn + j, pixel m0 + tm + i
+  var acc0 = vec4<f32>(0.0);  // channel n0 + tn + 0, pixels m0 + tm + 0..3
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  // The next slice's elements, read from memory while this one is multiplied.
+  var a_next = vec4<f32>(load_a(row, a_k), load_a(row, a_k + 4u), load_a(row, a_k + 8u), load_a(row, a_k + 12u));
+  var b_next = vec4<f32>(load_b(g, b_k, n0 + b_n), load_b(g, b_k, n0 + b_n + 16u), load_b(g, b_k, n0 + b_n + 32u),
+                         load_b(g, b_k, n0 + b_n + 48u));
   for (var k0 = 0u; k0 < p.k_total; k0 += BK) {
-    for (var e = tid; e < BK * BM; e += 256u) {
-      let k = e / BM;
-      let m = e % BM;
-      a_tile[e] = load_a(g, k0 + k, m0 + m);
-    }
-    for (var e = tid; e < BK * BN; e += 256u) {
-      let k = e % BK;
-      let n = e / BK;
-      b_tile[k * BN + n] = load_b(g, k0 + k, n0 + n);
-    }
+    a_tile[a_k * BM + a_m] = a_next.x;
+    a_tile[(a_k + 4u) * BM + a_m] = a_next.y;
+    a_tile[(a_k + 8u) * BM + a_m] = a_next.z;
+    a_tile[(a_k + 12u) * BM + a_m] = a_next.w;
+    b_tile[b_k * BN + b_n] = b_next.x;
+    b_tile[b_k * BN + b_n + 16u] = b_next.y;
+    b_tile[b_k * BN + b_n + 32u] = b_next.z;
+    b_tile[b_k * BN + b_n + 48u] = b_next.w;
     workgroupBarrier();
+    let k1 = k0 + BK;
+    if (k1 < p.k_total) {
+      a_next = vec4<f32>(load_a(row, k1 + a_k), load_a(row, k1 + a_k + 4u), load_a(row, k1 + a_k + 8u),
+                         load_a(row, k1 + a_k + 12u));
+      b_next = vec4<f32>(load_b(g, k1 + b_k, n0 + b_n), load_b(g, k1 + b_k, n0 + b_n + 16u),
+                         load_b(g, k1 + b_k, n0 + b_n + 32u), load_b(g, k1 + b_k, n0 + b_n + 48u));
+    }
     for (var k = 0u; k < BK; k++) {
       let a = vec4<f32>(a_tile[k * BM + tm], a_tile[k * BM + tm + 1u], a_tile[k * BM + tm + 2u], a_tile[k * BM + tm + 3u]);
       let b = vec4<f32>(b_tile[k * BN + tn], b_tile[k * BN + tn + 1u], b_tile[k * BN + tn + 2u], b_tile[k * BN + tn + 3u]);
-      acc[0] += a * b.x;
-      acc[1] += a * b.y;
-      acc[2] += a * b.z;
-      acc[3] += a * b.w;
+      acc0 = fma(a, vec4<f32>(b.x), acc0);
+      acc1 = fma(a, vec4<f32>(b.y), acc1);
+      acc2 = fma(a, vec4<f32>(b.z), acc2);
+      acc3 = fma(a, vec4<f32>(b.w), acc3);
     }
     workgroupBarrier();
   }
-  let pixels = p.oh * p.ow;
-  for (var j = 0u; j < 4u; j++) {
-    let co_local = n0 + tn + j;
-    if (co_local >= p.cout_g) { break; }
-    let co = g * p.cout_g + co_local;
-    for (var i = 0u; i < 4u; i++) {
-      let m = m0 + tm + i;
-      if (m >= p.m_total) { break; }
-      let img = m / pixels;
-      out[(img * p.cout + co) * pixels + (m - img * pixels)] = finish(acc[j][i], co);
-    }
-  }
+  store4(n0 + tn, g, m0 + tm, acc0);
+  store4(n0 + tn + 1u, g, m0 + tm, acc1);
+  store4(n0 + tn + 2u, g, m0 + tm, acc2);
+  store4(n0 + tn + 3u, g, m0 + tm, acc3);
 }
 
 // Workgroups: linear index over (n * cout) * oh * row_tiles, 64 per group.

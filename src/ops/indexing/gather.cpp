@@ -1,7 +1,12 @@
-// aten.index_select.default (x, dim, index [k], out) and aten.gather.default
-// (x, dim, index, sparse_grad, out) on gather.wgsl: x and out f32, i32 or
-// i64; index i32 or i64. Out-of-range indices are not checked on the GPU
+// aten.index_select.default (x, dim, index [k], out), aten.index.Tensor
+// (x, indices, out) and aten.gather.default (x, dim, index, sparse_grad, out)
+// on gather.wgsl: x and out f32, i32 or i64; index i32 or i64. index.Tensor
+// takes the form VulkanPartitioner delegates, one 1D index tensor among
+// Nulls (x[:, i]), which is index_select along that index's position. Out-of-range indices are not checked on the GPU
 // (as in ExecuTorch's Vulkan kernels); every dim may change at run time.
+#include <optional>
+#include <utility>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/shapes.h"
@@ -19,6 +24,21 @@ struct GatherParams {
 };
 static_assert(sizeof(GatherParams) == 80, "must match Params in gather.wgsl");
 
+enum class Form { IndexSelect, IndexTensor, Gather };
+
+// Where each form keeps its arguments.
+struct Slots {
+  size_t index, out;
+};
+Slots slots(Form f) {
+  switch (f) {
+    case Form::IndexSelect: return {2, 3};
+    case Form::IndexTensor: return {1, 2};
+    case Form::Gather: return {2, 4};
+  }
+  return {0, 0};
+}
+
 bool word_dtype(DType t) { return t == DType::F32 || t == DType::I32 || t == DType::I64; }
 
 Dims out_dims(bool gather, const Dims& x, size_t dim, const Dims& index) {
@@ -28,27 +48,58 @@ Dims out_dims(bool gather, const Dims& x, size_t dim, const Dims& index) {
   return out;
 }
 
-size_t check(const OpArgs& args, bool gather) {
-  args.expect_count(gather ? 5 : 4);
+// index.Tensor's indices list: the one tensor among Nulls, and its position
+// (the dim it indexes).
+std::pair<ValueId, size_t> tensor_index(const OpArgs& args) {
+  const std::vector<ValueId>& items = args.value_list(1).items;
+  std::optional<size_t> at;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (std::holds_alternative<Null>(args.graph().values.at(items[i]))) continue;
+    if (at) args.unsupported(1, "indices: more than one index tensor (only one 1D index is supported)");
+    at = i;
+  }
+  if (!at) args.fail(1, "indices: no index tensor");
+  if (!args.graph().is_tensor(items[*at])) args.fail(1, "indices: entry " + std::to_string(*at) + " is not a tensor");
+  return {items[*at], *at};
+}
+
+// The index tensor and dim of any form (index.Tensor's dim is where its index sits).
+std::pair<ValueId, int64_t> index_and_dim(const OpArgs& args, Form form) {
+  if (form == Form::IndexTensor) {
+    const auto [id, dim] = tensor_index(args);
+    return {id, int64_t(dim)};
+  }
+  return {args.id(2), args.integer(1)};
+}
+
+size_t check(const OpArgs& args, Form form) {
+  const bool gather = form == Form::Gather;
+  const Slots s = slots(form);
+  args.expect_count(s.out + 1);
   const Tensor& x = args.tensor(0);
   if (!word_dtype(x.dtype)) args.fail(0, "expected f32, i32 or i64, got " + std::string(dtype_name(x.dtype)));
   if (x.max_dims.empty() || x.max_dims.size() > kMaxRank) args.fail(0, "expected rank 1 to " + std::to_string(kMaxRank));
-  const auto dim = normalize_dim(args.integer(1), x.max_dims.size());
-  if (!dim) args.fail(1, "dim " + std::to_string(args.integer(1)) + " is out of range for rank " + std::to_string(x.max_dims.size()));
-  const Tensor& index = args.tensor(2, {DType::I32, DType::I64});
+  const auto [index_id, dim_arg] = index_and_dim(args, form);
+  const auto dim = normalize_dim(dim_arg, x.max_dims.size());
+  if (!dim) args.fail(1, "dim " + std::to_string(dim_arg) + " is out of range for rank " + std::to_string(x.max_dims.size()));
+  const Tensor& index = args.graph().tensor(index_id);
+  if (index.dtype != DType::I32 && index.dtype != DType::I64) {
+    args.fail(s.index, "index: expected i32 or i64, got " + std::string(dtype_name(index.dtype)));
+  }
   if (gather && index.max_dims.size() != x.max_dims.size()) args.fail(2, "expected the input's rank");
   if (!gather && index.max_dims.size() > 1) args.fail(2, "expected a 1D index, got " + dims_string(index.max_dims));
   if (gather) args.boolean(3);
-  const size_t out = gather ? 4 : 3;
+  const size_t out = s.out;
   args.expect_same_dtype(0, out);
   const Dims want = out_dims(gather, x.max_dims, *dim, index.max_dims);
   if (args.tensor(out).max_dims != want) args.fail(out, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(out).max_dims));
   return *dim;
 }
 
-void lower(OpContext& ctx, bool gather) {
-  const size_t dim = check(ctx.args(), gather);
-  const ValueId x = ctx.arg(0), index = ctx.arg(2), out = ctx.arg(gather ? 4 : 3);
+void lower(OpContext& ctx, Form form) {
+  const bool gather = form == Form::Gather;
+  const size_t dim = check(ctx.args(), form);
+  const ValueId x = ctx.arg(0), index = index_and_dim(ctx.args(), form).first, out = ctx.arg(slots(form).out);
   const UniformId u = ctx.uniform(sizeof(GatherParams));
   const DispatchId d = ctx.dispatch(ctx.pipeline("indexing/gather.wgsl", "main", {{"MODE", gather ? 1.0 : 0.0}}),
                                     {ctx.tensor(x), ctx.tensor(index), ctx.tensor(out), ctx.uniform_binding(u)});
@@ -73,10 +124,11 @@ void lower(OpContext& ctx, bool gather) {
 }  // namespace
 
 void register_indexing(OpRegistry& registry) {
-  registry.add("aten.index_select.default", {[](const OpArgs& a) { check(a, false); }, [](OpContext& c) { lower(c, false); },
-                                             false, nullptr, "f32, i32, i64 (indices i32, i64)"});
-  registry.add("aten.gather.default", {[](const OpArgs& a) { check(a, true); }, [](OpContext& c) { lower(c, true); }, false, nullptr,
-                                       "f32, i32, i64 (indices i32, i64)"});
+  for (const auto& [name, form] : {std::pair{"aten.index_select.default", Form::IndexSelect},
+                                    std::pair{"aten.index.Tensor", Form::IndexTensor}, std::pair{"aten.gather.default", Form::Gather}}) {
+    registry.add(name, {[form](const OpArgs& a) { check(a, form); }, [form](OpContext& c) { lower(c, form); }, false, nullptr,
+                        "f32, i32, i64 (indices i32, i64)"});
+  }
 }
 
 }  // namespace wgrt::ops

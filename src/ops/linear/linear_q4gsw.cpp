@@ -31,49 +31,60 @@ static_assert(sizeof(LinearParams) == 32, "must match Params in linear_q4gsw.wgs
 
 void check(const OpArgs& args) {
   args.expect_count(6);
-  const Tensor& x = args.tensor(0, {DType::F32});
-  args.expect_rank_at_least(0, 1);
-  const Tensor& w = args.tensor(1, {DType::U8});
-  args.expect_rank(1, 2);
-  const Tensor& s = args.tensor(2, {DType::F32});
-  args.expect_rank(2, 2);
-  const int64_t k = x.max_dims.back(), n = w.max_dims[0];
-  if (k % 8 != 0) args.fail(0, "K = " + std::to_string(k) + " is not a multiple of 8");
-  if (w.max_dims[1] * 2 != k) {
-    args.fail(1, "expected [N, " + std::to_string(k / 2) + "] (K/2 bytes per row), got " + dims_string(w.max_dims));
-  }
-  const int64_t gs = args.integer(3);
-  if (gs <= 0 || gs % 8 != 0 || k % gs != 0) {
-    args.fail(3, "group size " + std::to_string(gs) + " must be a positive multiple of 8 dividing K = " +
-                     std::to_string(k));
-  }
-  if (s.max_dims[0] != k / gs || s.max_dims[1] < n) {
-    args.fail(2, "expected [" + std::to_string(k / gs) + ", >= " + std::to_string(n) + "], got " +
-                     dims_string(s.max_dims));
-  }
-  if (!args.is_null(4)) {
-    args.tensor(4, {DType::F32});
-    if (args.tensor(4).max_dims != Dims{n}) args.fail(4, "expected bias [" + std::to_string(n) + "]");
-  }
-  Dims want = x.max_dims;
-  want.back() = n;
-  args.tensor(5, {DType::F32});
-  if (args.tensor(5).max_dims != want) {
-    args.fail(5, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(5).max_dims));
-  }
+  check_q4gsw_args(args, {0, 1, 2, 3, 4, 5});
 }
 
 void lower(OpContext& ctx) {
   const OpArgs& args = ctx.args();
-  const ValueId x = ctx.arg(0), w = ctx.arg(1), scales = ctx.arg(2), out = ctx.arg(5);
-  const bool has_bias = !args.is_null(4);
-  const gpu::BufferBinding bias = ctx.tensor(has_bias ? ctx.arg(4) : scales);  // placeholder when absent
+  record_linear_q4gsw(ctx, ctx.tensor(ctx.arg(0)), ctx.arg(0), ctx.arg(1), ctx.arg(2), args.integer(3),
+                      args.is_null(4) ? kNoBias : ctx.arg(4), ctx.arg(5));
+}
+
+}  // namespace
+
+void check_q4gsw_args(const OpArgs& args, const Q4gswArgs& at) {
+  const Tensor& x = args.tensor(at.x, {DType::F32});
+  args.expect_rank_at_least(at.x, 1);
+  const Tensor& w = args.tensor(at.weights, {DType::U8});
+  args.expect_rank(at.weights, 2);
+  const Tensor& s = args.tensor(at.scales, {DType::F32});
+  args.expect_rank(at.scales, 2);
+  const int64_t k = x.max_dims.back(), n = w.max_dims[0];
+  if (k % 8 != 0) args.fail(at.x, "K = " + std::to_string(k) + " is not a multiple of 8");
+  if (w.max_dims[1] * 2 != k) {
+    args.fail(at.weights, "expected [N, " + std::to_string(k / 2) + "] (K/2 bytes per row), got " + dims_string(w.max_dims));
+  }
+  const int64_t gs = args.integer(at.group_size);
+  if (gs <= 0 || gs % 8 != 0 || k % gs != 0) {
+    args.fail(at.group_size, "group size " + std::to_string(gs) + " must be a positive multiple of 8 dividing K = " +
+                     std::to_string(k));
+  }
+  if (s.max_dims[0] != k / gs || s.max_dims[1] < n) {
+    args.fail(at.scales, "expected [" + std::to_string(k / gs) + ", >= " + std::to_string(n) + "], got " +
+                     dims_string(s.max_dims));
+  }
+  if (!args.is_null(at.bias)) {
+    args.tensor(at.bias, {DType::F32});
+    if (args.tensor(at.bias).max_dims != Dims{n}) args.fail(at.bias, "expected bias [" + std::to_string(n) + "]");
+  }
+  Dims want = x.max_dims;
+  want.back() = n;
+  args.tensor(at.out, {DType::F32});
+  if (args.tensor(at.out).max_dims != want) {
+    args.fail(at.out, "expected shape " + dims_string(want) + ", got " + dims_string(args.tensor(at.out).max_dims));
+  }
+}
+
+void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, ValueId x, ValueId w, ValueId scales,
+                         int64_t group_size, ValueId bias_id, ValueId out) {
+  const bool has_bias = bias_id != kNoBias;
+  const gpu::BufferBinding bias = ctx.tensor(has_bias ? bias_id : scales);  // placeholder when absent
   const double bias_flag = has_bias ? 1 : 0;
   const auto& gemv =
       ctx.pipeline("linear/linear_q4gsw.wgsl", "gemv", {{"WG", kGemvWorkgroup}, {"HAS_BIAS", bias_flag}});
   const auto& gemm = ctx.pipeline("linear/linear_q4gsw.wgsl", "gemm", {{"HAS_BIAS", bias_flag}});
   const UniformId u = ctx.uniform(sizeof(LinearParams));
-  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(scales), bias, ctx.tensor(out),
+  const auto bindings = {x_data, ctx.tensor(w), ctx.tensor(scales), bias, ctx.tensor(out),
                          ctx.uniform_binding(u)};
   const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
   const DispatchId d_gemm = ctx.dispatch(gemm, bindings, kLinearGemmLabel);
@@ -81,7 +92,7 @@ void lower(OpContext& ctx) {
   LinearParams base;
   base.n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
-  base.group_size = static_cast<uint32_t>(args.integer(3));
+  base.group_size = static_cast<uint32_t>(group_size);
   base.scales_stride = static_cast<uint32_t>(ctx.max_dims(scales)[1]);
   base.tiles_n = static_cast<uint32_t>(gpu::div_up(base.n, kTile));
   ctx.on_resize({x}, [=](ResizeContext& r) {
@@ -96,8 +107,6 @@ void lower(OpContext& ctx) {
     r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gpu::div_up(p.m, kTile) * p.tiles_n));
   });
 }
-
-}  // namespace
 
 void register_linear_q4gsw(OpRegistry& registry) { registry.add("et_vk.linear_q4gsw.default", {check, lower, false, nullptr, "f32 (u8 4-bit weights)"}); }
 

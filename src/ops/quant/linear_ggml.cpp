@@ -2,14 +2,26 @@
 // format laid out by quant_layout.h, ggml type id, bias [N] or Null, out
 // [..., N]): the linear layers of GGUF models with weights as stored.
 //
-// Two dispatches are recorded: a GEMV for decode (M = 1: lanes of a
-// workgroup share weight rows and reduce) and a tiled GEMM for prefill (32 x 64
+// wgrt.linear_ggml_fused (x, weight, type, bias or Null, norm weight [K] or
+// Null, eps, residual [..., N] or Null, out): the same with an RMSNorm of x
+// (by norm weight, eps) before it and a residual added after it; made by the
+// fusion pass (graph/passes/fuse_linear.h) from rms_norm -> linear_ggml ->
+// add, never by importers.
+//
+// wgrt.linear_ggml_split (x, weight, type, bias or Null, norm weight or Null,
+// eps, out0, out1, out2 or Null): linears that share x and prologue merged
+// by the fusion pass into one matrix (weight rows and bias concatenated at
+// load); output i takes its block of columns ([..., N_i] each).
+//
+// Two dispatches are recorded: the GEMV of the quantized family for decode
+// (gemv.wgsl, M = 1) and a tiled GEMM for prefill (linear.wgsl, 32 x 64
 // output tiles through workgroup memory); the hook gives the one that fits
 // the live M its workgroups and the other none.
 #include <algorithm>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/reduce.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
@@ -19,22 +31,37 @@ namespace {
 constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
 
-// Threads per weight row: about one 32-element unit each, at most 32 (short
-// rows would leave lanes idle), a power of two for the tree reduction. 64
-// lanes measured 6% slower than 32 on the H200 for K = 2048
-// (bench/RESULTS.md), so 32 is the cap.
+// Threads per weight row: about four 32-element units each (loads of several
+// units in flight per thread), 8 to 32, a power of two. (64 lanes measured
+// 6% slower than 32 on the H200 for K = 2048 with the previous kernel,
+// bench/RESULTS.md, so 32 is the cap.)
 uint32_t lanes_for(uint32_t k) {
   const uint32_t units = k / 32;
-  return units >= 32 ? 32 : units >= 16 ? 16 : 8;
+  return units >= 128 ? 32 : units >= 64 ? 16 : 8;
 }
 
 struct LinearParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
+  float eps = 0;
+  uint32_t split1 = 0, split2 = 0, pad = 0;
 };
-static_assert(sizeof(LinearParams) == 16, "must match Params in linear.wgsl");
+static_assert(sizeof(LinearParams) == 32, "must match Params in linear_io.wgsl");
 
-void check(const OpArgs& args) {
-  args.expect_count(5);
+// Argument positions of the three ops (kNone: the op has no such argument).
+struct Slots {
+  size_t bias, norm, eps, residual, out, out1, out2;
+};
+constexpr size_t kNone = SIZE_MAX;
+constexpr Slots kPlain{3, kNone, kNone, kNone, 4, kNone, kNone};
+constexpr Slots kFused{3, 4, 5, 6, 7, kNone, kNone};
+constexpr Slots kSplit{3, 4, 5, kNone, 6, 7, 8};
+
+size_t arg_count(const Slots& s) { return s.out2 != kNone ? s.out2 + 1 : s.out + 1; }
+
+bool present(const OpArgs& args, size_t slot) { return slot != kNone && !args.is_null(slot); }
+
+void check_with(const OpArgs& args, const Slots& s) {
+  args.expect_count(arg_count(s));
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
   const Tensor& w = args.tensor(1, {DType::U8});
@@ -52,47 +79,102 @@ void check(const OpArgs& args) {
                      std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
   }
   const int64_t n = w.max_dims[0];
-  if (!args.is_null(3)) {
-    const Tensor& b = args.tensor(3, {DType::F32});
-    if (b.max_dims != Dims{n}) args.fail(3, "expected bias shape [" + std::to_string(n) + "], got " + dims_string(b.max_dims));
+  if (present(args, s.bias)) {
+    const Tensor& b = args.tensor(s.bias, {DType::F32});
+    if (b.max_dims != Dims{n}) args.fail(s.bias, "expected bias shape [" + std::to_string(n) + "], got " + dims_string(b.max_dims));
   }
-  const Tensor& out = args.tensor(4, {DType::F32});
+  if (present(args, s.norm)) {
+    const Tensor& g = args.tensor(s.norm, {DType::F32});
+    if (numel(g.max_dims) != k) args.fail(s.norm, "expected " + std::to_string(k) + " norm weights, got " + dims_string(g.max_dims));
+    args.number(s.eps);
+  }
   Dims want = x.max_dims;
   want.back() = n;
-  if (out.max_dims != want) args.fail(4, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+  if (s.out1 == kNone) {
+    const Tensor& out = args.tensor(s.out, {DType::F32});
+    if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+  } else {  // the outputs' widths add up to N; each has x's leading dims
+    int64_t total = 0;
+    for (size_t i : {s.out, s.out1, s.out2}) {
+      if (i == s.out2 && args.is_null(i)) continue;
+      const Tensor& o = args.tensor(i, {DType::F32});
+      Dims lead = o.max_dims;
+      lead.back() = n;
+      if (lead != want) args.fail(i, "expected shape " + dims_string(x.max_dims) + " but the last dim, got " + dims_string(o.max_dims));
+      total += o.max_dims.back();
+    }
+    if (total != n) args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) + " rows");
+  }
+  if (present(args, s.residual)) {
+    const Tensor& r = args.tensor(s.residual, {DType::F32});
+    if (r.max_dims != want) args.fail(s.residual, "expected shape " + dims_string(want) + ", got " + dims_string(r.max_dims));
+  }
 }
 
 void prepare(ConstantPrep& prep) {
   prepare_ggml_weight(prep, 1, 2, prep.args().tensor(0).max_dims.back());
 }
 
-void lower(OpContext& ctx) {
+void lower_with(OpContext& ctx, const Slots& s) {
   const OpArgs& args = ctx.args();
-  const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(4);
-  const bool has_bias = !args.is_null(3);
-  const ValueId bias = has_bias ? ctx.arg(3) : x;  // any buffer fills an unused binding
+  const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(s.out);
+  const bool has_out1 = s.out1 != kNone, has_out2 = has_out1 && !args.is_null(s.out2);
+  const bool has_bias = present(args, s.bias), has_norm = present(args, s.norm);
+  const bool has_residual = present(args, s.residual);
+  // Any buffer fills an unused binding.
+  const ValueId bias = has_bias ? ctx.arg(s.bias) : x;
+  const ValueId norm = has_norm ? ctx.arg(s.norm) : x;
+  const ValueId residual = has_residual ? ctx.arg(s.residual) : x;
+  const float eps = has_norm ? static_cast<float>(args.number(s.eps)) : 0.0f;
   const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(args.integer(2)));
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  const ValueId out1 = has_out1 ? ctx.arg(s.out1) : out, out2 = has_out2 ? ctx.arg(s.out2) : out;
+  const uint32_t split1 = has_out1 ? static_cast<uint32_t>(ctx.max_dims(out).back()) : n;
+  const uint32_t split2 = has_out2 ? split1 + static_cast<uint32_t>(ctx.max_dims(out1).back()) : n;
   const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
   const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
   gpu::OverrideConstants constants = decode_constants(layout);
-  constants.insert(constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
-  auto make = [&](const char* entry) -> const gpu::ComputePipeline& {
-    return ctx.pipeline({"quant/dequant.wgsl", "quant/linear.wgsl"}, entry, constants);
-  };
+  constants.insert(constants.end(), {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                                     {"HAS_NORM", has_norm ? 1.0 : 0.0},
+                                     {"HAS_RESIDUAL", has_residual ? 1.0 : 0.0}});
+  gpu::OverrideConstants gemv_constants = constants;
+  gemv_constants.insert(gemv_constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}});
+  const auto& gemv_pipeline =
+      ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl", "quant/dequant.wgsl",
+                    "quant/linear_io.wgsl",
+                    "quant/gemv.wgsl"},
+                   "main", gemv_constants);
+  const auto& gemm_pipeline =
+      ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
   const UniformId u = ctx.uniform(sizeof(LinearParams));
-  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out), ctx.uniform_binding(u)};
-  const DispatchId gemv = ctx.dispatch(make("main"), bindings, "linear_ggml gemv");
-  const DispatchId gemm = ctx.dispatch(make("main_tiled"), bindings, "linear_ggml gemm");
+  // Unused output bindings get a scratch word: the same buffer bound twice as
+  // read_write would alias.
+  const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
+  const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
+  const auto bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
+                         ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                         none2};
+  const std::string suffix = std::string(has_out1 ? " split" : "") + (has_norm ? " +norm" : "") +
+                             (has_residual ? " +residual" : "");
+  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
+  const DispatchId gemm = ctx.dispatch(gemm_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
     const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
-    dims.back() = n;
+    dims.back() = split1;
     r.set_dims(out, dims);
-    r.write_uniform(u, LinearParams{m, n, k, row_words});
+    if (has_out1) {
+      dims.back() = split2 - split1;
+      r.set_dims(out1, dims);
+    }
+    if (has_out2) {
+      dims.back() = n - split2;
+      r.set_dims(out2, dims);
+    }
+    r.write_uniform(u, LinearParams{m, n, k, row_words, eps, split1, split2});
     const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
@@ -104,7 +186,15 @@ void lower(OpContext& ctx) {
 }  // namespace
 
 void register_linear_ggml(OpRegistry& registry) {
-  registry.add("wgrt.linear_ggml", {check, lower, false, prepare, "f32 (GGML-quantized weights)"});
+  registry.add("wgrt.linear_ggml", {[](const OpArgs& a) { check_with(a, kPlain); },
+                                    [](OpContext& c) { lower_with(c, kPlain); }, false, prepare,
+                                    "f32 (GGML-quantized weights)"});
+  registry.add("wgrt.linear_ggml_fused", {[](const OpArgs& a) { check_with(a, kFused); },
+                                          [](OpContext& c) { lower_with(c, kFused); }, false, prepare,
+                                          "f32 (GGML-quantized weights; RMSNorm before, residual after)"});
+  registry.add("wgrt.linear_ggml_split", {[](const OpArgs& a) { check_with(a, kSplit); },
+                                          [](OpContext& c) { lower_with(c, kSplit); }, false, prepare,
+                                          "f32 (GGML-quantized weights; RMSNorm before, split outputs)"});
 }
 
 }  // namespace wgrt::ops

@@ -112,11 +112,20 @@ void lower_view(OpContext& ctx) {
   });
 }
 
+// One-byte elements (int8 / uint8 weights of the quantized ops) are copied by
+// whole-shape clones and prepacks as 32-bit words: the same bytes, the buffer
+// padded to a word.
+bool byte_elements(DType t) { return t == DType::I8 || t == DType::U8; }
+
 // clone: (self, memory_format, out); prepack: (const, out).
 void check_clone(const OpArgs& args, size_t count) {
   args.expect_count(count);
   const size_t out = count - 1;
-  check_copy_pair(args, 0, out);
+  if (byte_elements(args.tensor(0).dtype)) {
+    args.expect_same_dtype(0, out);
+  } else {
+    check_copy_pair(args, 0, out);
+  }
   if (args.tensor(0).max_dims != args.tensor(out).max_dims) {
     args.fail(out, "expected shape " + dims_string(args.tensor(0).max_dims) + ", got " +
                        dims_string(args.tensor(out).max_dims));
@@ -125,6 +134,16 @@ void check_clone(const OpArgs& args, size_t count) {
 
 void lower_clone(OpContext& ctx) {
   const ValueId in = ctx.arg(0), out = ctx.arg(ctx.args().size() - 1);
+  if (byte_elements(ctx.tensor_info(in).dtype)) {
+    const bool in_place = ctx.same_buffer(in, out);
+    std::optional<StridedCopy> copy;
+    if (!in_place) copy = record_strided_copy(ctx, in, out);
+    ctx.on_resize({in}, [=](ResizeContext& r) {
+      r.set_dims(out, r.dims(in));
+      if (copy) write_plan(r, *copy, CopyPlan::flat((numel(r.dims(in)) + 3) / 4));
+    });
+    return;
+  }
   lower_flat(ctx, in, out, {}, [=](const ResizeContext& r) { return r.dims(in); });
 }
 

@@ -1,0 +1,329 @@
+#include "graph/passes/fuse_linear.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+namespace wgrt {
+namespace {
+
+constexpr std::string_view kNorm = "et_vk.rms_norm.default";
+constexpr std::string_view kLinear = "wgrt.linear_ggml";
+constexpr std::string_view kFused = "wgrt.linear_ggml_fused";
+constexpr std::string_view kSplit = "wgrt.linear_ggml_split";
+constexpr std::string_view kAdd = "aten.add.Tensor";
+constexpr std::string_view kSelect = "aten.select_copy.int";
+constexpr size_t kNoOp = std::numeric_limits<size_t>::max();
+
+// Where each value is read: (op, argument) pairs, the op's outputs (its
+// last argument, by the IR's convention) left out; which op writes it; and
+// whether it is a graph output.
+struct Uses {
+  std::vector<std::vector<std::pair<size_t, size_t>>> by_value;
+  std::vector<size_t> producer;  // the last op writing the value
+  std::vector<bool> is_output;
+
+  explicit Uses(const Graph& g)
+      : by_value(g.values.size()), producer(g.values.size(), kNoOp), is_output(g.values.size(), false) {
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const auto& args = g.ops[i].args;
+      if (args.empty()) continue;
+      // The split linear has three outputs (6..8); every other op its last.
+      const size_t first_out = g.ops[i].name == kSplit && args.size() == 9 ? 6 : args.size() - 1;
+      for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
+      for (size_t a = first_out; a < args.size(); ++a) producer[args[a]] = i;
+    }
+    for (ValueId o : g.outputs) is_output[o] = true;
+  }
+  // Used only as argument `arg` of op `op`, and not a graph output.
+  bool only_use(ValueId v, size_t op, size_t arg) const {
+    return !is_output[v] && by_value[v].size() == 1 && by_value[v][0] == std::pair{op, arg};
+  }
+};
+
+const Tensor* f32_tensor(const Graph& g, ValueId v) {
+  if (!g.is_tensor(v)) return nullptr;
+  const Tensor& t = g.tensor(v);
+  return t.dtype == DType::F32 ? &t : nullptr;
+}
+
+bool is_null(const Graph& g, ValueId v) { return std::holds_alternative<Null>(g.values[v]); }
+
+bool is_one(const Graph& g, ValueId v) {
+  if (const auto* i = std::get_if<int64_t>(&g.values[v])) return *i == 1;
+  if (const auto* d = std::get_if<double>(&g.values[v])) return *d == 1.0;
+  return false;
+}
+
+// Whether a tensor named by an op strictly after `from` and up to `to` shares
+// v's ExecuTorch memory object (its bytes could change before a moved read).
+bool memory_object_reused(const Graph& g, ValueId v, size_t from, size_t to) {
+  const int32_t obj = g.tensor(v).mem_obj_id;
+  if (obj < 0) return false;
+  for (size_t i = from + 1; i <= to && i < g.ops.size(); ++i) {
+    for (ValueId a : g.ops[i].args) {
+      if (a != v && g.is_tensor(a) && g.tensor(a).mem_obj_id == obj) return true;
+    }
+  }
+  return false;
+}
+
+ValueId add_value(Graph& g, Value v) {
+  g.values.push_back(std::move(v));
+  return static_cast<ValueId>(g.values.size() - 1);
+}
+
+// Turns a plain linear_ggml call into the fused form (no norm, no residual).
+void make_fused(OpCall& op, ValueId null) {
+  if (op.name == kFused) return;
+  const auto& a = op.args;  // x, w, type, bias, out
+  op.args = {a[0], a[1], a[2], a[3], null, null, null, a[4]};
+  op.name = std::string(kFused);
+}
+
+// The norm's weight fits a GEMV prologue: K f32 values, a constant.
+bool norm_fits(const Graph& g, const OpCall& norm) {
+  const Tensor* x = f32_tensor(g, norm.args[0]);
+  const Tensor* w = f32_tensor(g, norm.args[1]);
+  const Tensor* out = f32_tensor(g, norm.args[3]);
+  if (!x || !w || !out || x->max_dims.empty() || out->max_dims != x->max_dims) return false;
+  if (w->storage != StorageKind::Constant || numel(w->max_dims) != x->max_dims.back()) return false;
+  return std::holds_alternative<double>(g.values[norm.args[2]]) || std::holds_alternative<int64_t>(g.values[norm.args[2]]);
+}
+
+bool is_linear(const OpCall& op) { return op.name == kLinear || op.name == kFused; }
+
+// A linear (plain, or fused without a norm yet) reading `v` as its x.
+bool linear_reads(const Graph& g, const OpCall& op, size_t arg) {
+  if (arg != 0 || !is_linear(op)) return false;
+  return op.name == kLinear || is_null(g, op.args[4]);
+}
+
+void set_norm(Graph& g, OpCall& op, ValueId x, ValueId weight, ValueId eps, ValueId null) {
+  make_fused(op, null);
+  op.args[0] = x;
+  op.args[4] = weight;
+  op.args[5] = eps;
+}
+
+// rms_norm whose every consumer is a linear: the norm moves into each.
+size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
+  size_t fused = 0;
+  const Uses uses(g);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpCall& norm = g.ops[i];
+    if (removed[i] || norm.name != kNorm || norm.args.size() != 4 || !norm_fits(g, norm)) continue;
+    const ValueId x = norm.args[0], n = norm.args[3];
+    const auto& consumers = uses.by_value[n];
+    if (uses.is_output[n] || consumers.empty()) continue;
+    bool direct = true;
+    size_t last = i;
+    for (const auto& [op, arg] : consumers) {
+      direct = direct && linear_reads(g, g.ops[op], arg);
+      last = std::max(last, op);
+    }
+    if (direct && !memory_object_reused(g, x, i, last)) {
+      for (const auto& [op, arg] : consumers) set_norm(g, g.ops[op], x, norm.args[1], norm.args[2], null);
+      removed[i] = true;
+      ++fused;
+      continue;
+    }
+    // The final norm: only the last position goes on to the output head.
+    if (consumers.size() != 1) continue;
+    const auto [sel_i, sel_arg] = consumers[0];
+    OpCall& sel = g.ops[sel_i];
+    if (sel.name != kSelect || sel_arg != 0 || sel.args.size() != 4) continue;
+    const auto* dim = std::get_if<int64_t>(&g.values[sel.args[1]]);
+    const Tensor& xt = g.tensor(x);
+    if (dim == nullptr || *dim < 0 || size_t(*dim) + 1 >= xt.max_dims.size()) continue;  // not the normalized dim
+    const ValueId s = sel.args[3];
+    const auto& heads = uses.by_value[s];
+    if (uses.is_output[s] || heads.empty()) continue;
+    bool all_linear = true;
+    size_t head_last = sel_i;
+    for (const auto& [op, arg] : heads) {
+      all_linear = all_linear && linear_reads(g, g.ops[op], arg);
+      head_last = std::max(head_last, op);
+    }
+    if (!all_linear || memory_object_reused(g, x, i, head_last)) continue;
+    sel.args[0] = x;  // select the row before normalizing it
+    for (const auto& [op, arg] : heads) set_norm(g, g.ops[op], s, norm.args[1], norm.args[2], null);
+    removed[i] = true;
+    ++fused;
+  }
+  return fused;
+}
+
+// add(y, r) with y a linear's only use: the linear adds r itself.
+size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
+  size_t fused = 0;
+  const Uses uses(g);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpCall& add = g.ops[i];
+    if (removed[i] || add.name != kAdd || add.args.size() != 4 || !is_one(g, add.args[2])) continue;
+    const ValueId z = add.args[3];
+    const Tensor* zt = f32_tensor(g, z);
+    if (zt == nullptr) continue;
+    for (size_t side = 0; side < 2; ++side) {
+      const ValueId y = add.args[side], r = add.args[1 - side];
+      const size_t p = uses.producer[y];
+      if (p == kNoOp || removed[p] || !is_linear(g.ops[p]) || g.ops[p].args.back() != y) continue;
+      if (!uses.only_use(y, i, side)) continue;
+      if (g.ops[p].name == kFused && !is_null(g, g.ops[p].args[6])) continue;
+      const Tensor* yt = f32_tensor(g, y);
+      const Tensor* rt = f32_tensor(g, r);
+      if (!yt || !rt || yt->max_dims != zt->max_dims || rt->max_dims != zt->max_dims) continue;
+      // r must exist when the linear runs, and neither r nor z may be touched in between.
+      const size_t rp = uses.producer[r];
+      if (rp != kNoOp && rp >= p) continue;
+      if (memory_object_reused(g, r, p, i) || memory_object_reused(g, z, p, i)) continue;
+      OpCall& lin = g.ops[p];
+      make_fused(lin, null);
+      lin.args[6] = r;
+      lin.args[7] = z;
+      removed[i] = true;
+      ++fused;
+      break;
+    }
+  }
+  return fused;
+}
+
+
+// Rows of constant matrices stacked into one new constant (same dtype and row
+// length), owning its bytes.
+ValueId stack_constants(Graph& g, const std::vector<ValueId>& parts) {
+  Tensor t;
+  const Tensor& first = g.tensor(parts[0]);
+  t.dtype = first.dtype;
+  t.storage = StorageKind::Constant;
+  int64_t rows = 0;
+  for (ValueId p : parts) {
+    const Tensor& pt = g.tensor(p);
+    rows += pt.max_dims[0];
+    t.owned.insert(t.owned.end(), pt.bytes.begin(), pt.bytes.end());
+  }
+  t.max_dims = first.max_dims;
+  t.max_dims[0] = rows;
+  t.cur_dims = t.max_dims;
+  t.bytes = t.owned;
+  return add_value(g, std::move(t));
+}
+
+bool stackable(const Graph& g, ValueId a, ValueId b) {
+  if (!g.is_tensor(a) || !g.is_tensor(b)) return false;
+  const Tensor& ta = g.tensor(a);
+  const Tensor& tb = g.tensor(b);
+  return ta.storage == StorageKind::Constant && tb.storage == StorageKind::Constant && ta.dtype == tb.dtype &&
+         ta.max_dims.size() == tb.max_dims.size() && !ta.max_dims.empty() &&
+         std::equal(ta.max_dims.begin() + 1, ta.max_dims.end(), tb.max_dims.begin() + 1) &&
+         ta.bytes.size() == uint64_t(numel(ta.max_dims)) * host_size(ta.dtype) &&
+         tb.bytes.size() == uint64_t(numel(tb.max_dims)) * host_size(tb.dtype);
+}
+
+// Whether linear `b` can join linear `a` in one matrix: the same x, weight
+// format and row length, the same norm (or none), biases on both or neither,
+// no residual, outputs with the same leading dims.
+bool siblings(const Graph& g, const OpCall& a, const OpCall& b) {
+  auto same_value = [&](ValueId u, ValueId v) {
+    if (u == v) return true;
+    const auto* iu = std::get_if<int64_t>(&g.values[u]);
+    const auto* iv = std::get_if<int64_t>(&g.values[v]);
+    if (iu && iv) return *iu == *iv;
+    const auto* du = std::get_if<double>(&g.values[u]);
+    const auto* dv = std::get_if<double>(&g.values[v]);
+    return du && dv && *du == *dv;
+  };
+  if (a.args[0] != b.args[0] || !same_value(a.args[2], b.args[2])) return false;
+  if (!is_null(g, a.args[6]) || !is_null(g, b.args[6])) return false;
+  if (a.args[4] != b.args[4] || (!is_null(g, a.args[4]) && !same_value(a.args[5], b.args[5]))) return false;
+  if (is_null(g, a.args[3]) != is_null(g, b.args[3])) return false;
+  if (!is_null(g, a.args[3]) && !stackable(g, a.args[3], b.args[3])) return false;
+  if (!stackable(g, a.args[1], b.args[1])) return false;
+  const Tensor* oa = f32_tensor(g, a.args[7]);
+  const Tensor* ob = f32_tensor(g, b.args[7]);
+  return oa && ob && oa->max_dims.size() == ob->max_dims.size() &&
+         std::equal(oa->max_dims.begin(), oa->max_dims.end() - 1, ob->max_dims.begin());
+}
+
+// Linears sharing x and prologue (Q, K, V; gate, up) become one over their
+// stacked weights, with one output per original (up to three).
+size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null) {
+  size_t merged = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (removed[i] || !is_linear(g.ops[i])) continue;
+    std::vector<OpCall> calls = {g.ops[i]};  // in the fused form, for comparing
+    make_fused(calls[0], null);
+    std::vector<size_t> group = {i};
+    for (size_t j = i + 1; j < g.ops.size() && group.size() < 3; ++j) {
+      if (removed[j] || !is_linear(g.ops[j])) continue;
+      OpCall candidate = g.ops[j];
+      make_fused(candidate, null);
+      if (!siblings(g, calls[0], candidate)) continue;
+      // Its output is now written at op i: nothing in between may touch it.
+      if (memory_object_reused(g, candidate.args[7], i, j)) continue;
+      calls.push_back(std::move(candidate));
+      group.push_back(j);
+    }
+    if (group.size() < 2) continue;
+    std::vector<ValueId> weights, biases, outs;
+    for (const OpCall& c : calls) {
+      weights.push_back(c.args[1]);
+      biases.push_back(c.args[3]);
+      outs.push_back(c.args[7]);
+    }
+    OpCall& first = g.ops[i];
+    first = calls[0];
+    const ValueId w = stack_constants(g, weights);
+    const ValueId bias = is_null(g, biases[0]) ? null : stack_constants(g, biases);
+    first.name = std::string(kSplit);
+    first.args = {first.args[0], w, first.args[2], bias, first.args[4], first.args[5], outs[0], outs[1],
+                  outs.size() > 2 ? outs[2] : null};
+    for (size_t k = 1; k < group.size(); ++k) removed[group[k]] = true;
+    ++merged;
+  }
+  return merged;
+}
+}  // namespace
+
+bool fusion_from_env() {
+  const char* v = std::getenv("WGRT_NO_FUSE");
+  return v == nullptr || std::strcmp(v, "0") == 0;
+}
+
+FusionStats fuse_linear_layers(Graph& g) {
+  FusionStats stats;
+  stats.ops_before = g.ops.size();
+  std::vector<bool> removed(g.ops.size(), false);
+  const ValueId null = add_value(g, Null{});
+  std::vector<bool> named_before(g.values.size(), false);
+  for (const OpCall& op : g.ops) {
+    for (ValueId a : op.args) named_before[a] = true;
+  }
+  stats.norms = fuse_norms(g, removed, null);
+  stats.merged = merge_siblings(g, removed, null);
+  stats.residuals = fuse_residuals(g, removed, null);
+  std::vector<OpCall> kept;
+  kept.reserve(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(g.ops[i]));
+  }
+  g.ops = std::move(kept);
+  // Intermediates and constants (weights stacked into new ones) that no op
+  // names any more would still get buffers: drop them.
+  std::vector<bool> named(g.values.size(), false);
+  for (const OpCall& op : g.ops) {
+    for (ValueId a : op.args) named[a] = true;
+  }
+  for (ValueId v = 0; v < named_before.size(); ++v) {
+    if (!named_before[v] || named[v] || !g.is_tensor(v)) continue;
+    const StorageKind kind = g.tensor(v).storage;
+    if (kind == StorageKind::Intermediate || kind == StorageKind::Constant) g.values[v] = Null{};
+  }
+  stats.ops_after = g.ops.size();
+  return stats;
+}
+
+}  // namespace wgrt

@@ -1,0 +1,39 @@
+// Fusion passes over the graph IR, run once at load before memory planning
+// (ExecutableGraph::load, unless LoadOptions::fuse is off): they turn the
+// op patterns of a transformer layer into fewer dispatches, for GGUF graphs
+// and any other graph built from the same ops.
+//
+//   rms_norm(x, g, eps) -> n;  linear_ggml(n, W...) for every consumer of n
+//     => linear_ggml_fused(x, W..., norm g, eps)   (the norm runs in the GEMV)
+//   rms_norm(x) -> n; select_copy(n, dim, -1) -> s; linear_ggml(s, W...)
+//     => select_copy(x) -> s'; linear_ggml_fused(s', W..., norm g, eps)
+//   linears reading the same x with the same norm (Q, K, V; gate, up)
+//     => linear_ggml_split(x, stacked weights...) -> their outputs (up to 3)
+//   linear_ggml[_fused](...) -> y; add(y, r) or add(r, y) with alpha 1 -> z
+//     => linear_ggml_fused(..., residual r) -> z
+//
+// Each rewrite checks its preconditions (shapes, f32, a norm weight of K
+// elements, the intermediate used only there and not a graph output, no
+// shared ExecuTorch memory object written in between); where one fails the
+// ops stay as they are.
+#pragma once
+
+#include <cstddef>
+
+#include "graph/graph.h"
+
+namespace wgrt {
+
+struct FusionStats {
+  size_t norms = 0;      // rms_norm ops folded into their consumer GEMVs
+  size_t merged = 0;     // groups of linears stacked into one matrix
+  size_t residuals = 0;  // adds folded into the producing GEMV
+  size_t ops_before = 0, ops_after = 0;
+};
+
+FusionStats fuse_linear_layers(Graph& graph);
+
+// False when WGRT_NO_FUSE is set to anything but "0" (A/B without a rebuild).
+bool fusion_from_env();
+
+}  // namespace wgrt

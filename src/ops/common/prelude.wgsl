@@ -1,0 +1,12 @@
+// Shared WGSL helpers, prepended to shaders that list "common/prelude.wgsl"
+// among their sources (OpContext::pipeline with several paths).
+
+// The flat index of a workgroup whose grid may be 2D-folded (gpu/workgroups.h:
+// counts past the per-dimension limit spill into y).
+fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+  return wid.y * nwg.x + wid.x;
+}
+
+fn div_up(a: u32, b: u32) -> u32 {
+  return (a + b - 1u) / b;
+}

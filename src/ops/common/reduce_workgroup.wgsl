@@ -1,0 +1,18 @@
+// Sums across invocations through workgroup memory, for adapters without
+// subgroups; the same lanes_sum as reduce_subgroup.wgsl (see there). Call it
+// from uniform control flow: every invocation of the workgroup.
+
+var<workgroup> reduce_scratch: array<f32, 256>;
+
+// The sum of v over the aligned group of `lanes` consecutive invocations
+// (a power of two) that holds invocation `tid`; valid in the group's first.
+fn lanes_sum(v: f32, tid: u32, lanes: u32) -> f32 {
+  workgroupBarrier();
+  reduce_scratch[tid] = v;
+  workgroupBarrier();
+  for (var stride = lanes / 2u; stride > 0u; stride /= 2u) {
+    if (tid % lanes < stride) { reduce_scratch[tid] += reduce_scratch[tid + stride]; }
+    workgroupBarrier();
+  }
+  return reduce_scratch[tid];
+}

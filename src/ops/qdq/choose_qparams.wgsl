@@ -1,0 +1,86 @@
+// torchao.choose_qparams_affine over contiguous blocks (per token: one block
+// per row), torch's reference numerics in f32:
+//   lo = min(min(block), 0), hi = max(max(block), 0)
+//   ASYMMETRIC: scale = max((hi - lo) / f32(qmax - qmin), eps)
+//               zp = clamp(qmin - round(lo / scale), qmin, qmax)
+//   SYMMETRIC:  scale = max(max(-lo, hi) / (f32(qmax - qmin) / 2), eps)
+//               zp = (qmax + qmin + 1) / 2 (truncated)
+// Divisions are made correctly rounded (WGSL's may be off by 2.5 ulp), as
+// torch's are. One workgroup reduces four consecutive blocks, so an int8
+// zero-point output is written a whole word at a time.
+
+override SYMMETRIC: bool = false;
+override ZP_INT8: bool = false;  // zero points int8 (else int32)
+
+struct Params {
+  blocks: u32,
+  block_len: u32,
+  qmin: i32,
+  qmax: i32,
+  eps: f32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> scales: array<f32>;
+@group(0) @binding(2) var<storage, read_write> zps: array<u32>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+var<workgroup> lo_part: array<f32, 64>;
+var<workgroup> hi_part: array<f32, 64>;
+
+fn divide(a: f32, b: f32) -> f32 {
+  let q = a / b;
+  let r = fma(-q, b, a);
+  return fma(r, 1.0 / b, q);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let group = wid.y * nwg.x + wid.x;
+  var word = 0u;
+  for (var j = 0u; j < 4u; j++) {
+    let block = group * 4u + j;
+    if (block >= p.blocks) { break; }  // uniform across the workgroup
+    var lo = 0.0;
+    var hi = 0.0;
+    for (var i = lid; i < p.block_len; i += 64u) {
+      let v = x[block * p.block_len + i];
+      lo = min(lo, v);
+      hi = max(hi, v);
+    }
+    lo_part[lid] = lo;
+    hi_part[lid] = hi;
+    workgroupBarrier();
+    for (var s = 32u; s > 0u; s >>= 1u) {
+      if (lid < s) {
+        lo_part[lid] = min(lo_part[lid], lo_part[lid + s]);
+        hi_part[lid] = max(hi_part[lid], hi_part[lid + s]);
+      }
+      workgroupBarrier();
+    }
+    if (lid == 0u) {
+      let range = f32(p.qmax - p.qmin);
+      var scale: f32;
+      var zp: i32;
+      if (SYMMETRIC) {
+        scale = max(divide(max(-lo_part[0], hi_part[0]), range / 2.0), p.eps);
+        zp = (p.qmax + p.qmin + 1) / 2;
+      } else {
+        scale = max(divide(hi_part[0] - lo_part[0], range), p.eps);
+        zp = i32(clamp(f32(p.qmin) - round(divide(lo_part[0], scale)), f32(p.qmin), f32(p.qmax)));
+      }
+      scales[block] = scale;
+      if (ZP_INT8) {
+        word |= (bitcast<u32>(zp) & 0xffu) << (8u * j);
+      } else {
+        zps[block] = bitcast<u32>(zp);
+      }
+    }
+    workgroupBarrier();
+  }
+  if (ZP_INT8 && lid == 0u && group * 4u < p.blocks) { zps[group] = word; }
+}

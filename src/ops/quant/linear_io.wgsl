@@ -1,0 +1,50 @@
+// What the quantized linear kernels (gemv.wgsl for decode, linear.wgsl's
+// tiled GEMM for prefill) share: parameters, bindings, and the epilogue that
+// adds bias and residual and stores a result. Prepended after dequant.wgsl.
+//
+// Optional parts (override constants, set from the op's arguments):
+//   HAS_NORM: x is RMS-normalized first (x * norm_w / rms(x)); the kernels
+//     multiply staged x by norm_w, sum squares, and scale each result once.
+//   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].
+// Split outputs (the fusion pass's merged Q/K/V or gate/up projections):
+// columns [0, split1) go to out, [split1, split2) to out1, [split2, n) to
+// out2, each its own [M, width] tensor; split1 = split2 = n when there is one.
+
+override HAS_BIAS: bool = false;
+override HAS_NORM: bool = false;
+override HAS_RESIDUAL: bool = false;
+
+struct Params {
+  m: u32,          // live rows of x
+  n: u32,          // output features (weight rows), all outputs together
+  k: u32,          // input features, a multiple of 32
+  row_words: u32,  // words per weight row
+  eps: f32,        // RMSNorm epsilon (HAS_NORM)
+  split1: u32,
+  split2: u32,
+  _pad: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> w: array<u32>;
+@group(0) @binding(2) var<storage, read> bias: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+@group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(5) var<storage, read> norm_w: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> residual: array<f32>;
+@group(0) @binding(7) var<storage, read_write> out1: array<f32>;
+@group(0) @binding(8) var<storage, read_write> out2: array<f32>;
+
+// Stores acc (already scaled by the norm) for row m, column n, with bias and residual.
+fn store_result(m: u32, n: u32, acc: f32) {
+  var r = acc;
+  if (HAS_BIAS) { r += bias[n]; }
+  if (n < params.split1) {
+    if (HAS_RESIDUAL) { r += residual[m * params.split1 + n]; }
+    out[m * params.split1 + n] = r;
+  } else if (n < params.split2) {
+    out1[m * (params.split2 - params.split1) + n - params.split1] = r;
+  } else {
+    out2[m * (params.n - params.split2) + n - params.split2] = r;
+  }
+}

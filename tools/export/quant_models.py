@@ -1,0 +1,309 @@
+"""Quantized programs behind tests/fixtures/pte/quant/: one-op programs for
+ExecuTorch's quantize/dequantize family (quantized_decomposed.*) and the
+Vulkan backend's fused quantized ops, as the real export flows produce them
+(PT2E with XNNPACKQuantizer or VulkanQuantizer, then VulkanPartitioner's
+pattern fusion). Expected outputs are torch eager: the quantized_decomposed
+reference ops, or the prepared-and-converted PT2E module. Integer outputs
+are compared bit-exactly by tests/runtime/test_pte_programs.cpp."""
+
+import torch
+
+import executorch.backends.vulkan.custom_ops_lib  # noqa: F401  (torch.ops.et_vk.*)
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (torch.ops.quantized_decomposed.*)
+
+from fixture_models import Spec
+from op_models import Fn, _case
+
+qd = torch.ops.quantized_decomposed
+I8 = (-128, 127, torch.int8)
+U8 = (0, 255, torch.uint8)
+
+
+def _ties(scale, n=64):
+    """Values on exact half steps of `scale` (scale a power of two, so x/scale
+    is exact): they test round-half-to-even, and the ends test clamping."""
+    def make():
+        k = torch.arange(n, dtype=torch.float32) - n / 2
+        return ((k + 0.5) * scale * 9.0).reshape(4, n // 4).contiguous(),
+    return make
+
+
+class PerChannel(torch.nn.Module):
+    """quantize_per_channel then dequantize_per_channel along `axis`, with
+    per-channel scales and zero points as constants."""
+
+    def __init__(self, channels, axis, quant, dequant_only=False):
+        super().__init__()
+        self.axis, self.q, self.dequant_only = axis, quant, dequant_only
+        # quantize -> dequantize would be folded away (the Vulkan preprocess
+        # replaces such a pair by its float input), so each op gets its own program.
+        self.register_buffer("scales", 0.01 + 0.05 * torch.rand(channels))
+        self.register_buffer("zps", torch.randint(-20, 20, (channels,), dtype=torch.int64))
+
+    def forward(self, x):
+        qmin, qmax, dt = self.q
+        if self.dequant_only:
+            return qd.dequantize_per_channel(x, self.scales, self.zps, self.axis, qmin, qmax, dt)
+        return qd.quantize_per_channel(x, self.scales, self.zps, self.axis, qmin, qmax, dt)
+
+
+def _pt(scale, zp, q):
+    return lambda x: qd.quantize_per_tensor(x, scale, zp, *q)
+
+
+QUANT_OPS = [
+    _case("quantize_per_tensor", lambda: Fn(_pt(0.0371, 3, I8)), lambda: (4 * torch.randn(5, 13),),
+          dynamic={0: {0: ("rows", 1, 8)}}, extra=[lambda: (4 * torch.randn(7, 13),)]),
+    _case("quantize_per_tensor_ties", lambda: Fn(_pt(0.25, 3, I8)), _ties(0.25)),
+    _case("quantize_per_tensor_u8", lambda: Fn(_pt(0.0213, 128, U8)), lambda: (3 * torch.randn(3, 5, 7),)),
+    # Dequantized outputs are exact in f32 too: tolerance 0.
+    _case("dequantize_per_tensor", lambda: Fn(lambda q: qd.dequantize_per_tensor(q, 0.0291, 5, *I8)),
+          lambda: (torch.randint(-128, 128, (3, 11), dtype=torch.int8),), atol=0, rtol=0),
+    _case("quantize_per_channel", lambda: PerChannel(5, 1, I8), lambda: (torch.randn(3, 5, 7),), atol=0, rtol=0),
+    _case("dequantize_per_channel", lambda: PerChannel(6, 0, I8, dequant_only=True),
+          lambda: (torch.randint(-128, 128, (6, 9), dtype=torch.int8),), atol=0, rtol=0),
+]
+
+
+# --- PT2E flows: a float module quantized, then lowered -----------------------------
+
+def _pt2e(make_module, make_inputs, quantizer):
+    """The module as convert_pt2e leaves it: quantize/dequantize nodes around
+    each annotated op, which VulkanPartitioner's passes fuse into the Vulkan
+    backend's quantized ops. Its eager outputs are the reference."""
+    def build():
+        from torchao.quantization.pt2e import allow_exported_model_train_eval
+        from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+        inputs = make_inputs()
+        m = torch.export.export(make_module().eval(), inputs, strict=True).module()
+        m = prepare_pt2e(m, quantizer())
+        m(*inputs)  # calibrate on the example
+        m = convert_pt2e(m)
+        allow_exported_model_train_eval(m)  # export_fixtures calls .eval()
+        return {"forward": (m, inputs, None)}
+    return build
+
+
+def _xnnpack_static():
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    q = XNNPACKQuantizer()
+    q.set_global(get_symmetric_quantization_config(is_per_channel=True, is_dynamic=False))
+    return q
+
+
+def _vulkan_weight_only(bits):
+    def make():
+        from executorch.backends.vulkan.quantizer.vulkan_quantizer import (
+            VulkanQuantizer, get_symmetric_quantization_config)
+        q = VulkanQuantizer()
+        q.set_global(get_symmetric_quantization_config(is_dynamic=False, weight_bits=bits))
+        return q
+    return make
+
+
+class LinearStack(torch.nn.Module):
+    def __init__(self, sizes, relu=True):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+        self.relu = relu
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if self.relu and i + 1 < len(self.layers):
+                x = torch.relu(x)
+        return x
+
+
+def _pt2e_case(name, module, inputs, quantizer, atol, description):
+    return Spec(name, description, _pt2e(module, inputs, quantizer), strict=False, atol=atol, rtol=0)
+
+
+QUANT_OPS += [
+    # Static int8 (XNNPACK's symmetric config): quantize_per_tensor, q8ta_linear
+    # (one with fused relu), dequantize_per_tensor. Outputs within one output
+    # quantization step of the reference (integer accumulation vs torch's float
+    # sums may round a value across a step).
+    _pt2e_case("pt2e_q8ta_linear", lambda: LinearStack([37, 20, 9]), lambda: (torch.randn(5, 37),),
+               _xnnpack_static, 0.05, "PT2E static int8 linear -> relu -> linear (q8ta_linear)"),
+    _pt2e_case("pt2e_q8ta_linear_gemv", lambda: LinearStack([24, 10], relu=False), lambda: (torch.randn(1, 24),),
+               _xnnpack_static, 0.05, "PT2E static int8 linear, one row (q8ta_linear_gemv)"),
+    # VulkanQuantizer weight-only: _weight_int8pack_mm and linear_qcs4w (+ add for the bias).
+    _pt2e_case("pt2e_weight_int8", lambda: LinearStack([33, 12], relu=False), lambda: (torch.randn(3, 33),),
+               _vulkan_weight_only(8), 1e-4, "VulkanQuantizer weight-only int8 linear (_weight_int8pack_mm)"),
+    _pt2e_case("pt2e_weight_int4", lambda: LinearStack([32, 12], relu=False), lambda: (torch.randn(3, 32),),
+               _vulkan_weight_only(4), 1e-4, "VulkanQuantizer weight-only 4-bit linear (linear_qcs4w)"),
+]
+
+
+def _int8_dynamic_int4_weight(make_module, group_size):
+    """The 8da4w flow (export_llama -qmode 8da4w): torchao's
+    Int8DynamicActivationIntxWeightConfig, per-token int8 activations
+    (choose_qparams_affine) and 4-bit group-wise weights; VulkanPartitioner
+    fuses it into et_vk.linear_dq8ca_q4gsw."""
+    def make():
+        from torchao.quantization import Int8DynamicActivationIntxWeightConfig, quantize_
+        from torchao.quantization.granularity import PerGroup
+        from torchao.utils import unwrap_tensor_subclass
+        m = make_module().eval()
+        quantize_(m, Int8DynamicActivationIntxWeightConfig(
+            weight_dtype=torch.int4, weight_granularity=PerGroup(group_size),
+            intx_choose_qparams_algorithm="affine"))
+        unwrap_tensor_subclass(m)
+        return m
+    return make
+
+
+class ConvBlock(torch.nn.Module):
+    """conv 3x3 + relu, depthwise 3x3 with a residual add, pointwise 1x1:
+    q8ta_conv2d (relu fused), q8ta_conv2d_dw, q8ta_add, q8ta_conv2d_pw."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pw = torch.nn.Conv2d(8, 12, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.pw(self.dw(y) + y)
+
+
+class ConvTransposeBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(4, 8, 3, stride=2, padding=1)
+        self.up = torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):
+        return self.up(self.conv(x))
+
+
+QUANT_OPS += [
+    _pt2e_case("pt2e_q8ta_conv", ConvBlock, lambda: (torch.randn(1, 3, 9, 7),), _xnnpack_static, 0.05,
+               "PT2E static int8 conv+relu, depthwise conv, residual add, pointwise conv"),
+    _pt2e_case("pt2e_q8ta_conv_transposed", ConvTransposeBlock, lambda: (torch.randn(1, 4, 8, 6),),
+               _xnnpack_static, 0.05, "PT2E static int8 strided conv then transposed conv"),
+    Spec("linear_8da4w", "8da4w linear (choose_qparams_affine + linear_dq8ca_q4gsw)",
+         lambda: {"forward": (_int8_dynamic_int4_weight(lambda: LinearStack([64, 24], relu=False), 32)(),
+                              (torch.randn(3, 64),), None)}, atol=1e-4, rtol=1e-4),
+]
+
+
+# --- dequantize -> op -> quantize chains that VulkanPartitioner's patterns
+# fuse into q8ta_relu / q8ta_add / q8ta_pixel_shuffle. The reference is the
+# same chain in torch; every step is exact in f32, so the outputs must match
+# bit for bit (tolerance 0).
+
+def _dq(q, scale, zp):
+    return qd.dequantize_per_tensor(q, scale, zp, *I8)
+
+
+def _q(x, scale, zp):
+    return qd.quantize_per_tensor(x, scale, zp, *I8)
+
+
+def _q8_relu(x):
+    y = torch.relu(_dq(_q(x, 0.021, -5), 0.021, -5))
+    return _dq(_q(y, 0.013, -128), 0.013, -128)
+
+
+def _q8_add(a, b):
+    y = _dq(_q(a, 0.017, 3), 0.017, 3) + _dq(_q(b, 0.023, -9), 0.023, -9)
+    return _dq(_q(y, 0.031, 1), 0.031, 1)
+
+
+def _q8_pixel_shuffle(x):
+    y = torch.nn.functional.pixel_shuffle(_dq(_q(x, 0.019, 4), 0.019, 4), 2)
+    return _dq(_q(y, 0.019, 4), 0.019, 4)
+
+
+class PerToken(torch.nn.Module):
+    """quantize_per_token or dequantize_per_token with constant per-row parameters."""
+
+    def __init__(self, rows, dequant):
+        super().__init__()
+        self.dequant = dequant
+        self.register_buffer("scales", 0.01 + 0.04 * torch.rand(rows, 1))
+        self.register_buffer("zps", torch.randint(-20, 20, (rows, 1), dtype=torch.int32))
+
+    def forward(self, x):
+        if self.dequant:
+            return qd.dequantize_per_token(x, self.scales, self.zps, *I8, torch.float32)
+        return qd.quantize_per_token(x, self.scales, self.zps, *I8)
+
+
+class PerTensorTensorArgs(torch.nn.Module):
+    """The .tensor overloads: scale and zero point as one-element tensors."""
+
+    def __init__(self, dequant):
+        super().__init__()
+        self.dequant = dequant
+        self.register_buffer("scale", torch.tensor([0.0427]))
+        self.register_buffer("zp", torch.tensor([-3], dtype=torch.int32))
+
+    def forward(self, x):
+        if self.dequant:
+            return qd.dequantize_per_tensor.tensor(x, self.scale, self.zp, *I8)
+        return qd.quantize_per_tensor.tensor(x, self.scale, self.zp, *I8)
+
+
+QUANT_OPS += [
+    _case("q8ta_relu", lambda: Fn(_q8_relu), lambda: (torch.randn(2, 4, 5, 3),), atol=0, rtol=0),
+    _case("q8ta_add", lambda: Fn(_q8_add), lambda: (torch.randn(1, 8, 5, 3), torch.randn(1, 8, 5, 3)), atol=0, rtol=0),
+    _case("q8ta_pixel_shuffle", lambda: Fn(_q8_pixel_shuffle), lambda: (torch.randn(1, 8, 3, 5),), atol=0, rtol=0),
+    _case("quantize_per_token", lambda: PerToken(6, False), lambda: (torch.randn(6, 13),)),
+    _case("dequantize_per_token", lambda: PerToken(6, True),
+          lambda: (torch.randint(-128, 128, (6, 13), dtype=torch.int8),), atol=0, rtol=0),
+    _case("quantize_per_tensor_tensor_args", lambda: PerTensorTensorArgs(False), lambda: (2 * torch.randn(3, 7),)),
+    _case("dequantize_per_tensor_tensor_args", lambda: PerTensorTensorArgs(True),
+          lambda: (torch.randint(-128, 128, (3, 7), dtype=torch.int8),), atol=0, rtol=0),
+]
+
+
+class StaticInputInt8Linear(torch.nn.Module):
+    """x quantized per tensor (static), int8 per-channel weights, float output
+    (no output quantization): VulkanPartitioner fuses it into
+    et_vk.linear_q8ta_q8csw."""
+
+    def __init__(self, k, n):
+        super().__init__()
+        self.register_buffer("w", torch.randint(-127, 128, (n, k), dtype=torch.int8))
+        self.register_buffer("w_scales", 0.002 + 0.01 * torch.rand(n))
+        self.register_buffer("w_zps", torch.zeros(n, dtype=torch.int64))
+        self.bias = torch.nn.Parameter(torch.randn(n))
+
+    def forward(self, x):
+        xd = _dq(_q(x, 0.02, 3), 0.02, 3)
+        w = qd.dequantize_per_channel(self.w, self.w_scales, self.w_zps, 0, -127, 127, torch.int8)
+        return torch.nn.functional.linear(xd, w, self.bias)
+
+
+QUANT_OPS += [
+    _case("linear_q8ta_q8csw", lambda: StaticInputInt8Linear(24, 10), lambda: (torch.randn(3, 24),), atol=1e-4),
+]
+
+
+class Affine(torch.nn.Module):
+    """torchao.quantize_affine or dequantize_affine with groups of 8 along the
+    last dim (block_size [1, 8]) and constant scales / int32 zero points."""
+
+    def __init__(self, rows, cols, dequant):
+        super().__init__()
+        import torchao.quantization.quant_primitives  # noqa: F401  (torch.ops.torchao.*)
+        self.dequant = dequant
+        self.register_buffer("scales", 0.01 + 0.04 * torch.rand(rows, cols // 8))
+        self.register_buffer("zps", torch.randint(-20, 20, (rows, cols // 8), dtype=torch.int32))
+
+    def forward(self, x):
+        if self.dequant:
+            return torch.ops.torchao.dequantize_affine(x, [1, 8], self.scales, self.zps, torch.int8, -128, 127)
+        return torch.ops.torchao.quantize_affine(x, [1, 8], self.scales, self.zps, torch.int8, -128, 127)
+
+
+QUANT_OPS += [
+    _case("quantize_affine", lambda: Affine(3, 24, False), lambda: (torch.randn(3, 24),)),
+    _case("dequantize_affine", lambda: Affine(3, 24, True),
+          lambda: (torch.randint(-128, 128, (3, 24), dtype=torch.int8),), atol=0, rtol=0),
+]
