@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite and exits non-zero on any failure: CTest and
 # pytest on the Release build, then the reliability stages: the GTest suite
-# under ASan + UBSan (scripts/test_sanitize.sh), each fuzz target for 30 s
-# (scripts/fuzz.sh) and the soak (tests/soak/soak.py). Run scripts/setup.sh
+# under ASan + UBSan (scripts/test_sanitize.sh), each fuzz target for about 30 s,
+# reproducibly (scripts/fuzz.sh) and the soak (tests/soak/soak.py). Run scripts/setup.sh
 # first. `scripts/test.sh --quick` stops after pytest (for local iteration;
 # CI runs everything).
 set -euo pipefail
@@ -47,7 +47,7 @@ fi
 stage() { printf '\n== %s\n' "$*"; }
 stage "GTest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)"
 scripts/test_sanitize.sh
-stage "fuzz smoke: each target for 30 s"
-scripts/fuzz.sh 30
+stage "fuzz smoke: each target, a fixed seed and number of executions (about 30 s)"
+scripts/fuzz.sh 60
 stage "soak: 1000 generate calls and 1000 .pte calls, memory flat"
 python3 tests/soak/soak.py -n 1000

@@ -131,6 +131,9 @@ std::vector<uint8_t> Buffer::read(uint64_t offset, uint64_t bytes) const {
   Buffer staging;
   if (kind_ != BufferKind::Readback) {
     staging = Buffer::create(*device_, end - begin, BufferKind::Readback, "readback");
+    if (device_->consume_injected_failure(Device::Site::Submit)) {
+      throw Error(ErrorCode::Internal, "submitting the copy to a readback buffer: injected failure (test hook)");
+    }
     const Handle<WGPUCommandEncoder> enc(wgpuDeviceCreateCommandEncoder(device_->raw(), nullptr));
     wgpuCommandEncoderCopyBufferToBuffer(enc.get(), raw(), begin, staging.raw(), 0, end - begin);
     const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(enc.get(), nullptr));

@@ -14,6 +14,10 @@ namespace wgrt::gpu {
 namespace {
 // WebGPU caps a query set at 4096 queries: 2048 timed dispatches per batch.
 constexpr uint32_t kMaxQueries = 4096;
+
+// What an injected queue-submit failure throws: WebGPU's submit reports no
+// error of its own, so this stands for one the device would report after it.
+Error submit_failed() { return Error(ErrorCode::Internal, "submitting GPU work: injected failure (test hook)"); }
 }  // namespace
 
 CommandBatch::CommandBatch(Device& device, bool time_dispatches)
@@ -78,6 +82,7 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
 void CommandBatch::flush() {
   if (submitted_ || timing_) return;
   device_.throw_if_lost();
+  if (device_.consume_injected_failure(Device::Site::Submit)) throw submit_failed();
   end_pass();
   const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
   submission_ = native::submit(device_.queue(), cmd.get());
@@ -87,6 +92,7 @@ void CommandBatch::flush() {
 void CommandBatch::submit() {
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch submitted twice");
   device_.throw_if_lost();
+  if (device_.consume_injected_failure(Device::Site::Submit)) throw submit_failed();
   end_pass();
   if (timing_ && !timings_.empty()) {
     const uint64_t bytes = timings_.size() * 2 * sizeof(uint64_t);

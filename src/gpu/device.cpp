@@ -262,9 +262,14 @@ void Device::note_allocated(uint64_t bytes) {
 void Device::note_released(uint64_t bytes) { live_bytes_ -= bytes; }
 
 bool Device::consume_injected_failure(Site site) {
-  if (fail_countdown_ == 0 || (!fail_every_site_ && site != Site::Buffer)) return false;
+  ++gpu_calls_;
+  if (fail_countdown_ == 0 || (fail_only_ && site != *fail_only_)) return false;
   if (--fail_countdown_ != 0) return false;
   last_injected_site_ = site;
+  if (fail_loses_device_) {
+    lose_for_test();
+    throw_if_lost();
+  }
   return true;
 }
 

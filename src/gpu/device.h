@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,14 +95,24 @@ class Device {
 
   // Test hooks. fail_nth_allocation_for_test: the Nth buffer allocation from
   // now (1 = the next) fails with Error(OutOfMemory) as a real one would.
-  // fail_nth_gpu_call_for_test: the same over every GPU resource creation
-  // (buffer, shader module, compute pipeline, bind group, query set) and
-  // buffer mapping, in the order they happen. 0 disarms either. While one is
-  // armed and has not fired, injected_failure_pending() is true: a caller
-  // walking N upwards is done when a whole run leaves it pending.
-  void fail_nth_allocation_for_test(uint32_t n) { arm_failure(n, false); }
-  void fail_nth_gpu_call_for_test(uint32_t n) { arm_failure(n, true); }
+  // fail_nth_gpu_call_for_test: the same over every GPU call that can fail
+  // (buffer, shader module, compute pipeline, bind group and query set
+  // creation, buffer mapping, queue submit), in the order they happen; with
+  // `only`, counting that site's calls alone. lose_device_at_nth_gpu_call_for_test:
+  // at the Nth such call the device is destroyed (as lose_for_test) and that
+  // call throws Error(DeviceLost), a loss in the middle of a load or a run.
+  // 0 disarms. While one is armed and has not fired,
+  // injected_failure_pending() is true: a caller walking N upwards is done
+  // when a whole run leaves it pending.
+  enum class Site { Buffer, ShaderModule, Pipeline, BindGroup, QuerySet, BufferMap, Submit };
+  void fail_nth_allocation_for_test(uint32_t n) { arm_failure(n, Site::Buffer, false); }
+  void fail_nth_gpu_call_for_test(uint32_t n, std::optional<Site> only = std::nullopt) {
+    arm_failure(n, only, false);
+  }
+  void lose_device_at_nth_gpu_call_for_test(uint32_t n) { arm_failure(n, std::nullopt, true); }
   bool injected_failure_pending() const { return fail_countdown_ != 0; }
+  // How many GPU calls that can fail (the sites above) this device has made.
+  uint64_t gpu_calls_for_test() const { return gpu_calls_; }
   // Test hook: destroys the WebGPU device as a driver reset would; every
   // later call fails with Error(DeviceLost).
   void lose_for_test();
@@ -114,9 +125,9 @@ class Device {
   void wait_until(const bool* done);
   void note_allocated(uint64_t bytes);
   void note_released(uint64_t bytes);
-  // Where an injected failure may strike: each creation or mapping call in
-  // gpu/ asks first, and fails as the real call would when told to.
-  enum class Site { Buffer, ShaderModule, Pipeline, BindGroup, QuerySet, BufferMap };
+  // Where an injected failure may strike: each creation, mapping or submit
+  // call in gpu/ asks first, and fails as the real call would when told to
+  // (or throws Error(DeviceLost) itself when the hook loses the device there).
   bool consume_injected_failure(Site site);
   // The site the last injected failure struck (tests tally them).
   Site last_injected_site() const { return last_injected_site_; }
@@ -145,12 +156,15 @@ class Device {
   std::unique_ptr<ErrorSink> errors_;
   uint64_t live_bytes_ = 0;
   uint64_t peak_bytes_ = 0;
-  void arm_failure(uint32_t n, bool every_site) {
+  void arm_failure(uint32_t n, std::optional<Site> only, bool lose) {
     fail_countdown_ = n;
-    fail_every_site_ = every_site;
+    fail_only_ = only;
+    fail_loses_device_ = lose;
   }
+  uint64_t gpu_calls_ = 0;
   uint32_t fail_countdown_ = 0;
-  bool fail_every_site_ = false;  // false: buffers only
+  std::optional<Site> fail_only_;  // counts this site's calls alone
+  bool fail_loses_device_ = false;
   Site last_injected_site_ = Site::Buffer;
 };
 

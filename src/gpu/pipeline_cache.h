@@ -2,7 +2,9 @@
 // constants), and the bind groups that attach buffers to them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <span>
@@ -52,6 +54,9 @@ class PipelineCache {
   // fault-injection walk needs every load to make the same GPU calls). Only
   // when no loaded graph is left: graphs hold references into the cache.
   void clear_for_test() { pipelines_.clear(); }
+  // Test hook: forgets the index-th pipeline (in key order) alone, so the next
+  // load compiles that one again; the same proviso.
+  void forget_for_test(size_t index) { pipelines_.erase(std::next(pipelines_.begin(), ptrdiff_t(index))); }
 
  private:
   Device& device_;

@@ -8,6 +8,7 @@
 #include "gpu/command_batch.h"
 #include "gpu/device.h"
 #include "gpu/native.h"
+#include "gpu/webgpu_util.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gpu {
@@ -42,12 +43,19 @@ void ReadbackRing::request(size_t slot, uint64_t submission) {
   s.requested = true;
   s.done = false;
   s.ok = false;
+  s.message.clear();
+  if (device_.consume_injected_failure(Device::Site::BufferMap)) {
+    s.done = true;  // refused at once, as a failed map reports; take() throws
+    s.message = "injected failure (test hook)";
+    return;
+  }
   WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
   cb.userdata1 = &s;
-  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView, void* ud, void*) {
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*) {
     auto* slot = static_cast<Slot*>(ud);
     slot->ok = status == WGPUMapAsyncStatus_Success;
+    slot->message = to_string(message);
     slot->done = true;
   };
   wgpuBufferMapAsync(s.buffer.raw(), WGPUMapMode_Read, 0, bytes_, cb);
@@ -66,7 +74,9 @@ void ReadbackRing::take(size_t slot, void* out) {
   if (!s.requested) throw Error(ErrorCode::Internal, "readback ring: slot " + std::to_string(slot) + " was not filled");
   wait(s);
   s.requested = false;
-  if (!s.ok) throw Error(ErrorCode::Internal, "readback ring: mapping slot " + std::to_string(slot) + " failed");
+  if (!s.ok) {
+    throw Error(ErrorCode::Internal, "readback ring: mapping slot " + std::to_string(slot) + " failed: " + s.message);
+  }
   std::memcpy(out, wgpuBufferGetConstMappedRange(s.buffer.raw(), 0, bytes_), bytes_);
   wgpuBufferUnmap(s.buffer.raw());
 }

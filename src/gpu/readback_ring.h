@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpu/buffer.h"
@@ -46,6 +47,7 @@ class ReadbackRing {
     bool requested = false;
     bool done = false;
     bool ok = false;
+    std::string message;  // why the map failed
   };
   void wait(Slot& s);
 

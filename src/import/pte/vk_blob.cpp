@@ -42,29 +42,36 @@ std::vector<T> to_vector(const flatbuffers::Vector<V>* v) {
   return out;
 }
 
-Value read_value(const vkfb::VkValue* v) {
+// `no_table` throws: a union whose type names a table but holds none passes
+// flatbuffers' Verifier (found by fuzz_pte).
+template <typename NoTable>
+Value read_value(const vkfb::VkValue* v, NoTable&& no_table) {
   using vkfb::GraphTypes;
   if (v == nullptr) return Null{};
+  auto need = [&](const auto* table) {
+    if (table == nullptr) no_table(vkfb::EnumNameGraphTypes(v->value_type()));
+    return table;
+  };
   switch (v->value_type()) {
-    case GraphTypes::Int: return Int{v->value_as_Int()->int_val()};
-    case GraphTypes::Double: return Double{v->value_as_Double()->double_val()};
-    case GraphTypes::Bool: return Bool{v->value_as_Bool()->bool_val()};
+    case GraphTypes::Int: return Int{need(v->value_as_Int())->int_val()};
+    case GraphTypes::Double: return Double{need(v->value_as_Double())->double_val()};
+    case GraphTypes::Bool: return Bool{need(v->value_as_Bool())->bool_val()};
     case GraphTypes::VkTensor: {
-      auto* t = v->value_as_VkTensor();
+      auto* t = need(v->value_as_VkTensor());
       return VkTensor{vk_dtype(t->datatype()), to_vector<uint32_t>(t->dims()),
                       t->constant_id(), t->mem_obj_id()};
     }
-    case GraphTypes::IntList: return IntList{to_vector<int64_t>(v->value_as_IntList()->items())};
+    case GraphTypes::IntList: return IntList{to_vector<int64_t>(need(v->value_as_IntList())->items())};
     case GraphTypes::DoubleList:
-      return DoubleList{to_vector<double>(v->value_as_DoubleList()->items())};
-    case GraphTypes::BoolList: return BoolList{to_vector<bool>(v->value_as_BoolList()->items())};
+      return DoubleList{to_vector<double>(need(v->value_as_DoubleList())->items())};
+    case GraphTypes::BoolList: return BoolList{to_vector<bool>(need(v->value_as_BoolList())->items())};
     case GraphTypes::ValueList:
-      return ValueList{to_vector<int32_t>(v->value_as_ValueList()->items())};
+      return ValueList{to_vector<int32_t>(need(v->value_as_ValueList())->items())};
     case GraphTypes::String: {
-      auto* s = v->value_as_String()->string_val();
+      auto* s = need(v->value_as_String())->string_val();
       return String{s ? s->str() : std::string()};
     }
-    case GraphTypes::SymInt: return SymInt{v->value_as_SymInt()->value()};
+    case GraphTypes::SymInt: return SymInt{need(v->value_as_SymInt())->value()};
     default: return Null{};  // NONE, Null, or a member newer than this schema
   }
 }
@@ -144,7 +151,12 @@ VkGraph parse_vk_blob(const FileBytes& file, uint64_t blob_offset,
   if (g->version()) graph.version = g->version()->str();
   if (g->values()) {
     graph.values.reserve(g->values()->size());
-    for (auto* v : *g->values()) graph.values.push_back(read_value(v));
+    for (flatbuffers::uoffset_t i = 0; i < g->values()->size(); ++i) {
+      graph.values.push_back(read_value(g->values()->Get(i), [&](const char* type) {
+        file.fail("Vulkan graph flatbuffer", fb_at,
+                  "value " + std::to_string(i) + " is a " + type + " without its " + type + " table");
+      }));
+    }
   }
   const int64_t n_values = static_cast<int64_t>(graph.values.size());
   auto check_id = [&](int64_t id, const std::string& who) {

@@ -126,7 +126,8 @@ void lower(OpContext& ctx, Form form) {
 void register_indexing(OpRegistry& registry) {
   for (const auto& [name, form] : {std::pair{"aten.index_select.default", Form::IndexSelect},
                                     std::pair{"aten.index.Tensor", Form::IndexTensor}, std::pair{"aten.gather.default", Form::Gather}}) {
-    registry.add(name, {[form](const OpArgs& a) { check(a, form); }, [form](OpContext& c) { lower(c, form); }, false, nullptr,
+    const Form f = form;  // clang 15 (the sanitizer build) cannot capture a structured binding
+    registry.add(name, {[f](const OpArgs& a) { check(a, f); }, [f](OpContext& c) { lower(c, f); }, false, nullptr,
                         "f32, i32, i64 (indices i32, i64)"});
   }
 }

@@ -82,7 +82,9 @@ void check(const OpArgs& args) {
   const Tensor& x = args.tensor(0, {DType::F32});
   symmetric(args);
   const int64_t blocks = numel(x.max_dims) / block_len(args, x.max_dims);
-  const auto [scale, zp] = outputs(args);
+  // Not a structured binding: clang 15 (the sanitizer build) cannot capture one.
+  const auto scale_zp = outputs(args);
+  const ValueId scale = std::get<0>(scale_zp), zp = std::get<1>(scale_zp);
   const Tensor& s = args.graph().tensor(scale);
   const Tensor& z = args.graph().tensor(zp);
   if (s.dtype != DType::F32 || numel(s.max_dims) != blocks) {
@@ -100,7 +102,9 @@ void check(const OpArgs& args) {
 void lower(OpContext& ctx) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0);
-  const auto [scale, zp] = outputs(args);
+  // Not a structured binding: clang 15 (the sanitizer build) cannot capture one.
+  const auto scale_zp = outputs(args);
+  const ValueId scale = std::get<0>(scale_zp), zp = std::get<1>(scale_zp);
   const bool zp_int8 = ctx.tensor_info(zp).dtype == DType::I8;
   const auto& pipeline = ctx.pipeline("qdq/choose_qparams.wgsl", "main",
                                       {{"SYMMETRIC", symmetric(args) ? 1.0 : 0.0}, {"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
