@@ -122,7 +122,7 @@ for m in $MODELS; do
        --profile --json "$RUN/wgrt-$m.json"
   # A/B (issue 13): the graph without the fusion passes, with its profile
   # (dispatches per decode step).
-  step "wgrt-$m-nofuse" 90 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 20 \
+  step "wgrt-$m-nofuse" 90 "$D/wgrt" bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --max-seconds 20 \
        --no-fuse --profile --json "$RUN/wgrt-$m-nofuse.json"
   # A/B: one submit per token (wgrt submits every 64 dispatches by default).
   WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15

@@ -96,10 +96,10 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   const DispatchId d_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, "linear/q4gsw_unit.wgsl", precision,
-                                          {{"GROUP_SIZE", double(args.integer(3))},
+                                          {{"GROUP_SIZE", double(group_size)},
                                            {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
                                            {"HAS_BIAS", bias_flag}}),
-                            {ctx.tensor(x), ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
+                            {x_data, ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
                              ctx.tensor(scales)},
                             kGemmLabel)
              : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
