@@ -8,9 +8,13 @@
 namespace wgrt::ops {
 
 bool gemm_precision_for(const gpu::Device& device, MatmulPrecision wanted, MatmulPrecision& chosen) {
+  // Auto keeps the older kernels: on the H200 (2026-12-01, bench/RESULTS.md)
+  // this family took 4.2 ms per llama1b prefill linear against 0.2-2 ms for
+  // linear.wgsl's 32 x 64 tiles. An explicit precision (WGRT_MATMUL,
+  // LoadOptions::matmul_precision) selects it until it is tuned.
+  if (wanted == MatmulPrecision::Auto) return false;
   const bool f16 = device.features().shader_f16;
   chosen = wanted;
-  if (wanted == MatmulPrecision::Auto) chosen = f16 ? MatmulPrecision::F16 : MatmulPrecision::F32;
   if (!f16) chosen = MatmulPrecision::F32;
   // xs (BM x 32) + ws (BN x 32) in FT.
   const uint32_t bytes = (kGemmTileM + kGemmTileN) * 32 * (chosen == MatmulPrecision::F32 ? 4 : 2);
