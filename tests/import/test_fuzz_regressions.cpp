@@ -42,6 +42,12 @@ TEST(FuzzRegressions, PteInputsAreClearErrors) {
       {"crash-67528cd21b8912042e3406d6b2f28e66d8bb30fd", "without its"},
       {"crash-865b4a35d855a38fdbc6d8bd6ecc47c429bf0dee", "without its"},
       {"crash-dff2be86499187bf0b674832e4cfc9346830940c", "without its"},
+      // A VK00 IntList whose 8-byte items sit at 4 mod 8 inside an aligned
+      // buffer (the Verifier checks only the length word's alignment): a
+      // misaligned load in vk_blob.cpp's to_vector until read byte-wise. The
+      // input may load or fail; what the sanitizer build checks is that
+      // reading it is defined (an empty string: no expected error).
+      {"crash-8cc50089f6501fe231a517509bbb395425b59157", ""},
   };
   const auto files = regressions("fuzz_pte");
   ASSERT_EQ(files.size(), expected.size()) << "every input in regressions/fuzz_pte needs its expected error here";
@@ -55,6 +61,7 @@ TEST(FuzzRegressions, PteInputsAreClearErrors) {
       EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e.what();
       errors.push_back(e.what());
     });
+    if (it->second.empty()) continue;
     ASSERT_FALSE(errors.empty()) << "loaded without error";
     EXPECT_NE(errors.front().find(it->second), std::string::npos) << errors.front();
   }

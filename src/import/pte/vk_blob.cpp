@@ -33,12 +33,20 @@ DType vk_dtype(int8_t t) {
   }
 }
 
+// Elements are copied out byte-wise: the Verifier checks a vector's length
+// word for 4-byte alignment but not its elements for theirs, so a crafted
+// [long] or [double] may sit at 4 mod 8 (UBSan, found by fuzz_pte).
 template <typename T, typename V>
 std::vector<T> to_vector(const flatbuffers::Vector<V>* v) {
   std::vector<T> out;
   if (v == nullptr) return out;
   out.reserve(v->size());
-  for (auto x : *v) out.push_back(static_cast<T>(x));
+  const uint8_t* data = v->Data();
+  for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) {
+    V x;
+    std::memcpy(&x, data + size_t(i) * sizeof(V), sizeof(V));
+    out.push_back(static_cast<T>(flatbuffers::EndianScalar(x)));
+  }
   return out;
 }
 
