@@ -325,6 +325,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   batch.submit();
   last_submission_ = batch.submission();
   times.encode_ms = ms_since(t_encode);
+  times.dispatches = batch.dispatch_count();
   const auto t_wait = Clock::now();
   if (options.wait) batch.wait();
   times.wait_ms = ms_since(t_wait);

@@ -97,6 +97,7 @@ struct HostTimes {
   double encode_ms = 0;    // recording dispatches and copies, submitting
   double wait_ms = 0;      // waiting for the GPU to finish
   double readback_ms = 0;  // mapping outputs and converting them
+  size_t dispatches = 0;   // compute dispatches issued (recorded ones sized to zero are skipped)
 };
 
 struct ExecuteTraffic {
