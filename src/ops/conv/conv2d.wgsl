@@ -17,17 +17,7 @@
 // reading each weight once for the four.
 
 override TRANSPOSED: u32 = 0u;
-override HAS_BIAS: u32 = 0u;
 override POINTWISE: u32 = 0u;
-
-struct Params {
-  n: u32, cin: u32, h: u32, w: u32,
-  cout: u32, oh: u32, ow: u32, groups: u32,
-  kh: u32, kw: u32, stride_h: i32, stride_w: i32,
-  pad_h: i32, pad_w: i32, dil_h: i32, dil_w: i32,
-  cin_g: u32, cout_g: u32, k_total: u32, m_total: u32,
-  out_min: f32, out_max: f32, row_tiles: u32, pad: u32,
-}
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<f32>;
@@ -42,12 +32,6 @@ const BN: u32 = 64u;  // tile columns (channels): 16 invocations down, 4 each
 
 var<workgroup> a_tile: array<f32, 1024>;  // [BK][BM]
 var<workgroup> b_tile: array<f32, 1024>;  // [BK][BN]
-
-fn finish(v: f32, co: u32) -> f32 {
-  var r = v;
-  if (HAS_BIAS != 0u) { r += bias[co]; }
-  return clamp(r, p.out_min, p.out_max);
-}
 
 // One output pixel as an im2col row sees it: where its input plane starts
 // and its window's origin (regular) or offset (transposed) in the input.
