@@ -6,7 +6,9 @@
 # Variants (WGRT_CONV, read by src/ops/conv/conv2d.cpp):
 #   direct   conv2d.wgsl's main_gemm for every non-depthwise convolution (the old path)
 #   nosplit  conv_igemm.wgsl (prepacked weights, window-major slices), no split-K
-#   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle
+#   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle,
+#            and main_depthwise's ROW3 form for 3-wide depthwise windows (the default)
+#   dwloop   as igemm, but depthwise convolutions keep the loop over the window
 # Per variant and program: median wall time of REPEAT runs without profiling
 # (`wgrt run --repeat`), then GPU time and the wall time of a profiled run
 # (`--profile-each`: one timed pass per dispatch, so its wall is higher).
@@ -17,7 +19,7 @@ W=${WGRT:-build/wgrt}
 VISION_DIR=${VISION_DIR:-bench/models}
 REPEAT=${REPEAT:-200}
 PROFILE_REPEAT=${PROFILE_REPEAT:-20}
-VARIANTS=${VARIANTS:-direct nosplit igemm}
+VARIANTS=${VARIANTS:-direct nosplit dwloop igemm}
 LOGS=${LOGS:-/tmp/variants-ops}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 

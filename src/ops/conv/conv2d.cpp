@@ -6,8 +6,9 @@
 // not transposed) take conv2d.wgsl's main_depthwise. The others take
 // conv_igemm.wgsl's implicit GEMM when their weight is a constant (prepacked
 // at load, see pack_weight), else conv2d.wgsl's main_gemm; WGRT_CONV=direct
-// keeps every convolution on main_gemm (the kernel before conv_igemm, for
-// A/B), WGRT_CONV=nosplit runs conv_igemm without split-K.
+// keeps every convolution on the kernels before conv_igemm (main_gemm, and
+// main_depthwise's loop over the window) for A/B; WGRT_CONV=nosplit runs
+// conv_igemm without split-K; WGRT_CONV=dwloop keeps only the depthwise loop.
 // N, H and W may change at run time; channels may not.
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -42,7 +43,7 @@ constexpr int64_t kChunk = 16;    // main_igemm's input channels per reduction s
 constexpr uint64_t kFillWorkgroups = 256;  // split-K until about this many workgroups run
 constexpr uint32_t kMinSlicesPerSplit = 8;  // ... but keep each split at least this deep
 
-enum class ConvKernel { Direct, Igemm, IgemmNoSplit };
+enum class ConvKernel { Direct, Igemm, IgemmNoSplit, IgemmDepthwiseLoop };
 
 ConvKernel kernel_from_env() {
   const char* v = std::getenv("WGRT_CONV");
@@ -50,6 +51,7 @@ ConvKernel kernel_from_env() {
   const std::string_view s(v);
   if (s == "direct") return ConvKernel::Direct;
   if (s == "nosplit") return ConvKernel::IgemmNoSplit;
+  if (s == "dwloop") return ConvKernel::IgemmDepthwiseLoop;
   return ConvKernel::Igemm;
 }
 
@@ -77,6 +79,14 @@ bool pointwise(const ConvArgs& c) {
 }
 
 bool depthwise(const ConvArgs& c) { return !c.transposed && c.cin_g == 1; }
+
+// main_depthwise's ROW3 form: 3 wide, undilated, stride 1 or 2 across (not
+// under WGRT_CONV=direct or dwloop, which keep the loop over the window).
+bool row3(const ConvArgs& c) {
+  const ConvKernel k = kernel_from_env();
+  return c.kw == 3 && c.dil[1] == 1 && (c.stride[1] == 1 || c.stride[1] == 2) && k != ConvKernel::Direct &&
+         k != ConvKernel::IgemmDepthwiseLoop;
+}
 
 // Whether conv_igemm runs this convolution (given a packed weight).
 bool igemm_eligible(const ConvArgs& c) { return !c.transposed && !depthwise(c); }
@@ -277,7 +287,8 @@ void lower(OpContext& ctx, bool with_clamp) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
   const bool dw = depthwise(c);
   const auto& pipeline =
-      dw ? ctx.pipeline({"conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise", {{"HAS_BIAS", has_bias ? 1.0 : 0.0}})
+      dw ? ctx.pipeline({"conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
+                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c) ? 1.0 : 0.0}})
          : ctx.pipeline({"conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});

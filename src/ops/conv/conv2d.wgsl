@@ -14,10 +14,13 @@
 //
 // main_depthwise: one input channel per group (depthwise, with any channel
 // multiplier): each invocation computes 4 adjacent output pixels of one row,
-// reading each weight once for the four.
+// reading each weight once for the four. ROW3 (3 wide, undilated, stride 1 or
+// 2 across): each input row segment is read once for all three taps (6 or 9
+// values instead of 12), branch-free at the borders.
 
 override TRANSPOSED: u32 = 0u;
 override POINTWISE: u32 = 0u;
+override ROW3: u32 = 0u;
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<f32>;
@@ -172,6 +175,12 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   store4(n0 + tn + 3u, g, m0 + tm, acc3);
 }
 
+// Input row element ix (from row offset `row`), 0 outside the row.
+fn row_at(row: u32, ix: i32) -> f32 {
+  let v = x[row + u32(clamp(ix, 0, i32(p.w) - 1))];
+  return select(0.0, v, ix >= 0 && ix < i32(p.w));
+}
+
 // Workgroups: linear index over (n * cout) * oh * row_tiles, 64 per group.
 @compute @workgroup_size(64)
 fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
@@ -192,6 +201,28 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     let iy = i32(oy) * p.stride_h - p.pad_h + i32(ky) * p.dil_h;
     if (iy < 0 || iy >= i32(p.h)) { continue; }
     let row = in_plane + u32(iy) * p.w;
+    if (ROW3 != 0u) {
+      let wi = (co * p.kh + ky) * 3u;
+      let w0 = weight[wi];
+      let w1 = weight[wi + 1u];
+      let w2 = weight[wi + 2u];
+      let ix0 = i32(ox0) * p.stride_w - p.pad_w;
+      let v0 = row_at(row, ix0);
+      let v1 = row_at(row, ix0 + 1);
+      let v2 = row_at(row, ix0 + 2);
+      let v3 = row_at(row, ix0 + 3);
+      let v4 = row_at(row, ix0 + 4);
+      let v5 = row_at(row, ix0 + 5);
+      if (p.stride_w == 1) {
+        acc += w0 * vec4<f32>(v0, v1, v2, v3) + w1 * vec4<f32>(v1, v2, v3, v4) + w2 * vec4<f32>(v2, v3, v4, v5);
+      } else {
+        let v6 = row_at(row, ix0 + 6);
+        let v7 = row_at(row, ix0 + 7);
+        let v8 = row_at(row, ix0 + 8);
+        acc += w0 * vec4<f32>(v0, v2, v4, v6) + w1 * vec4<f32>(v1, v3, v5, v7) + w2 * vec4<f32>(v2, v4, v6, v8);
+      }
+      continue;
+    }
     for (var kx = 0u; kx < p.kw; kx++) {
       let wv = weight[(co * p.kh + ky) * p.kw + kx];
       let ix0 = i32(ox0) * p.stride_w - p.pad_w + i32(kx) * p.dil_w;
