@@ -9,6 +9,8 @@
 #   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle,
 #            and main_depthwise's ROW3 form for 3-wide depthwise windows (the default)
 #   dwloop   as igemm, but depthwise convolutions keep the loop over the window
+#   fill1k   as igemm, split-K aiming at 1024 workgroups, splits >= 4 slices
+#            deep (WGRT_CONV_SPLIT=1024,4; the default is 256,8)
 # Per variant and program: median wall time of REPEAT runs without profiling
 # (`wgrt run --repeat`), then GPU time and the wall time of a profiled run
 # (`--profile-each`: one timed pass per dispatch, so its wall is higher).
@@ -19,7 +21,7 @@ W=${WGRT:-build/wgrt}
 VISION_DIR=${VISION_DIR:-bench/models}
 REPEAT=${REPEAT:-200}
 PROFILE_REPEAT=${PROFILE_REPEAT:-20}
-VARIANTS=${VARIANTS:-direct nosplit dwloop igemm}
+VARIANTS=${VARIANTS:-direct nosplit dwloop fill1k igemm}
 LOGS=${LOGS:-/tmp/variants-ops}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 
@@ -43,12 +45,20 @@ field() {  # field FILE: "wall_ms gpu_ms dispatches_run" of one `wgrt run` log
        END {printf "%s %s %s", (t==""?"-":t), (g==""?"-":g), (d==""?"-":d)}' "$1"
 }
 
+variant_env() {  # the environment of one variant, as NAME=VALUE words
+  case "$1" in
+    fill1k) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=1024,4" ;;
+    *) echo "WGRT_CONV=$1" ;;
+  esac
+}
+
 rows=()
 for v in $VARIANTS; do
+  read -ra venv <<<"$(variant_env "$v")"
   for m in "${models[@]}"; do
     wall_log=$LOGS/$v-$m.wall.log prof_log=$LOGS/$v-$m.profile.log
-    WGRT_CONV=$v timeout 60 "$W" run "$LOGS/$m.pte" --repeat "$REPEAT" >"$wall_log" 2>&1 || echo "FAILED: $v $m (rc $?)"
-    WGRT_CONV=$v timeout 60 "$W" run "$LOGS/$m.pte" --repeat "$PROFILE_REPEAT" --profile-each >"$prof_log" 2>&1 ||
+    env "${venv[@]}" timeout 60 "$W" run "$LOGS/$m.pte" --repeat "$REPEAT" >"$wall_log" 2>&1 || echo "FAILED: $v $m (rc $?)"
+    env "${venv[@]}" timeout 60 "$W" run "$LOGS/$m.pte" --repeat "$PROFILE_REPEAT" --profile-each >"$prof_log" 2>&1 ||
       echo "FAILED: $v $m --profile-each (rc $?)"
     read -r wall _ _ <<<"$(field "$wall_log")"
     read -r pwall gpu disp <<<"$(field "$prof_log")"

@@ -17,6 +17,7 @@
 #include "wgrt/error.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -40,8 +41,22 @@ static_assert(sizeof(ConvParams) == 112, "must match Params in conv_params.wgsl"
 constexpr uint32_t kDepthwiseWorkgroup = 64;
 constexpr uint32_t kTile = 64;    // main_gemm's and main_igemm's output tile edge (pixels and channels)
 constexpr int64_t kChunk = 16;    // main_igemm's input channels per reduction slice
-constexpr uint64_t kFillWorkgroups = 256;  // split-K until about this many workgroups run
-constexpr uint32_t kMinSlicesPerSplit = 8;  // ... but keep each split at least this deep
+// Split-K until about `fill` workgroups run, keeping each split at least
+// `min_slices` slices deep. WGRT_CONV_SPLIT=FILL,MIN_SLICES overrides (A/B).
+struct SplitPolicy {
+  uint64_t fill = 256;
+  uint32_t min_slices = 8;
+};
+
+SplitPolicy split_policy() {
+  SplitPolicy s;
+  if (const char* v = std::getenv("WGRT_CONV_SPLIT"); v != nullptr && *v != 0) {
+    char* end = nullptr;
+    s.fill = std::max<uint64_t>(1, std::strtoull(v, &end, 10));
+    if (*end == ',') s.min_slices = uint32_t(std::max<unsigned long long>(1, std::strtoull(end + 1, nullptr, 10)));
+  }
+  return s;
+}
 
 enum class ConvKernel { Direct, Igemm, IgemmNoSplit, IgemmDepthwiseLoop };
 
@@ -231,10 +246,10 @@ ConvParams params_for(const ConvArgs& c, const Dims& xd, const Dims& od) {
 
 // How many contiguous slice ranges split the reduction of a convolution whose
 // tiles make `tiles` workgroups over `slices` slices (1: no split-K).
-uint32_t split_count(uint64_t tiles, uint32_t slices) {
-  if (tiles >= kFillWorkgroups / 2) return 1;
-  const uint64_t want = gpu::div_up(kFillWorkgroups, tiles);
-  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(want, slices / kMinSlicesPerSplit)));
+uint32_t split_count(const SplitPolicy& policy, uint64_t tiles, uint32_t slices) {
+  if (tiles >= policy.fill / 2) return 1;
+  const uint64_t want = gpu::div_up(policy.fill, tiles);
+  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(want, slices / policy.min_slices)));
 }
 
 void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
@@ -251,7 +266,8 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const Dims max_out = out_dims(c, ctx.max_dims(x));
   const uint64_t max_m = uint64_t(numel(max_out)) / uint64_t(c.cout);
   const uint64_t max_tiles = gpu::div_up(max_m, kTile) * gpu::div_up(uint64_t(c.cout / c.groups), kTile) * uint64_t(c.groups);
-  const uint32_t max_splits = split_k ? split_count(max_tiles, slices) : 1;
+  const SplitPolicy policy = split_policy();
+  const uint32_t max_splits = split_k ? split_count(policy, max_tiles, slices) : 1;
   const uint64_t part_floats = max_splits > 1 ? uint64_t(max_splits) * uint64_t(c.cout) * max_m : 1;
   const gpu::BufferBinding part = ctx.scratch(part_floats * sizeof(float), "conv split-K partial sums");
   const UniformId u = ctx.uniform(sizeof(ConvParams));
@@ -267,7 +283,7 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
     p.chunks = chunks;
     p.cout_g4 = uint32_t(gpu::div_up(p.cout_g, 4));
     const uint64_t tiles = gpu::div_up(p.m_total, kTile) * gpu::div_up(p.cout_g, kTile) * p.groups;
-    uint32_t splits = split_k ? split_count(tiles, slices) : 1;
+    uint32_t splits = split_k ? split_count(policy, tiles, slices) : 1;
     // Never more partial sums than the scratch holds (shapes below the maximum).
     while (splits > 1 && uint64_t(splits) * p.cout * p.m_total > part_floats) --splits;
     p.slices_per_split = uint32_t(gpu::div_up(slices, splits));
