@@ -104,6 +104,13 @@ OPS = [
     _case("conv2d_wide_grouped_pointwise", lambda: Conv(132, 330, 1, groups=66), _spatial(14, 14, 132)),
     _case("conv2d_depthwise", lambda: Conv(7, 7, 3, groups=7, padding=1, stride=2), _spatial(13, 10, 7),
           dynamic=HW, extra=[_spatial(9, 18, 7)]),
+    # 3-wide stride-1 depthwise (main_depthwise's ROW3 form) at odd widths, both borders.
+    _case("conv2d_depthwise_s1", lambda: Conv(10, 10, 3, groups=10, padding=1), _spatial(11, 13, 10),
+          dynamic=HW, extra=[_spatial(6, 9, 10)]),
+    # Deep and small (conv_igemm's split-K: 35 pixels, one tile, 45 slices of 16 channels, the
+    # last chunk partial; 38 output channels, a partial vec4); the second size changes the split.
+    _case("conv2d_split_k", lambda: Conv(72, 38, 3, stride=2, padding=1), _spatial(9, 13, 72),
+          dynamic=HW, extra=[_spatial(20, 17, 72)], atol=2e-4),
     _case("conv2d_depthwise_multiplier", lambda: Conv(3, 6, 5, groups=3, padding=2), _spatial(9, 9, 3)),
     _case("conv2d_large_k", lambda: Conv(40, 24, 3, padding=1), _spatial(6, 5, 40), atol=2e-4),
     _case("conv_with_clamp", lambda: Conv(3, 8, 3, padding=1, clamp=(0.0, 6.0)), _spatial(7, 6)),
