@@ -63,7 +63,7 @@ class Addmm(torch.nn.Module):
 
 
 def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4,
-          preserve=None):
+          preserve=None, edge_config=None):
     """A Spec for one method; `dynamic` maps input index -> {dim: (name, min, max)};
     `extra` lists further input tuples run on the same program."""
     def build():
@@ -77,7 +77,7 @@ def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, see
         return {"forward": (m, inputs(), ds)}
     return Spec(name, description or name, build,
                 extra_cases=lambda: {"forward": [e() for e in extra]} if extra else {},
-                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve)
+                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve, edge_config=edge_config)
 
 
 def _unary(name, fn, *, lo=-3.0, hi=3.0):
@@ -249,6 +249,20 @@ PRESERVED = [
           lambda: (randn(3, 5),), preserve=[A.zeros_like.default, A.ones_like.default]),
 ]
 OPS += PRESERVED
+
+# EdgeCompileConfig(_skip_dim_order=True): to_edge casts with aten._to_copy
+# (f32 -> i32 truncates toward zero, i32 -> f32) instead of _to_dim_order_copy.
+NO_DIM_ORDER = [
+    _case("to_copy_no_dim_order", lambda: Fn(lambda x: x.to(torch.int32).to(torch.float32) * 0.5 + x),
+          lambda: (4 * randn(3, 7),), edge_config={"_skip_dim_order": True}),
+]
+OPS += NO_DIM_ORDER
+
+# A channels_last clone: to_edge makes it a _to_dim_order_copy with dim order
+# (0, 2, 3, 1), not the _clone_dim_order the partitioner also lists (that one
+# remove_redundant_ops drops). wgrt keeps tensors contiguous: the values must not move.
+OPS += [_case("clone_channels_last", lambda: Fn(lambda x: (x * 2).clone(memory_format=torch.channels_last) + 1),
+              _spatial(5, 6, 3))]
 
 REFUSED = [
     _case("addmm_beta", lambda: Fn(lambda bias, a, b: torch.addmm(bias, a, b, beta=0.5)),
