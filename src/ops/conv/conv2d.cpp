@@ -303,9 +303,9 @@ void lower(OpContext& ctx, bool with_clamp) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
   const bool dw = depthwise(c);
   const auto& pipeline =
-      dw ? ctx.pipeline({"conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
+      dw ? ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
                         {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c) ? 1.0 : 0.0}})
-         : ctx.pipeline({"conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
+         : ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ConvParams));

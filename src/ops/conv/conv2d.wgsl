@@ -185,7 +185,7 @@ fn row_at(row: u32, ix: i32) -> f32 {
 @compute @workgroup_size(64)
 fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = (wid.y * nwg.x + wid.x) * 64u + lid;
+  let t = flat_group(wid, nwg) * 64u + lid;
   let tile = t % p.row_tiles;
   let rest = t / p.row_tiles;
   let oy = rest % p.oh;
