@@ -4,13 +4,16 @@
 # `source bench/device/env.sh .device`:
 #   WGRT=path/to/wgrt bash bench/variants_ops.sh
 # Variants (WGRT_CONV, read by src/ops/conv/conv2d.cpp):
-#   direct   conv2d.wgsl's main_gemm for every non-depthwise convolution (the old path)
+#   direct   conv2d.wgsl's main_gemm for every non-depthwise convolution and the
+#            depthwise loop (the old kernels; residual adds still fused)
 #   nosplit  conv_igemm.wgsl (prepacked weights, window-major slices), no split-K
 #   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle,
 #            and main_depthwise's ROW3 form for 3-wide depthwise windows (the default)
 #   dwloop   as igemm, but depthwise convolutions keep the loop over the window
 #   fill1k   as igemm, split-K aiming at 1024 workgroups, splits >= 4 slices
 #            deep (WGRT_CONV_SPLIT=1024,4; the default is 256,8)
+#   nofuse   as igemm, without the fusion passes (WGRT_NO_FUSE=1: residual
+#            adds and the relu after them stay separate dispatches)
 # Per variant and program: median wall time of REPEAT runs without profiling
 # (`wgrt run --repeat`), then GPU time and the wall time of a profiled run
 # (`--profile-each`: one timed pass per dispatch, so its wall is higher).
@@ -21,7 +24,7 @@ W=${WGRT:-build/wgrt}
 VISION_DIR=${VISION_DIR:-bench/models}
 REPEAT=${REPEAT:-200}
 PROFILE_REPEAT=${PROFILE_REPEAT:-20}
-VARIANTS=${VARIANTS:-direct nosplit dwloop fill1k igemm}
+VARIANTS=${VARIANTS:-direct nosplit dwloop fill1k nofuse igemm}
 LOGS=${LOGS:-/tmp/variants-ops}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 
@@ -48,6 +51,7 @@ field() {  # field FILE: "wall_ms gpu_ms dispatches_run" of one `wgrt run` log
 variant_env() {  # the environment of one variant, as NAME=VALUE words
   case "$1" in
     fill1k) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=1024,4" ;;
+    nofuse) echo "WGRT_CONV=igemm WGRT_NO_FUSE=1" ;;
     *) echo "WGRT_CONV=$1" ;;
   esac
 }

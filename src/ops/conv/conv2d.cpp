@@ -1,6 +1,9 @@
 // aten.convolution.default (x, weight, bias or Null, stride, padding,
 // dilation, transposed, output_padding, groups, out) and
-// et_vk.conv_with_clamp.default (the same, then output_min, output_max, out):
+// et_vk.conv_with_clamp.default (the same, then output_min, output_max, out)
+// and wgrt.conv2d_fused (the same, then a residual of the output's shape
+// added before the clamp, then out: made by the fusion pass from a
+// convolution, the add of its result and a following relu or hardtanh):
 // f32, 2D on [N, C, H, W] or 1D on [N, C, L] (run as height 1), regular or
 // transposed, grouped. Depthwise convolutions (one input channel per group,
 // not transposed) take conv2d.wgsl's main_depthwise. The others take
@@ -70,6 +73,9 @@ ConvKernel kernel_from_env() {
   return ConvKernel::Igemm;
 }
 
+// Which of the three ops: they differ only in their trailing arguments.
+enum class ConvOp { Plain, Clamp, Fused };
+
 struct ConvArgs {
   size_t spatial = 2;  // 1 for conv1d
   std::array<int64_t, 2> stride{}, pad{}, dil{}, out_pad{};
@@ -78,6 +84,7 @@ struct ConvArgs {
   float out_min = -std::numeric_limits<float>::infinity();
   float out_max = std::numeric_limits<float>::infinity();
   size_t out_arg = 9;
+  int residual_arg = -1;  // wgrt.conv2d_fused's
   // The weight's geometry, whichever layout it is in.
   int64_t cout = 0, cin_g = 0, kh = 1, kw = 1;
   bool packed = false;  // the weight is pack_weight's layout
@@ -107,9 +114,9 @@ bool row3(const ConvArgs& c) {
 bool igemm_eligible(const ConvArgs& c) { return !c.transposed && !depthwise(c); }
 
 // Reads and checks everything but the output shape; shared by check, prepare and lower.
-ConvArgs read_args(const OpArgs& args, bool with_clamp) {
+ConvArgs read_args(const OpArgs& args, ConvOp op) {
   ConvArgs c;
-  c.out_arg = with_clamp ? 11 : 9;
+  c.out_arg = op == ConvOp::Plain ? 9 : op == ConvOp::Clamp ? 11 : 12;
   args.expect_count(c.out_arg + 1);
   const Tensor& x = args.tensor(0, {DType::F32});
   if (x.max_dims.size() != 3 && x.max_dims.size() != 4) {
@@ -161,11 +168,18 @@ ConvArgs read_args(const OpArgs& args, bool with_clamp) {
     const Tensor& b = args.tensor(2, {DType::F32});
     if (b.max_dims != Dims{c.cout}) args.fail(2, "expected bias shape [" + std::to_string(c.cout) + "], got " + dims_string(b.max_dims));
   }
-  if (with_clamp) {
+  if (op != ConvOp::Plain) {
     if (!args.is_null(9)) c.out_min = static_cast<float>(args.number(9));
     if (!args.is_null(10)) c.out_max = static_cast<float>(args.number(10));
   }
-  args.tensor(c.out_arg, {DType::F32});
+  const Tensor& out = args.tensor(c.out_arg, {DType::F32});
+  if (op == ConvOp::Fused) {
+    c.residual_arg = 11;
+    const Tensor& r = args.tensor(11, {DType::F32});
+    if (r.max_dims != out.max_dims) {
+      args.fail(11, "residual shape " + dims_string(r.max_dims) + " is not the output's " + dims_string(out.max_dims));
+    }
+  }
   return c;
 }
 
@@ -183,8 +197,8 @@ Dims out_dims(const ConvArgs& c, const Dims& x) {
   return out;
 }
 
-void check(const OpArgs& args, bool with_clamp) {
-  const ConvArgs c = read_args(args, with_clamp);
+void check(const OpArgs& args, ConvOp op) {
+  const ConvArgs c = read_args(args, op);
   const Dims want = out_dims(c, args.tensor(0).max_dims);
   for (int64_t d : want) {
     if (d < 1) args.fail(c.out_arg, "the window does not fit the input " + dims_string(args.tensor(0).max_dims));
@@ -197,8 +211,8 @@ void check(const OpArgs& args, bool with_clamp) {
 // Re-lays a constant [cout, cin_g, kh, kw] weight out as [groups, kh, kw,
 // cin_g padded to kChunk, cout_g padded to 4] (zeros in the padding), so a
 // slice of conv_igemm reads whole vec4s of output channels.
-void pack_weight(ConstantPrep& prep, bool with_clamp) {
-  const ConvArgs c = read_args(prep.args(), with_clamp);
+void pack_weight(ConstantPrep& prep, ConvOp op) {
+  const ConvArgs c = read_args(prep.args(), op);
   if (c.packed || !igemm_eligible(c) || kernel_from_env() == ConvKernel::Direct) return;
   if (prep.args().tensor(1).storage != StorageKind::Constant) return;  // main_gemm reads it as it is
   const Tensor& w = prep.constant(1);
@@ -244,6 +258,15 @@ ConvParams params_for(const ConvArgs& c, const Dims& xd, const Dims& od) {
   return p;
 }
 
+// A fused residual must have the output's live shape (the add it replaces
+// did not broadcast at the maximum shapes, and must not at live ones).
+void check_residual(const Dims* residual, const Dims& out) {
+  if (residual != nullptr && *residual != out) {
+    throw Error(ErrorCode::InvalidArgument, "wgrt.conv2d_fused: residual shape " + dims_string(*residual) +
+                                                " is not the output's " + dims_string(out));
+  }
+}
+
 // How many contiguous slice ranges split the reduction of a convolution whose
 // tiles make `tiles` workgroups over `slices` slices (1: no split-K).
 uint32_t split_count(const SplitPolicy& policy, uint64_t tiles, uint32_t slices) {
@@ -257,6 +280,7 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
   const bool split_k = kernel_from_env() != ConvKernel::IgemmNoSplit;
   const gpu::OverrideConstants constants = {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                                            {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                                             {"POINTWISE", pointwise(c) ? 1.0 : 0.0}};
   const auto& gemm = ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv_igemm.wgsl"}, "main_igemm", constants);
   const auto& reduce = ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv_igemm.wgsl"}, "main_reduce", constants);
@@ -273,11 +297,15 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const UniformId u = ctx.uniform(sizeof(ConvParams));
   // The weight stands in for an absent bias (never read).
   const gpu::BufferBinding b = ctx.tensor(has_bias ? args.id(2) : w), o = ctx.tensor(out), pu = ctx.uniform_binding(u);
-  const DispatchId d_gemm = ctx.dispatch(gemm, {b, o, part, pu, ctx.tensor(x), ctx.tensor(w)});
-  const DispatchId d_reduce = ctx.dispatch(reduce, {b, o, part, pu}, "conv split-K reduce");
-  ctx.on_resize({x}, [=](ResizeContext& r) {
+  // x stands in for an absent residual (never read).
+  const gpu::BufferBinding res = ctx.tensor(c.residual_arg >= 0 ? args.id(size_t(c.residual_arg)) : x);
+  const DispatchId d_gemm = ctx.dispatch(gemm, {b, o, part, pu, res, ctx.tensor(x), ctx.tensor(w)});
+  const DispatchId d_reduce = ctx.dispatch(reduce, {b, o, part, pu, res}, "conv split-K reduce");
+  const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
+  ctx.on_resize({x, res_id}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
     const Dims od = out_dims(c, xd);
+    check_residual(res_id != x ? &r.dims(res_id) : nullptr, od);
     r.set_dims(out, od);
     ConvParams p = params_for(c, xd, od);
     p.chunks = chunks;
@@ -295,26 +323,32 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   });
 }
 
-void lower(OpContext& ctx, bool with_clamp) {
+void lower(OpContext& ctx, ConvOp op) {
   const OpArgs& args = ctx.args();
-  const ConvArgs c = read_args(args, with_clamp);
+  const ConvArgs c = read_args(args, op);
   const bool has_bias = !args.is_null(2);
   if (c.packed) return lower_igemm(ctx, c, has_bias);
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
   const bool dw = depthwise(c);
   const auto& pipeline =
       dw ? ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
-                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c) ? 1.0 : 0.0}})
+                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c) ? 1.0 : 0.0},
+                         {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0}})
          : ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
+                         {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ConvParams));
   // The weight stands in for an absent bias (never read).
+  // x stands in for an absent residual (never read).
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
-                                               ctx.tensor(out), ctx.uniform_binding(u)});
-  ctx.on_resize({x}, [=](ResizeContext& r) {
+                                               ctx.tensor(out), ctx.uniform_binding(u),
+                                               ctx.tensor(c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x)});
+  const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
+  ctx.on_resize({x, res_id}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
     const Dims od = out_dims(c, xd);
+    check_residual(res_id != x ? &r.dims(res_id) : nullptr, od);
     r.set_dims(out, od);
     ConvParams p = params_for(c, xd, od);
     p.row_tiles = uint32_t(gpu::div_up(p.ow, 4));
@@ -330,12 +364,13 @@ void lower(OpContext& ctx, bool with_clamp) {
 }  // namespace
 
 void register_conv(OpRegistry& registry) {
-  OpDef conv{[](const OpArgs& a) { check(a, false); }, [](OpContext& c) { lower(c, false); }};
-  conv.prepare = [](ConstantPrep& p) { pack_weight(p, false); };
-  registry.add("aten.convolution.default", std::move(conv));
-  OpDef clamped{[](const OpArgs& a) { check(a, true); }, [](OpContext& c) { lower(c, true); }};
-  clamped.prepare = [](ConstantPrep& p) { pack_weight(p, true); };
-  registry.add("et_vk.conv_with_clamp.default", std::move(clamped));
+  for (const auto& [name, op] : {std::pair{"aten.convolution.default", ConvOp::Plain},
+                                 std::pair{"et_vk.conv_with_clamp.default", ConvOp::Clamp},
+                                 std::pair{"wgrt.conv2d_fused", ConvOp::Fused}}) {
+    OpDef def{[op](const OpArgs& a) { check(a, op); }, [op](OpContext& c) { lower(c, op); }};
+    def.prepare = [op](ConstantPrep& p) { pack_weight(p, op); };
+    registry.add(name, std::move(def));
+  }
 }
 
 }  // namespace wgrt::ops

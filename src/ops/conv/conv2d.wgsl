@@ -27,6 +27,7 @@ override ROW3: u32 = 0u;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
+@group(0) @binding(5) var<storage, read> residual: array<f32>;
 
 const THREADS: u32 = 256u;
 const BK: u32 = 16u;
@@ -112,7 +113,8 @@ fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
   for (var i = 0u; i < 4u; i++) {
     if (m + i < p.m_total) {
       let img = (m + i) / pixels;
-      out[(img * p.cout + co) * pixels + (m + i - img * pixels)] = finish(v[i], co);
+      let at = (img * p.cout + co) * pixels + (m + i - img * pixels);
+      out[at] = finish(v[i], co, at);
     }
   }
 }
@@ -236,6 +238,6 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   }
   let base = (img * p.cout + co) * p.oh * p.ow + oy * p.ow;
   for (var i = 0u; i < 4u; i++) {
-    if (ox0 + i < p.ow) { out[base + ox0 + i] = finish(acc[i], co); }
+    if (ox0 + i < p.ow) { out[base + ox0 + i] = finish(acc[i], co, base + ox0 + i); }
   }
 }

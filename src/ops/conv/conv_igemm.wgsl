@@ -20,13 +20,14 @@
 
 override POINTWISE: u32 = 0u;
 
-// main_reduce binds only the first four.
+// main_reduce binds only the first five.
 @group(0) @binding(0) var<storage, read> bias: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read_write> part: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
-@group(0) @binding(4) var<storage, read> x: array<f32>;
-@group(0) @binding(5) var<storage, read> weight: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> residual: array<f32>;
+@group(0) @binding(5) var<storage, read> x: array<f32>;
+@group(0) @binding(6) var<storage, read> weight: array<vec4<f32>>;
 
 const BK: u32 = 16u;  // input channels per slice
 const BM: u32 = 64u;  // pixels per tile
@@ -90,7 +91,8 @@ fn store4(co_local: u32, g: u32, m: u32, split: u32, v: vec4<f32>) {
     if (mi < p.m_total) {
       if (p.splits == 1u) {
         let img = mi / pixels;
-        out[(img * p.cout + co) * pixels + (mi - img * pixels)] = finish(v[i], co);
+        let at = (img * p.cout + co) * pixels + (mi - img * pixels);
+        out[at] = finish(v[i], co, at);
       } else {
         part[(split * p.cout + co) * p.m_total + mi] = v[i];
       }
@@ -171,5 +173,6 @@ fn main_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   }
   let pixels = p.oh * p.ow;
   let img = m / pixels;
-  out[(img * p.cout + co) * pixels + (m - img * pixels)] = finish(sum, co);
+  let at = (img * p.cout + co) * pixels + (m - img * pixels);
+  out[at] = finish(sum, co, at);
 }
