@@ -12,6 +12,7 @@
 #   dwloop   as igemm, but depthwise convolutions keep the loop over the window
 #   fill1k   as igemm, split-K aiming at 1024 workgroups, splits >= 4 slices
 #            deep (WGRT_CONV_SPLIT=1024,4; the default is 256,8)
+#   fill512  as igemm, split-K aiming at 512 workgroups (WGRT_CONV_SPLIT=512,4)
 #   nofuse   as igemm, without the fusion passes (WGRT_NO_FUSE=1: residual
 #            adds and the relu after them stay separate dispatches)
 # Per variant and program: median wall time of REPEAT runs without profiling
@@ -51,6 +52,7 @@ field() {  # field FILE: "wall_ms gpu_ms dispatches_run" of one `wgrt run` log
 variant_env() {  # the environment of one variant, as NAME=VALUE words
   case "$1" in
     fill1k) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=1024,4" ;;
+    fill512) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=512,4" ;;
     nofuse) echo "WGRT_CONV=igemm WGRT_NO_FUSE=1" ;;
     *) echo "WGRT_CONV=$1" ;;
   esac
