@@ -25,7 +25,7 @@ W=${WGRT:-build/wgrt}
 VISION_DIR=${VISION_DIR:-bench/models}
 REPEAT=${REPEAT:-200}
 PROFILE_REPEAT=${PROFILE_REPEAT:-20}
-VARIANTS=${VARIANTS:-direct nosplit dwloop fill1k nofuse igemm}
+VARIANTS=${VARIANTS:-direct nosplit dwloop fill512 fill1k nofuse igemm}
 LOGS=${LOGS:-/tmp/variants-ops}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 
