@@ -111,6 +111,9 @@ OPS = [
     # last chunk partial; 38 output channels, a partial vec4); the second size changes the split.
     _case("conv2d_split_k", lambda: Conv(72, 38, 3, stride=2, padding=1), _spatial(9, 13, 72),
           dynamic=HW, extra=[_spatial(20, 17, 72)], atol=2e-4),
+    # Grouped with 16 input channels a group (conv_igemm; the groups above are too narrow for
+    # it and run main_gemm), 10 output channels a group (a partial vec4).
+    _case("conv2d_grouped_deep", lambda: Conv(32, 20, 3, groups=2, padding=1), _spatial(9, 11, 32)),
     _case("conv2d_depthwise_multiplier", lambda: Conv(3, 6, 5, groups=3, padding=2), _spatial(9, 9, 3)),
     _case("conv2d_large_k", lambda: Conv(40, 24, 3, padding=1), _spatial(6, 5, 40), atol=2e-4),
     _case("conv_with_clamp", lambda: Conv(3, 8, 3, padding=1, clamp=(0.0, 6.0)), _spatial(7, 6)),
