@@ -7,12 +7,13 @@
 #   direct   conv2d.wgsl's main_gemm for every non-depthwise convolution and the
 #            depthwise loop (the old kernels; residual adds still fused)
 #   nosplit  conv_igemm.wgsl (prepacked weights, window-major slices), no split-K
-#   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle,
-#            and main_depthwise's ROW3 form for 3-wide depthwise windows (the default)
+#   igemm    conv_igemm.wgsl with split-K where the tiles leave the GPU idle
+#            (aiming at 512 workgroups, splits >= 4 slices deep), and
+#            main_depthwise's ROW3 form for 3-wide depthwise windows (the default)
 #   dwloop   as igemm, but depthwise convolutions keep the loop over the window
-#   fill1k   as igemm, split-K aiming at 1024 workgroups, splits >= 4 slices
-#            deep (WGRT_CONV_SPLIT=1024,4; the default is 256,8)
-#   fill512  as igemm, split-K aiming at 512 workgroups (WGRT_CONV_SPLIT=512,4)
+#   fill1k   as igemm, split-K aiming at 1024 workgroups (WGRT_CONV_SPLIT=1024,4)
+#   fill256  as igemm, split-K aiming at 256 workgroups, splits >= 8 slices deep
+#            (WGRT_CONV_SPLIT=256,8: the default until the second H200 round)
 #   nofuse   as igemm, without the fusion passes (WGRT_NO_FUSE=1: residual
 #            adds and the relu after them stay separate dispatches)
 # Per variant and program: median wall time of REPEAT runs without profiling
@@ -25,7 +26,7 @@ W=${WGRT:-build/wgrt}
 VISION_DIR=${VISION_DIR:-bench/models}
 REPEAT=${REPEAT:-200}
 PROFILE_REPEAT=${PROFILE_REPEAT:-20}
-VARIANTS=${VARIANTS:-direct nosplit dwloop fill512 fill1k nofuse igemm}
+VARIANTS=${VARIANTS:-direct nosplit dwloop fill256 fill1k nofuse igemm}
 LOGS=${LOGS:-/tmp/variants-ops}
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 
@@ -52,7 +53,7 @@ field() {  # field FILE: "wall_ms gpu_ms dispatches_run" of one `wgrt run` log
 variant_env() {  # the environment of one variant, as NAME=VALUE words
   case "$1" in
     fill1k) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=1024,4" ;;
-    fill512) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=512,4" ;;
+    fill256) echo "WGRT_CONV=igemm WGRT_CONV_SPLIT=256,8" ;;
     nofuse) echo "WGRT_CONV=igemm WGRT_NO_FUSE=1" ;;
     *) echo "WGRT_CONV=$1" ;;
   esac
