@@ -281,7 +281,9 @@ class StaticInputInt8Linear(torch.nn.Module):
 
 
 QUANT_OPS += [
-    _case("linear_q8ta_q8csw", lambda: StaticInputInt8Linear(24, 10), lambda: (torch.randn(3, 24),), atol=1e-4),
+    # N = 16: with N = 10, VulkanPartitioner 1.5.1's FusePatternsPass fails
+    # (it pads the weight scales to 12 and then broadcasts them against N).
+    _case("linear_q8ta_q8csw", lambda: StaticInputInt8Linear(24, 16), lambda: (torch.randn(3, 24),), atol=1e-4),
 ]
 
 
@@ -306,4 +308,70 @@ QUANT_OPS += [
     _case("quantize_affine", lambda: Affine(3, 24, False), lambda: (torch.randn(3, 24),)),
     _case("dequantize_affine", lambda: Affine(3, 24, True),
           lambda: (torch.randint(-128, 128, (3, 24), dtype=torch.int8),), atol=0, rtol=0),
+]
+
+
+# --- embedding_4bit: what remains of it after VulkanPartitioner's pattern
+# (which turns it into et_vk.embedding_q4gsw when D % 32 == 0 and there are
+# no zero points; with zero points its pattern fails on the zero-point
+# tensor and the export aborts). Dequantized values are one f32 multiply:
+# tolerance 0.
+
+class Embedding4bit(torch.nn.Module):
+    """quantized_decomposed.embedding_4bit.dtype over a random packed table
+    (two codes a byte, even column in the high nibble, +8, as
+    examples/models/llama's embedding quantizer packs them)."""
+
+    def __init__(self, vocab, dim, groups):
+        super().__init__()
+        from executorch.exir.passes import _quant_patterns_and_replacements  # noqa: F401  (embedding_4bit)
+        scale_shape = (vocab, groups) if groups > 1 else (vocab,)
+        self.register_buffer("w", torch.randint(0, 256, (vocab, dim // 2), dtype=torch.uint8))
+        self.register_buffer("s", 0.005 + 0.05 * torch.rand(scale_shape))
+
+    def forward(self, indices):
+        return qd.embedding_4bit.dtype(self.w, self.s, None, -8, 7, indices, dtype=torch.float32)
+
+
+QUANT_OPS += [
+    _case("embedding_4bit", lambda: Embedding4bit(10, 16, 2), lambda: (torch.tensor([[1, 3, 9], [0, 9, 2]]),),
+          atol=0, rtol=0),
+    _case("embedding_4bit_row_scales", lambda: Embedding4bit(7, 24, 1), lambda: (torch.tensor([6, 0, 3, 3]),),
+          atol=0, rtol=0),
+]
+
+
+# --- choose_qparams: the dynamic per-tensor / per-token parameters. Scales
+# come back as float64 in the reference, float32 in the Vulkan graph
+# (export_fixtures.as_graph_dtype checks that this is exact); zero points
+# int64. All outputs bit-exact (tolerance 0).
+
+class ChooseQparamsTensor(torch.nn.Module):
+    """choose_qparams.tensor, then quantize_per_tensor.tensor with its result
+    (XNNPACKQuantizer's dynamic flow quantizes activations this way)."""
+
+    def forward(self, x):
+        scale, zp = qd.choose_qparams.tensor(x, -128, 127, 1e-5, torch.int8)
+        return qd.quantize_per_tensor.tensor(x, scale, zp, -128, 127, torch.int8), scale, zp
+
+
+class ChooseQparamsPerToken(torch.nn.Module):
+    def forward(self, x):
+        return qd.choose_qparams_per_token_asymmetric(x, torch.int8)
+
+
+def _per_token_rows():
+    """Rows that reach both of the zero point's branches: mixed signs, all
+    positive, all negative, all zero (scale clamped to eps), one tiny range."""
+    x = torch.randn(6, 20)
+    x[1] = x[1].abs() + 0.3
+    x[2] = -x[2].abs() * 5
+    x[3] = 0
+    x[4] = 1e-9 * torch.randn(20)
+    return x,
+
+
+QUANT_OPS += [
+    _case("choose_qparams_tensor", ChooseQparamsTensor, lambda: (3 * torch.randn(5, 12) + 1.5,), atol=0, rtol=0),
+    _case("choose_qparams_per_token", ChooseQparamsPerToken, _per_token_rows, atol=0, rtol=0),
 ]
