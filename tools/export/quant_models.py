@@ -375,3 +375,23 @@ QUANT_OPS += [
     _case("choose_qparams_tensor", ChooseQparamsTensor, lambda: (3 * torch.randn(5, 12) + 1.5,), atol=0, rtol=0),
     _case("choose_qparams_per_token", ChooseQparamsPerToken, _per_token_rows, atol=0, rtol=0),
 ]
+
+
+# --- End to end: a PT2E 8-bit MobileNet V2 (XNNPACKQuantizer's static
+# per-channel config; VulkanQuantizer annotates linears only). Random
+# weights with recalibrated BatchNorm (model_fixtures.recalibrate), the
+# committed fixtures' width 0.35, 10 classes, 64x64 input.
+
+def _mobilenet_v2():
+    import torchvision
+    from model_fixtures import recalibrate
+    return recalibrate(torchvision.models.mobilenet_v2(width_mult=0.35, num_classes=10), 64)
+
+
+QUANT_OPS += [
+    # Integer accumulation vs torch's float sums can move a requantized value
+    # by one step in any of its 52 quantized layers; measured: 4 output steps
+    # (0.065, output scale 0.0161, outputs up to 2.8). Tolerance 0.1 (~6 steps).
+    _pt2e_case("pt2e_mobilenet_v2", _mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),), _xnnpack_static, 0.1,
+               "PT2E static int8 MobileNet V2 (XNNPACKQuantizer, width 0.35, 64x64)"),
+]

@@ -100,10 +100,10 @@ void lower(OpContext& ctx, const Form& f) {
   base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
   base.w_row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
   base.x_scale = static_cast<float>(args.number(1));
-  base.x_zp = static_cast<int32_t>(args.integer(2));
+  base.x_zp = static_cast<int32_t>(zero_point_value(args, 2));
   if (f.int8_io) {
     base.out_inv_scale = static_cast<float>(1.0 / args.number(6));
-    base.out_zp = static_cast<int32_t>(args.integer(7));
+    base.out_zp = static_cast<int32_t>(zero_point_value(args, 7));
   }
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
