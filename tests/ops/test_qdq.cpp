@@ -13,24 +13,14 @@
 #include <limits>
 
 #include "gpu_test_env.h"
+#include "load_error_test.h"
 #include "host_tensors.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
 
-class QdqTest : public test::GpuTest {
- protected:
-  // Loads the graph and returns the error message, or "" if it loaded.
-  std::string load_error(GraphBuilder&& b) {
-    try {
-      ExecutableGraph::load(device(), std::move(b).build());
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "";
-  }
-};
+class QdqTest : public test::LoadErrorTest {};
 
 std::vector<uint8_t> bytes_of(const std::vector<float>& v) {
   std::vector<uint8_t> out(v.size() * 4);

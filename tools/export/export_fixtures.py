@@ -41,6 +41,7 @@ from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 from partial_models import PARTIAL_MODELS  # noqa: E402
 from quant_models import QUANT_OPS  # noqa: E402
+from hand_partition import HandVulkanPartitioner  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --set: (models, default output folder)
@@ -55,7 +56,8 @@ SETS = {"pte": (MODELS, PTE_DIR),
 
 
 def save_npy(out_dir, name, array):
-    np.save(os.path.join(out_dir, name), np.ascontiguousarray(array), allow_pickle=False)  # wgrt reads C order only
+    # wgrt reads C order only; np.ascontiguousarray would make a 0-d array 1-d
+    np.save(os.path.join(out_dir, name), np.require(array, requirements="C"), allow_pickle=False)
     return {"file": name, "shape": list(array.shape), "dtype": str(array.dtype)}
 
 
@@ -80,7 +82,8 @@ def lower(spec):
         module.eval()
         exported[method_name] = torch.export.export(
             module, example, dynamic_shapes=dynamic_shapes, strict=spec.strict)
-    partitioner = VulkanPartitioner(compile_options=spec.compile_options)
+    partitioner = (HandVulkanPartitioner if spec.hand_partition else VulkanPartitioner)(
+        compile_options=spec.compile_options)
     program = exported if len(exported) > 1 else next(iter(exported.values()))
     if spec.preserve_ops:
         # The other documented flow: to_edge keeping the listed ATen ops out of
@@ -119,7 +122,9 @@ def export_one(spec, out_dir):
         cases = []
         for case_index, inputs in enumerate(spec.cases(method_name)):
             with torch.no_grad():
-                outputs = module(*inputs)
+                # A module may name an independent reference (e.g. torch
+                # autograd for the training ops); else its own eager outputs.
+                outputs = getattr(module, "reference", module)(*inputs)
             if not isinstance(outputs, (tuple, list)):
                 outputs = (outputs,)
             prefix = spec.name if len(methods) == 1 else f"{spec.name}.{method_name}"

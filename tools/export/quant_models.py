@@ -395,3 +395,127 @@ QUANT_OPS += [
     _pt2e_case("pt2e_mobilenet_v2", _mobilenet_v2, lambda: (torch.randn(1, 3, 64, 64),), _xnnpack_static, 0.1,
                "PT2E static int8 MobileNet V2 (XNNPACKQuantizer, width 0.35, 64x64)"),
 ]
+
+
+# --- Training operators (et_vk.linear_dW, fused_ce, linear_q4gsw_backward,
+# q4gsw_requant): one-op programs against ExecuTorch's reference
+# implementations (custom_ops_lib.py), and one training step through all of
+# them against torch autograd. linear_q4gsw_backward, q4gsw_requant and
+# linear_q4gsw on its own are hand-partitioned (hand_partition.py says why).
+
+vk = torch.ops.et_vk
+
+
+def _pack_q4gsw(codes):
+    """int codes [N, K] in [-8, 7] -> u8 [N, K/2], even k in the low nibble
+    (linear_q4gsw's layout, backends/vulkan/patterns/weight_packing_utils.py)."""
+    u = (codes + 8).to(torch.uint8)
+    return (u[:, 0::2] | (u[:, 1::2] << 4)).contiguous()
+
+
+class LinearDw(torch.nn.Module):
+    def forward(self, d_out, x):
+        return vk.linear_dW(d_out, x)
+
+
+class FusedCe(torch.nn.Module):
+    def forward(self, logits, labels):
+        return vk.fused_ce(logits, labels, 3.0)
+
+
+class Q4gswBackward(torch.nn.Module):
+    def __init__(self, n, k, group_size):
+        super().__init__()
+        self.gs = group_size
+        self.register_buffer("w", _pack_q4gsw(torch.randint(-8, 8, (n, k))))
+        self.register_buffer("s", 0.01 + 0.05 * torch.rand(k // group_size, n))
+
+    def forward(self, d_out):
+        return vk.linear_q4gsw_backward(d_out, self.w, self.s, self.gs)
+
+
+class Q4gswRequant(torch.nn.Module):
+    """Power-of-two scales (one of them 0, which the reference maps to code 8)
+    and latents on exact half steps: round half to even, clamping, the zero
+    scale and bytes straddling u32 words (K/2 = 15) are all exercised."""
+
+    def __init__(self, n, k, group_size):
+        super().__init__()
+        self.gs = group_size
+        s = 2.0 ** torch.randint(-6, -2, (k // group_size, n)).float()
+        s[0, 1] = 0
+        self.register_buffer("s", s)
+
+    def forward(self, latent):
+        return vk.q4gsw_requant(latent, self.s, self.gs)
+
+
+def _requant_latent(n, k):
+    steps = torch.randint(-21, 21, (n, k)).float() * 0.5  # half steps of a scale...
+    return (steps * 2.0 ** -4,)                           # ...of 2^-4 (others: other ratios)
+
+
+QUANT_OPS += [
+    _case("linear_dw", LinearDw, lambda: (torch.randn(5, 6), torch.randn(5, 7)), atol=1e-5, rtol=1e-5),
+    _case("fused_ce", FusedCe, lambda: (3 * torch.randn(4, 70), torch.tensor([1, -100, 69, 0])), atol=1e-6, rtol=1e-5),
+    Spec("linear_q4gsw_backward", "et_vk.linear_q4gsw_backward (hand-partitioned)",
+         lambda: {"forward": (Q4gswBackward(12, 32, 8), (torch.randn(3, 12),), None)},
+         hand_partition=True, atol=1e-5, rtol=1e-5),
+    Spec("q4gsw_requant", "et_vk.q4gsw_requant (hand-partitioned)",
+         lambda: {"forward": (Q4gswRequant(6, 30, 10), _requant_latent(6, 30), None)},
+         hand_partition=True, atol=0, rtol=0),
+]
+
+
+class Q4gswTrainStep(torch.nn.Module):
+    """One SGD step of a frozen 4-bit base (linear_q4gsw, straight-through
+    latent weights) under a float head, through ExecuTorch's training ops:
+    loss and dlogits (fused_ce), the head's and the latent's weight gradients
+    (linear_dW), the input gradient (linear_q4gsw_backward), and the base's
+    new codes (q4gsw_requant). Returns loss, the stepped head, d_x and the
+    new codes. `reference` computes the same step with torch autograd
+    (cross_entropy, matmuls and a straight-through estimator); only the
+    final re-quantization uses ExecuTorch's definition."""
+
+    def __init__(self, n=16, k=32, vocab=10, group_size=16, n_valid=3.0, lr=0.5):
+        super().__init__()
+        self.gs, self.n_valid, self.lr = group_size, n_valid, lr
+        codes = torch.randint(-8, 8, (n, k))
+        scales = 0.02 + 0.05 * torch.rand(k // group_size, n)
+        self.register_buffer("w", _pack_q4gsw(codes))
+        self.register_buffer("s", scales)
+        dequant = codes.float() * scales.t().repeat_interleave(group_size, dim=1)
+        self.register_buffer("w_float", dequant)
+        self.register_buffer("latent", dequant + 0.01 * torch.randn(n, k))
+        self.register_buffer("head", torch.randn(vocab, n) / n ** 0.5)
+
+    def forward(self, x, labels):
+        h = vk.linear_q4gsw(x, self.w, self.s, self.gs)
+        logits = torch.nn.functional.linear(h, self.head)
+        loss, dlogits = vk.fused_ce(logits, labels, self.n_valid)
+        d_head = vk.linear_dW(dlogits, h)
+        dh = dlogits @ self.head
+        dx = vk.linear_q4gsw_backward(dh, self.w, self.s, self.gs)
+        d_latent = vk.linear_dW(dh, x)
+        codes = vk.q4gsw_requant(self.latent - self.lr * d_latent, self.s, self.gs)
+        return loss, self.head - self.lr * d_head, dx, codes
+
+    def reference(self, x, labels):
+        with torch.enable_grad():
+            x = x.clone().requires_grad_()
+            head = self.head.clone().requires_grad_()
+            latent = self.latent.clone().requires_grad_()
+            w = self.w_float + (latent - latent.detach())  # straight-through
+            logits = (x @ w.t()) @ head.t()
+            loss = torch.nn.functional.cross_entropy(logits, labels, ignore_index=-100,
+                                                     reduction="sum") / self.n_valid
+            loss.backward()
+        codes = vk.q4gsw_requant(latent.detach() - self.lr * latent.grad, self.s, self.gs)
+        return loss.detach(), (head - self.lr * head.grad).detach(), x.grad, codes
+
+
+QUANT_OPS += [
+    Spec("train_step_q4gsw", "one SGD step through the training ops vs torch autograd (hand-partitioned)",
+         lambda: {"forward": (Q4gswTrainStep(), (torch.randn(4, 32), torch.tensor([3, -100, 9, 0])), None)},
+         hand_partition=True, strict=False, atol=2e-5, rtol=1e-4),
+]
