@@ -26,6 +26,7 @@ void check(const OpArgs& args) {
   const Tensor& w = args.tensor(1, {DType::U8});
   args.expect_rank(1, 2);
   const int64_t n = w.max_dims[0], k = w.max_dims[1] * 2;
+  if (n < 1) args.fail(1, "expected at least one weight row, got " + dims_string(w.max_dims));
   if (d.max_dims.back() != n) {
     args.fail(0, "d_out " + dims_string(d.max_dims) + " must end in N = " + std::to_string(n) + " (the weights' rows)");
   }
