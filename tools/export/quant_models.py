@@ -337,7 +337,7 @@ QUANT_OPS += [
     _case("embedding_4bit", lambda: Embedding4bit(10, 16, 2), lambda: (torch.tensor([[1, 3, 9], [0, 9, 2]]),),
           atol=0, rtol=0),
     _case("embedding_4bit_row_scales", lambda: Embedding4bit(7, 24, 1), lambda: (torch.tensor([6, 0, 3, 3]),),
-          atol=0, rtol=0),
+          dynamic={0: {0: ("tokens", 1, 8)}}, extra=[lambda: (torch.tensor([2, 5]),)], atol=0, rtol=0),
 ]
 
 
@@ -373,7 +373,8 @@ def _per_token_rows():
 
 QUANT_OPS += [
     _case("choose_qparams_tensor", ChooseQparamsTensor, lambda: (3 * torch.randn(5, 12) + 1.5,), atol=0, rtol=0),
-    _case("choose_qparams_per_token", ChooseQparamsPerToken, _per_token_rows, atol=0, rtol=0),
+    _case("choose_qparams_per_token", ChooseQparamsPerToken, _per_token_rows, dynamic={0: {0: ("rows", 1, 8)}},
+          extra=[lambda: (torch.randn(3, 20) * 4,)], atol=0, rtol=0),
 ]
 
 
