@@ -520,3 +520,19 @@ QUANT_OPS += [
          lambda: {"forward": (Q4gswTrainStep(), (torch.randn(4, 32), torch.tensor([3, -100, 9, 0])), None)},
          hand_partition=True, strict=False, atol=2e-5, rtol=1e-4),
 ]
+
+
+def _xnnpack_dynamic():
+    """XNNPACK's dynamic config: activations quantized per tensor at run time
+    (choose_qparams.tensor -> quantize_per_tensor.tensor), int8 per-channel weights."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    q = XNNPACKQuantizer()
+    q.set_global(get_symmetric_quantization_config(is_per_channel=True, is_dynamic=True))
+    return q
+
+
+QUANT_OPS += [
+    _pt2e_case("pt2e_dynamic_linear", lambda: LinearStack([32, 24, 8]), lambda: (torch.randn(4, 32),),
+               _xnnpack_dynamic, 1e-3, "PT2E dynamic int8 activations, int8 per-channel weights (XNNPACKQuantizer)"),
+]
