@@ -38,10 +38,11 @@ struct RunOptions {
   std::vector<bool> device_outputs;
 };
 
-// One input of Method::execute: host bytes or a DeviceTensor. Host bytes are
-// viewed, not copied (they must stay alive and unchanged until the call
-// returns) and are written to the GPU during the call; a DeviceTensor's
-// buffer is bound as is (no copy), and must come from the method's runtime.
+// One input of Method::execute: host bytes or a DeviceTensor, both viewed
+// (what an Input refers to must stay alive and unchanged until the call
+// returns). Host bytes are written to the GPU during the call; a
+// DeviceTensor's buffer is bound as is (no copy), and must come from the
+// method's runtime.
 class Input {
  public:
   Input(const Tensor& tensor)  // NOLINT(google-explicit-constructor): a Tensor is an input
