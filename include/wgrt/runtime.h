@@ -124,7 +124,8 @@ enum class MatmulPrecision { Default, Auto, F32, F16, F16Acc };
 // variable set to something it cannot mean is Error(InvalidArgument) at load.
 struct LoadOptions {
   // Submit the GPU work after this many dispatches (0: once per run), so the
-  // GPU starts while the rest is encoded. Default 64; WGRT_SUBMIT_EVERY.
+  // GPU starts while the rest is encoded. Default 64 for a program, 0 for an
+  // LLM (its decode steps are in flight); WGRT_SUBMIT_EVERY.
   int submit_every = -1;  // -1: the default
   // Share scratch buffers between ops that run one after another. Default
   // on; WGRT_NO_SCRATCH_POOL=1 turns it off.
