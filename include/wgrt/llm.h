@@ -109,22 +109,32 @@ using TextCallback = std::function<bool(std::string_view)>;
 // from what the cache holds; reset() empties it. After a generation the cache
 // holds its prompt and every generated token but the last (steps that ran
 // ahead are dropped): to continue, start the next prompt with that token.
+//
+// Threads: as wgrt/runtime.h says, with one exception a server needs: the
+// calls marked "any thread" read only what loading fixed (the tokenizer, the
+// chat template, sizes), so they may run on other threads while one thread
+// generates.
 class Llm {
  public:
   // Errors: NotFound, InvalidProgram, NotSupported (an architecture or weight
   // format wgrt lacks), OutOfMemory.
   static Llm load(const Runtime& runtime, const LlmOptions& options);
 
-  // `add_special`: the BOS/EOS the model asks for; special-token text such as
+  // Any thread. `add_special`: the BOS/EOS the model asks for; special-token text such as
   // "<|im_start|>" is always parsed as the special token.
   // `parse_special` false reads such text as plain text.
   std::vector<int32_t> tokenize(std::string_view text, bool add_special = true, bool parse_special = true) const;
-  // `skip_special` leaves out special tokens (BOS, EOS, chat markers).
+  // Any thread. `skip_special` leaves out special tokens (BOS, EOS, chat markers).
   std::string detokenize(std::span<const int32_t> tokens, bool skip_special = false) const;
+  // Any thread: the tokenizer's vocabulary, and the one the model's logits
+  // cover (it may be larger: padded rows no token uses).
   size_t vocab_size() const;
-  // The end-of-sequence token, -1 when the tokenizer has none.
+  int64_t model_vocab() const;
+  // Any thread. The end-of-sequence token, -1 when the tokenizer has none.
   int32_t eos() const;
-  // The prompt text of a conversation, in the model's chat format.
+  // Any thread. The prompt text of a conversation, in the model's chat
+  // format. Error(InvalidArgument) when the template refuses the messages
+  // (its raise_exception, say) or fails on them, naming what and where.
   std::string apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true) const;
 
   // Appends the prompt to the cache and generates. Error(InvalidArgument) when
@@ -149,8 +159,9 @@ class Llm {
   size_t dispatch_count() const;
 
   void reset();
-  // The file it was loaded from, and a one-line description of the model
-  // (architecture, sizes, weight format).
+  // Any thread (to the comment above cached_tokens). The file it was loaded
+  // from, and a one-line description of the model (architecture, sizes,
+  // weight format).
   const std::string& path() const;
   std::string description() const;
   // Whether GenerateOptions::gpu_sampling can take effect for this model
@@ -159,6 +170,7 @@ class Llm {
   int64_t context() const;
   int64_t chunk() const;           // most prompt tokens per forward pass
   uint64_t weight_bytes() const;   // GPU bytes of the model's weights
+  // Not from another thread while generating:
   int64_t cached_tokens() const;
   MemoryStats memory_stats() const;
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "wgrt/device_tensor.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/runtime.h"
 #include "wgrt/tensor.h"
@@ -17,6 +18,9 @@ namespace wgrt::api {
 struct TensorInfo {
   DType dtype = DType::F32;
   std::vector<int64_t> max_shape;
+  // A symbolic int (a size the method reads as a number), passed as a
+  // one-element i64 tensor: dtype I64, max_shape [1].
+  bool symbolic_int = false;
 };
 
 // The GPU time of one dispatch.
@@ -27,11 +31,55 @@ struct DispatchTime {
 
 struct RunOptions {
   bool time_dispatches = false;  // measure each dispatch (timestamp_query)
+  // Method::execute only: per output, true hands it over as a DeviceTensor
+  // (a new buffer of its own) instead of reading it back to the host. Empty:
+  // every output to the host. Error(InvalidArgument) unless empty or one
+  // entry per output.
+  std::vector<bool> device_outputs;
+};
+
+// One input of Method::execute: host bytes or a DeviceTensor, both viewed
+// (what an Input refers to must stay alive and unchanged until the call
+// returns). Host bytes are written to the GPU during the call; a
+// DeviceTensor's buffer is bound as is (no copy), and must come from the
+// method's runtime.
+class Input {
+ public:
+  Input(const Tensor& tensor)  // NOLINT(google-explicit-constructor): a Tensor is an input
+      : dtype_(tensor.dtype()), shape_(tensor.shape()), bytes_(tensor.bytes()) {}
+  Input(const DeviceTensor& tensor)  // NOLINT(google-explicit-constructor)
+      : dtype_(tensor.dtype()), shape_(tensor.shape()), device_(&tensor) {}
+  // Host bytes in host layout (numel * host_size(dtype) of them).
+  Input(DType dtype, std::vector<int64_t> shape, std::span<const uint8_t> bytes)
+      : dtype_(dtype), shape_(std::move(shape)), bytes_(bytes) {}
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  std::span<const uint8_t> bytes() const { return bytes_; }  // empty for a device tensor
+  const DeviceTensor* device_tensor() const { return device_; }  // null for host bytes
+
+ private:
+  DType dtype_;
+  std::vector<int64_t> shape_;
+  std::span<const uint8_t> bytes_;
+  const DeviceTensor* device_ = nullptr;
+};
+
+// One output of Method::execute, at its live shape: in `host`, or in
+// `device` when RunOptions::device_outputs asked for it.
+struct Output {
+  bool on_device = false;
+  Tensor host;
+  DeviceTensor device;
 };
 
 // One method of a loaded program. A handle: it keeps its program alive.
 class Method {
  public:
+  // For the other API classes: not part of the API.
+  const std::shared_ptr<detail::ProgramImpl>& impl() const { return program_; }
+  size_t index() const { return index_; }
+
   const std::string& name() const;
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
@@ -41,6 +89,11 @@ class Method {
   // Error(InvalidArgument) naming the input and what is wrong, and leave the
   // method as it was.
   std::vector<Tensor> run(std::span<const Tensor> inputs, const RunOptions& options = {});
+  // The same with device tensors in and out (see Input, Output and
+  // RunOptions::device_outputs). Device outputs are allocated together
+  // before anything runs: when one fails (OutOfMemory), nothing ran and the
+  // method is as it was.
+  std::vector<Output> execute(std::span<const Input> inputs, const RunOptions& options = {});
   // GPU milliseconds of each dispatch of the last run with time_dispatches,
   // in dispatch order, with the dispatch's label (its kernel); empty when the
   // adapter has no timestamp_query.
@@ -62,6 +115,9 @@ class Method {
 // a runtime's device.
 class Program {
  public:
+  // For the other API classes: not part of the API.
+  explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
+
   // Parses `path` (and `ptd`, the .ptd holding its external weights), checks
   // every method, then loads each on the device. Errors: NotFound (no such
   // file), InvalidProgram (malformed file), NotSupported (an operator wgrt
@@ -69,14 +125,13 @@ class Program {
   static Program load(const Runtime& runtime, const std::string& path, const std::string& ptd = "",
                       const LoadOptions& options = {});
 
-  const std::string& path() const;
+  const std::string& path() const;  // empty for a test program (wgrt/testing.h)
   std::vector<std::string> method_names() const;
   // Error(NotFound) listing the methods there are.
   Method method(const std::string& name) const;
   MemoryStats memory_stats() const;  // summed over methods
 
  private:
-  explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::ProgramImpl> impl_;
 };
 

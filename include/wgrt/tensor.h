@@ -18,6 +18,8 @@ class Tensor {
   Tensor() = default;
   // Copies `bytes`; Error(InvalidArgument) unless it is numel * element size.
   Tensor(DType dtype, std::vector<int64_t> shape, std::span<const uint8_t> bytes);
+  // Takes `bytes` without a copy; the same check.
+  Tensor(DType dtype, std::vector<int64_t> shape, std::vector<uint8_t>&& bytes);
   // A tensor of zeros.
   Tensor(DType dtype, std::vector<int64_t> shape);
 
@@ -36,6 +38,7 @@ class Tensor {
 
  private:
   void check_element_size(size_t size) const;
+  void check_byte_count(size_t bytes) const;
 
   DType dtype_ = DType::F32;
   std::vector<int64_t> shape_;

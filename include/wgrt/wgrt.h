@@ -1,7 +1,10 @@
 // wgrt's public C++ API, all of it. Start with wgrt/runtime.h, which states
 // the conventions (errors, ownership, threads) every header follows.
+// wgrt/testing.h (hooks for wgrt's own tests) is not included.
 #pragma once
 
+#include "wgrt/device_tensor.h"
+#include "wgrt/dlpack.h"
 #include "wgrt/dtype.h"
 #include "wgrt/error.h"
 #include "wgrt/llm.h"

@@ -1,18 +1,18 @@
-// Shared pieces of the Python extension `wgrt._wgrt`: the per-process default
-// Runtime, the device tensor type, and a runner for one loaded graph (a .pte
-// method or a test graph). The Python package (python/wgrt/) wraps these.
+// Shared pieces of the Python extension `wgrt._wgrt`, on wgrt's public C++
+// API only (include/wgrt): the per-process default Runtime, numpy
+// conversion, and a runner for one method (a .pte method or a test graph).
+// The Python package (python/wgrt/) wraps these.
 #pragma once
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
-#include <memory>
-#include <string>
 #include <vector>
 
-#include "graph/executable_graph.h"
-#include "runtime/device_memory.h"
-#include "runtime/runtime.h"
+#include "wgrt/device_tensor.h"
+#include "wgrt/memory_stats.h"
+#include "wgrt/program.h"
+#include "wgrt/runtime.h"
 
 namespace wgrt::py {
 
@@ -21,42 +21,27 @@ namespace nb = nanobind;
 // Runtime::process_default(): created on first use, kept until the process
 // ends, and shared with the ExecuTorch backend (libwgrt_executorch.so). Each
 // loaded program still owns its own memory and reports its own stats.
-Runtime& default_runtime();
+api::Runtime default_runtime();
 
-// numpy's name of a dtype ("float32", ...), and the reverse for DLPack dtypes.
+// numpy's name of a dtype ("float32", ...).
 const char* numpy_dtype_name(DType dtype);
-DType dtype_from_dlpack(nb::dlpack::dtype dt);
 
-// A tensor on the GPU, handed to Python as a graph output: it owns its
-// buffer, and passing it back as an input binds that same buffer.
-struct DeviceTensor {
-  DType dtype = DType::F32;
-  Dims dims;
-  DeviceMemoryBuffer memory;  // empty when the shape has no elements
+// A numpy array that owns `tensor`'s bytes (host layout).
+nb::object numpy_from_tensor(api::Tensor&& tensor);
 
-  uint64_t live_bytes() const { return uint64_t(numel(dims)) * device_size(dtype); }
-  nb::object numpy() const;  // a copy in host layout
-};
-
-// Builds a numpy array that owns `bytes` (host layout).
-nb::object numpy_from_bytes(DType dtype, const Dims& dims, std::vector<uint8_t> bytes);
-
-// Runs a graph it does not own (the owner is kept alive through `owner`) or
-// one it owns (test graphs).
+// Runs one method; the method keeps its program alive.
 class GraphRunner {
  public:
-  GraphRunner(ExecutableGraph* graph, nb::object owner) : graph_(graph), owner_(std::move(owner)) {}
-  explicit GraphRunner(std::unique_ptr<ExecutableGraph> graph) : owned_(std::move(graph)), graph_(owned_.get()) {}
+  explicit GraphRunner(api::Method method) : method_(std::move(method)) {}
 
-  // `inputs`: DeviceTensors or C-contiguous CPU arrays (numpy, DLPack);
-  // `device_outputs`: per output, hand it over as a DeviceTensor.
+  // `inputs`: wgrt.Tensors (api::DeviceTensor) or C-contiguous CPU arrays
+  // (numpy, DLPack); `device_outputs`: per output, hand it over as a
+  // wgrt.Tensor.
   nb::list run(nb::list inputs, std::vector<bool> device_outputs);
-  ExecutableGraph& graph() { return *graph_; }
+  api::Method& method() { return method_; }
 
  private:
-  std::unique_ptr<ExecutableGraph> owned_;
-  ExecutableGraph* graph_ = nullptr;
-  nb::object owner_;
+  api::Method method_;
 };
 
 nb::dict memory_stats_dict(const MemoryStats& s);

@@ -99,7 +99,7 @@ void bind_llm(nb::module_& m) {
         const std::vector<float> logits = l.llm.forward(ids);
         std::vector<uint8_t> bytes(logits.size() * 4);
         std::memcpy(bytes.data(), logits.data(), bytes.size());
-        return numpy_from_bytes(DType::F32, {int64_t(logits.size())}, std::move(bytes));
+        return numpy_from_tensor(api::Tensor(DType::F32, {int64_t(logits.size())}, std::move(bytes)));
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
       .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,

@@ -9,9 +9,9 @@
 #include <span>
 
 #include "bindings.h"
-#include "gpu/buffer_usage.h"
-#include "graph/memory_plan.h"
+#include "wgrt/dlpack.h"
 #include "wgrt/error.h"
+#include "wgrt/testing.h"
 #include "wgrt/version.h"
 
 namespace wgrt::py {
@@ -20,43 +20,40 @@ namespace {
 
 PyObject* g_error_type = nullptr;  // wgrt.Error, a RuntimeError with .code
 
-nb::tuple shape_tuple(const Dims& dims) {
+nb::tuple shape_tuple(const std::vector<int64_t>& dims) {
   nb::list l;
   for (int64_t d : dims) l.append(d);
   return nb::tuple(l);
 }
 
-nb::dlpack::dtype dlpack_dtype(DType dtype) {
-  using Code = nb::dlpack::dtype_code;
-  auto make = [](Code code, uint8_t bits) { return nb::dlpack::dtype{uint8_t(code), bits, 1}; };
-  switch (dtype) {
-    case DType::F32: return make(Code::Float, 32);
-    case DType::F16: return make(Code::Float, 16);
-    case DType::I32: return make(Code::Int, 32);
-    case DType::I64: return make(Code::Int, 64);
-    case DType::U8: return make(Code::UInt, 8);
-    case DType::I8: return make(Code::Int, 8);
-    case DType::Bool: return make(Code::Bool, 8);
-  }
-  return make(Code::Float, 32);
+std::string shape_string(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
 }
 
-nb::list specs(const Graph& g, const std::vector<ValueId>& ids) {
+nb::dlpack::dtype nb_dtype(DType dtype) {
+  const api::dlpack::DataType t = api::dlpack::data_type(dtype);
+  return nb::dlpack::dtype{t.code, t.bits, t.lanes};
+}
+
+nb::list specs(const std::vector<api::TensorInfo>& infos) {
   nb::list out;
-  for (ValueId id : ids) {
-    if (std::holds_alternative<SymInt>(g.values[id])) {
+  for (const api::TensorInfo& t : infos) {
+    if (t.symbolic_int) {
       out.append(nb::make_tuple(nb::tuple(), "int64"));  // a symbolic int: one integer
     } else {
-      const Tensor& t = g.tensor(id);
-      out.append(nb::make_tuple(shape_tuple(t.max_dims), numpy_dtype_name(t.dtype)));
+      out.append(nb::make_tuple(shape_tuple(t.max_shape), numpy_dtype_name(t.dtype)));
     }
   }
   return out;
 }
 
+uint64_t buffer_id(const void* buffer) { return uint64_t(reinterpret_cast<uintptr_t>(buffer)); }
+
 }  // namespace
 
-Runtime& default_runtime() { return Runtime::process_default(); }
+api::Runtime default_runtime() { return api::Runtime::process_default(); }
 
 const char* numpy_dtype_name(DType dtype) {
   switch (dtype) {
@@ -71,51 +68,25 @@ const char* numpy_dtype_name(DType dtype) {
   return "?";
 }
 
-DType dtype_from_dlpack(nb::dlpack::dtype dt) {
-  using Code = nb::dlpack::dtype_code;
-  const auto code = Code(dt.code);
-  if (dt.lanes == 1) {
-    if (code == Code::Float && dt.bits == 32) return DType::F32;
-    if (code == Code::Float && dt.bits == 16) return DType::F16;
-    if (code == Code::Int && dt.bits == 32) return DType::I32;
-    if (code == Code::Int && dt.bits == 64) return DType::I64;
-    if (code == Code::Int && dt.bits == 8) return DType::I8;
-    if (code == Code::UInt && dt.bits == 8) return DType::U8;
-    if (code == Code::Bool && dt.bits == 8) return DType::Bool;
-  }
-  throw Error(ErrorCode::InvalidArgument, "unsupported array dtype (DLPack code " + std::to_string(dt.code) +
-                                              ", " + std::to_string(dt.bits) + " bits); wgrt takes float32, "
-                                              "float16, int64, int32, int8, uint8 and bool");
-}
-
-nb::object numpy_from_bytes(DType dtype, const Dims& dims, std::vector<uint8_t> bytes) {
-  auto* owned = new std::vector<uint8_t>(std::move(bytes));
-  if (owned->empty()) owned->reserve(8);  // numpy wants a non-null pointer even for no elements
-  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
-  std::vector<size_t> shape(dims.begin(), dims.end());
-  nb::ndarray<nb::numpy> array(owned->data(), shape.size(), shape.data(), owner, nullptr, dlpack_dtype(dtype));
+nb::object numpy_from_tensor(api::Tensor&& tensor) {
+  auto* owned = new api::Tensor(std::move(tensor));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<api::Tensor*>(p); });
+  static uint8_t no_bytes[8];  // numpy wants a non-null pointer even for no elements
+  void* data = owned->bytes().empty() ? no_bytes : owned->bytes().data();
+  std::vector<size_t> shape(owned->shape().begin(), owned->shape().end());
+  nb::ndarray<nb::numpy> array(data, shape.size(), shape.data(), owner, nullptr, nb_dtype(owned->dtype()));
   return nb::cast(array, nb::rv_policy::reference);
-}
-
-nb::object DeviceTensor::numpy() const {
-  std::vector<uint8_t> device = memory ? memory.gpu_buffer().read(0, live_bytes()) : std::vector<uint8_t>{};
-  return numpy_from_bytes(dtype, dims, to_host_layout(dtype, std::move(device)));
 }
 
 nb::list GraphRunner::run(nb::list inputs, std::vector<bool> device_outputs) {
   using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
   std::vector<HostArray> arrays;  // keeps the host inputs alive through the call
   arrays.reserve(inputs.size());
-  std::vector<InputView> views;
+  std::vector<api::Input> views;
   for (size_t i = 0; i < inputs.size(); ++i) {
     nb::handle h = inputs[i];
-    if (nb::isinstance<DeviceTensor>(h)) {
-      const DeviceTensor& t = nb::cast<const DeviceTensor&>(h);
-      if (!t.memory) {
-        views.push_back(HostTensorView{t.dtype, t.dims, {}});  // no elements: nothing to bind
-      } else {
-        views.push_back(DeviceTensorView{t.dtype, t.dims, &t.memory.gpu_buffer()});
-      }
+    if (nb::isinstance<api::DeviceTensor>(h)) {
+      views.emplace_back(nb::cast<const api::DeviceTensor&>(h));
       continue;
     }
     HostArray a;
@@ -125,24 +96,22 @@ nb::list GraphRunner::run(nb::list inputs, std::vector<bool> device_outputs) {
                                                   std::string(nb::str(nb::handle(h.type())).c_str()));
     }
     arrays.push_back(a);
-    Dims dims(a.ndim());
+    std::vector<int64_t> dims(a.ndim());
     for (size_t d = 0; d < a.ndim(); ++d) dims[d] = int64_t(a.shape(d));
-    const DType dtype = dtype_from_dlpack(a.dtype());
+    const nb::dlpack::dtype dt = a.dtype();
+    const DType dtype = api::dlpack::dtype({dt.code, dt.bits, dt.lanes});
     const auto* data = static_cast<const uint8_t*>(a.data());
-    views.push_back(HostTensorView{dtype, dims, std::span(data, a.size() * host_size(dtype))});
+    views.emplace_back(dtype, std::move(dims), std::span(data, a.size() * host_size(dtype)));
   }
-  ExecuteOptions options;
+  api::RunOptions options;
   options.device_outputs = std::move(device_outputs);
-  if (std::find(options.device_outputs.begin(), options.device_outputs.end(), true) != options.device_outputs.end()) {
-    options.allocator = &default_runtime().allocators().get(DeviceType::WebGPU);
-  }
-  std::vector<OutputTensor> outs = graph_->run(views, options);
+  std::vector<api::Output> outs = method_.execute(views, options);
   nb::list result;
-  for (OutputTensor& o : outs) {
+  for (api::Output& o : outs) {
     if (o.on_device) {
-      result.append(nb::cast(DeviceTensor{o.dtype, std::move(o.dims), std::move(o.memory)}));
+      result.append(nb::cast(std::move(o.device)));
     } else {
-      result.append(numpy_from_bytes(o.dtype, o.dims, std::move(o.data)));
+      result.append(numpy_from_tensor(std::move(o.host)));
     }
   }
   return result;
@@ -186,7 +155,7 @@ NB_MODULE(_wgrt, m) {
   });
 
   m.def("adapter_info", [] {
-    const auto& a = default_runtime().device().adapter_info();
+    const api::AdapterInfo a = default_runtime().adapter_info();
     nb::dict d;
     d["name"] = a.name;
     d["backend"] = a.backend;
@@ -195,47 +164,47 @@ NB_MODULE(_wgrt, m) {
     return d;
   }, "The WebGPU adapter of the default runtime (created on first use).");
 
+  using api::DeviceTensor;
   nb::class_<DeviceTensor>(m, "Tensor", "A tensor in GPU memory, owned by this object.")
-      .def_prop_ro("shape", [](const DeviceTensor& t) { return shape_tuple(t.dims); })
-      .def_prop_ro("dtype", [](const DeviceTensor& t) { return numpy_dtype_name(t.dtype); })
-      .def_prop_ro("device", [](const DeviceTensor& t) { return std::string(device_type_name(t.memory ? t.memory.device_type() : DeviceType::WebGPU)); })
-      .def_prop_ro("nbytes", [](const DeviceTensor& t) { return t.live_bytes(); })
-      .def("numpy", &DeviceTensor::numpy, "Copies the tensor to a new numpy array.")
-      .def("_buffer_id", [](const DeviceTensor& t) -> uint64_t {
-        return t.memory ? uint64_t(reinterpret_cast<uintptr_t>(t.memory.gpu_buffer().raw())) : 0;
-      })
-      .def("_buffer_usage", [](const DeviceTensor& t) { return gpu::buffer_usage_names(t.memory.usage()); })
-      .def("_buffer_size", [](const DeviceTensor& t) { return t.memory.size(); })
+      .def_prop_ro("shape", [](const DeviceTensor& t) { return shape_tuple(t.shape()); })
+      .def_prop_ro("dtype", [](const DeviceTensor& t) { return numpy_dtype_name(t.dtype()); })
+      .def_prop_ro("device", &DeviceTensor::device)
+      .def_prop_ro("nbytes", &DeviceTensor::nbytes)
+      .def("numpy", [](const DeviceTensor& t) { return numpy_from_tensor(t.to_host()); },
+           "Copies the tensor to a new numpy array.")
+      .def("_buffer_id", [](const DeviceTensor& t) { return buffer_id(t.webgpu_buffer()); })
+      .def("_buffer_usage", &DeviceTensor::buffer_usage)
+      .def("_buffer_size", &DeviceTensor::buffer_bytes)
       .def("__repr__", [](const DeviceTensor& t) {
-        return "wgrt.Tensor(shape=" + dims_string(t.dims) + ", dtype=" + numpy_dtype_name(t.dtype) + ", device=webgpu)";
+        return "wgrt.Tensor(shape=" + shape_string(t.shape()) + ", dtype=" + numpy_dtype_name(t.dtype()) +
+               ", device=webgpu)";
       });
 
   nb::class_<GraphRunner>(m, "Graph", "One loaded graph: a .pte method or a test graph.")
       .def("_run", &GraphRunner::run, nb::arg("inputs"), nb::arg("device_outputs"))
-      .def_prop_ro("input_specs", [](GraphRunner& r) { return specs(r.graph().graph(), r.graph().graph().inputs); })
-      .def_prop_ro("output_specs", [](GraphRunner& r) { return specs(r.graph().graph(), r.graph().graph().outputs); })
-      .def("memory_stats", [](GraphRunner& r) { return memory_stats_dict(r.graph().memory_stats()); })
+      .def_prop_ro("input_specs", [](GraphRunner& r) { return specs(r.method().inputs()); })
+      .def_prop_ro("output_specs", [](GraphRunner& r) { return specs(r.method().outputs()); })
+      .def("memory_stats", [](GraphRunner& r) { return memory_stats_dict(r.method().memory_stats()); })
       .def("_last_traffic", [](GraphRunner& r) {
-        const ExecuteTraffic& t = r.graph().last_traffic();
+        const api::testing::Traffic t = api::testing::last_traffic(r.method());
         nb::dict d;
         d["host_upload_bytes"] = t.host_upload_bytes;
         d["readback_bytes"] = t.readback_bytes;
         d["device_output_bytes"] = t.device_output_bytes;
         d["rebound_dispatches"] = t.rebound_dispatches;
         nb::list bound;
-        for (const void* b : t.bound_input_buffers) bound.append(uint64_t(reinterpret_cast<uintptr_t>(b)));
+        for (const void* b : t.bound_input_buffers) bound.append(buffer_id(b));
         d["bound_input_buffers"] = bound;
         return d;
       })
       .def("_output_info", [](GraphRunner& r) {
-        const Graph& g = r.graph().graph();
         nb::list out;
-        for (ValueId id : g.outputs) {
+        for (const api::testing::OutputStorage& o : api::testing::output_storage(r.method())) {
           nb::dict d;
-          d["storage"] = std::string(storage_name(g.tensor(id).storage));
-          d["mem_obj_id"] = g.tensor(id).mem_obj_id;
-          d["live_shape"] = shape_tuple(g.tensor(id).cur_dims);
-          d["buffer_id"] = uint64_t(reinterpret_cast<uintptr_t>(r.graph().tensor_buffer(id).raw()));
+          d["storage"] = o.storage;
+          d["mem_obj_id"] = o.mem_obj_id;
+          d["live_shape"] = shape_tuple(o.live_shape);
+          d["buffer_id"] = buffer_id(o.buffer);
           out.append(d);
         }
         return out;

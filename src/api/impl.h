@@ -3,11 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "graph/executable_graph.h"
 #include "llm/llm_model.h"
 #include "runtime/program.h"
 #include "runtime/runtime.h"
+#include "wgrt/device_tensor.h"
 #include "wgrt/program.h"
 #include "wgrt/runtime.h"
 
@@ -20,14 +23,26 @@ struct RuntimeImpl {
 
 struct ProgramImpl {
   std::shared_ptr<RuntimeImpl> runtime;  // the device outlives the program
-  std::unique_ptr<wgrt::Program> program;
+  std::unique_ptr<wgrt::Program> program;     // a .pte's methods
+  std::unique_ptr<ExecutableGraph> own_graph;  // or one graph (testing::add_chain)
+  std::string path;
   std::vector<std::string> names;
+  std::vector<ExecutableGraph*> graphs;                  // per method
   std::vector<std::vector<TensorInfo>> inputs, outputs;  // per method
+
+  // Fills names, graphs, inputs and outputs for one method.
+  void add_method(const std::string& name, ExecutableGraph& graph);
 };
 
 struct LlmImpl {
   std::shared_ptr<RuntimeImpl> runtime;
   std::unique_ptr<llm::LlmModel> model;
+};
+
+// A DeviceTensor's buffer, and the runtime whose device made it.
+struct DeviceMemory {
+  std::shared_ptr<RuntimeImpl> runtime;
+  DeviceMemoryBuffer memory;
 };
 
 // The engine's load options from the API's (defaults from the environment).

@@ -57,6 +57,7 @@ std::string Llm::detokenize(std::span<const int32_t> tokens, bool skip_special) 
 }
 
 size_t Llm::vocab_size() const { return impl_->model->tokenizer().vocab_size(); }
+int64_t Llm::model_vocab() const { return impl_->model->model_vocab(); }
 int32_t Llm::eos() const { return impl_->model->tokenizer().eos().value_or(-1); }
 
 std::vector<float> Llm::forward(std::span<const int32_t> tokens, const RunOptions& options) {

@@ -8,21 +8,22 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/progress.h"
-#include "gpu/device.h"
-#include "llm/llm_model.h"
 #include "server/http_server.h"
 #include "wgrt/error.h"
+#include "wgrt/llm.h"
+#include "wgrt/runtime.h"
 
 namespace wgrt::cli {
 namespace {
 
 struct ServeConfig {
-  llm::LlmLoadOptions load;
+  api::LlmOptions load;
   server::ServerOptions server;
   int64_t parallel = 1;
   int64_t queue = 16;
@@ -75,20 +76,21 @@ int serve(ServeConfig& config) {
   config.server.log_requests = !config.quiet;
   static StopSignals signals;  // its thread may outlive this call
 
-  auto device = gpu::Device::create();
-  std::unique_ptr<llm::LlmModel> model;
+  const api::Runtime runtime = api::Runtime::create();
+  std::optional<api::Llm> model;
   {
     ProgressBar bar("loading");
     config.load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
-    model = llm::LlmModel::load(*device, config.load);
+    model = api::Llm::load(runtime, config.load);
   }
   config.server.model_id = std::filesystem::path(model->path()).filename().string();
 
   server::HttpServer server(*model, config.server);
   const int port = server.bind();
+  const api::AdapterInfo adapter = runtime.adapter_info();
   std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
-               model->config().summary().c_str(), device->adapter_info().name.c_str(),
-               device->adapter_info().backend.c_str(), static_cast<long long>(model->context()));
+               model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
+               static_cast<long long>(model->context()));
   std::fprintf(stderr, "listening on http://%s:%d (one request at a time, %zu may wait)\n", config.server.host.c_str(),
                port, config.server.max_waiting);
   if (signals.attach(&server)) server.serve();

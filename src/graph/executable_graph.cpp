@@ -29,6 +29,14 @@ MatmulPrecision matmul_precision_from_env() {
   throw Error(ErrorCode::InvalidArgument, "WGRT_MATMUL=" + s + ": expected auto, f32, f16 or f16acc");
 }
 
+FlashAttention flash_attention_from_env() {
+  const char* v = std::getenv("WGRT_FLASH_ATTENTION");
+  if (v == nullptr || *v == 0) return FlashAttention::Auto;
+  if (std::strcmp(v, "1") == 0) return FlashAttention::On;
+  if (std::strcmp(v, "0") == 0) return FlashAttention::Off;
+  throw Error(ErrorCode::InvalidArgument, std::string("WGRT_FLASH_ATTENTION=") + v + ": expected 1 (on) or 0 (off)");
+}
+
 ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device) {
   state_.graph = std::move(graph);
 }
@@ -51,6 +59,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   eg->submit_every_ = options.submit_every == kSubmitEveryAuto ? kSubmitEveryProgram : options.submit_every;
   GraphState& st = eg->state_;
   st.matmul_precision = options.matmul_precision;
+  st.flash_attention = options.flash_attention;
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});
   eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);

@@ -34,6 +34,8 @@ inline constexpr size_t kSubmitEveryProgram = 64;
 size_t submit_every_from_env();
 // Auto, or WGRT_MATMUL (f32, f16, f16acc) when set; anything else is refused.
 MatmulPrecision matmul_precision_from_env();
+// Auto, or WGRT_FLASH_ATTENTION (1: On, 0: Off) when set; anything else is refused.
+FlashAttention flash_attention_from_env();
 
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
@@ -49,6 +51,8 @@ struct LoadOptions {
   bool fuse = fusion_from_env();
   // Arithmetic of the prefill GEMMs (graph_state.h).
   MatmulPrecision matmul_precision = matmul_precision_from_env();
+  // When prompt chunks use flash attention (graph_state.h).
+  FlashAttention flash_attention = flash_attention_from_env();
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
 };

@@ -46,6 +46,12 @@ inline constexpr ValueId kNotAnInput = ~ValueId{0};
 //   F16Acc  f16 throughout (the seeds' f16-accumulate variant; largest error)
 enum class MatmulPrecision { Auto, F32, F16, F16Acc };
 
+// Flash attention (ops/attention) for prompt chunks:
+//   Auto  only where the three passes' score matrix would pass 64 MiB
+//   Off   never (an f16 KV cache still needs it)
+//   On    wherever the device can run it
+enum class FlashAttention { Auto, Off, On };
+
 struct HookEntry {
   std::vector<ValueId> deps;  // fires when any of these changed
   ResizeHook fn;
@@ -54,6 +60,7 @@ struct HookEntry {
 struct GraphState {
   Graph graph;
   MatmulPrecision matmul_precision = MatmulPrecision::Auto;  // LoadOptions::matmul_precision
+  FlashAttention flash_attention = FlashAttention::Auto;      // LoadOptions::flash_attention
   std::vector<RecordedDispatch> dispatches;
   std::deque<gpu::Buffer> uniforms;        // deque: bindings keep pointers
   std::vector<HookEntry> hooks;

@@ -33,6 +33,7 @@ class OpContext : public ResizeContext {
   const Graph& graph() const { return state_.graph; }
   gpu::Device& device() { return device_; }
   MatmulPrecision matmul_precision() const { return state_.matmul_precision; }
+  FlashAttention flash_attention() const { return state_.flash_attention; }
 
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});

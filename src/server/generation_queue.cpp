@@ -34,15 +34,15 @@ void Job::finish(JobResult result) {
   changed_.notify_all();
 }
 
-GenerationQueue::GenerationQueue(llm::LlmModel& model, size_t max_waiting)
-    : model_(model), max_waiting_(max_waiting), worker_([this] { work(); }) {}
+GenerationQueue::GenerationQueue(api::Llm model, size_t max_waiting)
+    : model_(std::move(model)), max_waiting_(max_waiting), worker_([this] { work(); }) {}
 
 GenerationQueue::~GenerationQueue() {
   shutdown();
   worker_.join();
 }
 
-std::shared_ptr<Job> GenerationQueue::submit(std::vector<llm::TokenId> prompt, llm::GenerateOptions options,
+std::shared_ptr<Job> GenerationQueue::submit(std::vector<int32_t> prompt, api::GenerateOptions options,
                                              Refusal& refusal) {
   std::lock_guard lock(mutex_);
   // The running job and up to max_waiting_ behind it (a job just submitted
@@ -96,12 +96,12 @@ void GenerationQueue::execute(Job& job) {
     return;
   }
   try {
-    llm::GenerateOptions options = job.options_;
+    api::GenerateOptions options = job.options_;
     options.cancel = &job.cancel_;
     model_.reset();  // every request starts from an empty KV cache
-    llm::Generation gen(model_, job.prompt_, options);
-    while (std::optional<llm::Generation::Step> step = gen.next()) job.append(step->text);
-    const llm::GenerateStats& stats = gen.stats();
+    api::Generation gen(model_, job.prompt_, options);
+    while (std::optional<api::GenerationStep> step = gen.next()) job.append(step->text);
+    const api::GenerateResult stats = gen.stats();
     result.completion_tokens = stats.generated_tokens;
     result.reason = stats.cancelled                                          ? FinishReason::Cancelled
                     : stats.stopped_at_eos || stats.stopped_at_stop_string ? FinishReason::Stop

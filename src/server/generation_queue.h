@@ -7,7 +7,8 @@
 // its client goes away; the worker then stops at the next token and moves on.
 //
 // The model and its GPU device are used only by the worker thread once the
-// queue exists (a gpu::Device is driven by one thread).
+// queue exists (a device is driven by one thread; other threads use only
+// api::Llm's "any thread" calls).
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "llm/generate.h"
-#include "llm/llm_model.h"
+#include "wgrt/llm.h"
 
 namespace wgrt::server {
 
@@ -38,7 +38,7 @@ struct JobResult {
 
 class Job {
  public:
-  Job(std::vector<llm::TokenId> prompt, llm::GenerateOptions options)
+  Job(std::vector<int32_t> prompt, api::GenerateOptions options)
       : prompt_(std::move(prompt)), options_(std::move(options)) {}
 
   struct Update {
@@ -58,8 +58,8 @@ class Job {
   void append(const std::string& text);
   void finish(JobResult result);
 
-  const std::vector<llm::TokenId> prompt_;
-  const llm::GenerateOptions options_;
+  const std::vector<int32_t> prompt_;
+  const api::GenerateOptions options_;
   std::atomic<bool> cancel_{false};
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -70,14 +70,14 @@ class Job {
 class GenerationQueue {
  public:
   // At most `max_waiting` jobs wait behind the running one.
-  GenerationQueue(llm::LlmModel& model, size_t max_waiting);
+  GenerationQueue(api::Llm model, size_t max_waiting);
   ~GenerationQueue();  // shutdown(), then joins the worker
   GenerationQueue(const GenerationQueue&) = delete;
   GenerationQueue& operator=(const GenerationQueue&) = delete;
 
   enum class Refusal { None, Full, ShuttingDown };
   // The job, or the reason it was refused.
-  std::shared_ptr<Job> submit(std::vector<llm::TokenId> prompt, llm::GenerateOptions options, Refusal& refusal);
+  std::shared_ptr<Job> submit(std::vector<int32_t> prompt, api::GenerateOptions options, Refusal& refusal);
 
   // Cancels the running and waiting jobs and refuses new ones.
   void shutdown();
@@ -93,7 +93,7 @@ class GenerationQueue {
   void work();
   void execute(Job& job);
 
-  llm::LlmModel& model_;
+  api::Llm model_;
   const size_t max_waiting_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -11,19 +11,19 @@ namespace {
 // OpenAI's default for /v1/completions; chat requests default to the rest of the context.
 constexpr int64_t kDefaultCompletionTokens = 16;
 
-std::vector<llm::TokenId> prompt_tokens(const llm::LlmModel& model, const GenerationRequest& req) {
+std::vector<int32_t> prompt_tokens(const api::Llm& model, const GenerationRequest& req) {
   if (req.endpoint == Endpoint::ChatCompletions) {
     std::string text;
     try {
-      text = model.chat_template().apply(req.messages, /*add_generation_prompt=*/true);
+      text = model.apply_chat_template(req.messages, /*add_generation_prompt=*/true);
     } catch (const Error& e) {
       throw ApiError::invalid(std::string("messages: ") + e.what(), "messages");
     }
-    return model.tokenizer().encode(text, /*add_special=*/false, /*parse_special=*/true);
+    return model.tokenize(text, /*add_special=*/false, /*parse_special=*/true);
   }
   if (req.prompt_tokens) {
     const int64_t vocab = model.model_vocab();
-    for (llm::TokenId id : *req.prompt_tokens) {
+    for (int32_t id : *req.prompt_tokens) {
       if (id >= vocab) {
         throw ApiError::invalid("'prompt': token id " + std::to_string(id) + " is outside the vocabulary (" +
                                     std::to_string(vocab) + " tokens)",
@@ -34,12 +34,12 @@ std::vector<llm::TokenId> prompt_tokens(const llm::LlmModel& model, const Genera
   }
   // As `wgrt generate` encodes a text prompt: BOS where the vocabulary asks
   // for one, special-token text recognised.
-  return model.tokenizer().encode(req.prompt, /*add_special=*/true, /*parse_special=*/true);
+  return model.tokenize(req.prompt, /*add_special=*/true, /*parse_special=*/true);
 }
 
 }  // namespace
 
-PreparedGeneration prepare_generation(const llm::LlmModel& model, const GenerationRequest& req) {
+PreparedGeneration prepare_generation(const api::Llm& model, const GenerationRequest& req) {
   PreparedGeneration out;
   out.prompt = prompt_tokens(model, req);
   const int64_t context = model.context();
@@ -65,9 +65,9 @@ PreparedGeneration prepare_generation(const llm::LlmModel& model, const Generati
     max_tokens = req.endpoint == Endpoint::Completions ? std::min(kDefaultCompletionTokens, context - n_prompt)
                                                         : context - n_prompt;
   }
+  out.options = req.sampler;
   out.options.max_tokens = int32_t(max_tokens);
-  out.options.sampler = req.sampler;
-  if (!req.has_seed) out.options.sampler.seed = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+  if (!req.has_seed) out.options.seed = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   out.options.stop = req.stop;
   out.options.ignore_eos = req.ignore_eos;
   return out;

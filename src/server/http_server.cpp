@@ -75,11 +75,11 @@ struct EventStream {
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(llm::LlmModel& model, ServerOptions options)
-      : model(model), options(std::move(options)), queue(model, this->options.max_waiting),
+  Impl(api::Llm model, ServerOptions options)
+      : model(std::move(model)), options(std::move(options)), queue(this->model, this->options.max_waiting),
         started(std::time(nullptr)) {}
 
-  llm::LlmModel& model;
+  api::Llm model;
   const ServerOptions options;
   GenerationQueue queue;
   const int64_t started;
@@ -186,8 +186,8 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
   }
 }
 
-HttpServer::HttpServer(llm::LlmModel& model, ServerOptions options)
-    : impl_(std::make_unique<Impl>(model, std::move(options))) {
+HttpServer::HttpServer(api::Llm model, ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(model), std::move(options))) {
   impl_->routes();
 }
 

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "llm/llm_model.h"
+#include "wgrt/llm.h"
 
 namespace wgrt::server {
 
@@ -30,8 +30,9 @@ struct ServerOptions {
 
 class HttpServer {
  public:
-  // The model is used by this server's worker thread only, from now on.
-  HttpServer(llm::LlmModel& model, ServerOptions options);
+  // The model is used by this server's worker thread only, from now on
+  // (other threads make only api::Llm's "any thread" calls).
+  HttpServer(api::Llm model, ServerOptions options);
   ~HttpServer();
 
   // Binds the listening socket and returns its port. Error(InvalidArgument)

@@ -119,12 +119,12 @@ std::string message_content(const json& msg, size_t i) {
   return text;
 }
 
-std::vector<llm::ChatMessage> get_messages(const json& body) {
+std::vector<api::ChatMessage> get_messages(const json& body) {
   const json* v = field(body, "messages");
   if (!v) throw ApiError::invalid("'messages' is required", "messages");
   if (!v->is_array()) wrong_type("messages", "an array", *v);
   if (v->empty()) throw ApiError::invalid("'messages' is empty: give at least one message", "messages");
-  std::vector<llm::ChatMessage> out;
+  std::vector<api::ChatMessage> out;
   for (size_t i = 0; i < v->size(); ++i) {
     const json& m = (*v)[i];
     if (!m.is_object()) wrong_type("messages", "an array of objects", m);
@@ -155,13 +155,13 @@ void get_prompt(const json& body, GenerationRequest& req) {
     req.prompt = (*v)[0].get<std::string>();
     return;
   }
-  std::vector<llm::TokenId> ids;
+  std::vector<int32_t> ids;
   for (const json& t : *v) {
     if (t.is_string() || t.is_array()) throw ApiError::invalid("'prompt': one prompt per request", "prompt");
     if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
       wrong_type("prompt", "a string or an array of token ids", t);
     }
-    ids.push_back(llm::TokenId(t.get<int64_t>()));
+    ids.push_back(int32_t(t.get<int64_t>()));
   }
   req.prompt_tokens = std::move(ids);
 }
@@ -194,7 +194,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
     throw ApiError::invalid("'max_tokens' must be at least 1, got " + std::to_string(*req.max_tokens),
                             max_completion ? "max_completion_tokens" : "max_tokens");
   }
-  llm::SamplerOptions& s = req.sampler;
+  api::GenerateOptions& s = req.sampler;
   if (auto x = get_number(body, "temperature", 0, 100)) s.temperature = float(*x);
   if (auto x = get_number(body, "top_p", 0, 1)) s.top_p = float(*x);
   if (auto x = get_number(body, "min_p", 0, 1)) s.min_p = float(*x);

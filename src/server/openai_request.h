@@ -11,9 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llm/sampler.h"
-#include "llm/tokenizer/chat_template.h"
-#include "llm/tokenizer/vocab.h"
+#include "wgrt/llm.h"
 
 namespace wgrt::server {
 
@@ -23,10 +21,13 @@ struct GenerationRequest {
   Endpoint endpoint = Endpoint::Completions;
   std::string model;                           // as sent; answers name the loaded model
   std::string prompt;                          // completions: text
-  std::optional<std::vector<llm::TokenId>> prompt_tokens;  // completions: token ids instead
-  std::vector<llm::ChatMessage> messages;      // chat
+  std::optional<std::vector<int32_t>> prompt_tokens;       // completions: token ids instead
+  std::vector<api::ChatMessage> messages;      // chat
   std::optional<int64_t> max_tokens;           // absent: 16 for completions, the rest of the context for chat
-  llm::SamplerOptions sampler;                 // wgrt generate's defaults where the request is silent
+  // Sampling (temperature, top_k, top_p, min_p, repeat_penalty, seed) as
+  // the request sets it, wgrt generate's defaults where it is silent; the
+  // other fields are generation_setup's.
+  api::GenerateOptions sampler;
   bool has_seed = false;                       // without a seed each request draws its own
   std::vector<std::string> stop;
   bool stream = false;

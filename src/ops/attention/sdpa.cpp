@@ -95,14 +95,13 @@ bool flash_fits(const gpu::Device& device, int64_t head_dim) {
 // Flash attention for S > 1 only where the three passes' score matrix would
 // pass this size: on the H200 (2026-12-01) the three passes were faster
 // (SmolLM2 pp512 21,400 tok/s against 15,400 with flash attention), flash
-// attention keeps the scratch flat at long contexts. WGRT_FLASH_ATTENTION=1
-// or 0 forces it on or off.
+// attention keeps the scratch flat at long contexts. LoadOptions::
+// flash_attention (WGRT_FLASH_ATTENTION=1 or 0) forces it on or off.
 constexpr uint64_t kFlashAboveScoreBytes = uint64_t{64} << 20;
 
-bool flash_wanted(uint64_t score_bytes) {
-  const char* env = std::getenv("WGRT_FLASH_ATTENTION");
-  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
-  if (env != nullptr && std::strcmp(env, "1") == 0) return true;
+bool flash_wanted(FlashAttention setting, uint64_t score_bytes) {
+  if (setting == FlashAttention::Off) return false;
+  if (setting == FlashAttention::On) return true;
   return score_bytes > kFlashAboveScoreBytes;
 }
 
@@ -179,7 +178,7 @@ void lower(OpContext& ctx) {
   }
   // f16 caches: flash attention for every S (the three passes read f32 rows).
   const uint64_t score_bytes = uint64_t(heads) * max_seq * cache_max * sizeof(float);
-  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(score_bytes));
+  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.flash_attention(), score_bytes));
   const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
   const bool has_decode = !f16_cache && decode_fits(group, head_dim);  // it reads f32 rows
