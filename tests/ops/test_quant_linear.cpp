@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -12,6 +13,7 @@
 #include "graph/executable_graph.h"
 #include "host_tensors.h"
 #include "import/gguf/dequantize.h"
+#include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"
 #include "wgrt/error.h"
@@ -110,6 +112,35 @@ TEST_P(QuantLinearTest, F16GemmWithinItsBound) {
 TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
   const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16Acc, 1e-2);
   std::printf("[ bound    ] %s F16Acc GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
+}
+
+// Every tile shape of the GEMM family (WGRT_GEMM_TILE, read when the op is
+// lowered) at M = 131 and N = 150 (more than one workgroup each way, partial
+// last tiles for every shape) and an odd number of 32-element units, in f32
+// and f16.
+TEST_P(QuantLinearTest, EveryGemmTileMatches) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  for (const char* tile : {"64x64_4x4", "64x128_4x8", "128x128_8x8", "64x128_8x8"}) {
+    SCOPED_TRACE(tile);
+    ASSERT_NE(ops::find_gemm_tile(tile), nullptr);
+    setenv("WGRT_GEMM_TILE", tile, 1);
+    check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131);
+    check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
+  }
+  unsetenv("WGRT_GEMM_TILE");
+}
+
+TEST(GemmTile, UnknownNameIsRefused) {
+  setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
+  try {
+    ops::gemm_tile();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_TILE: unknown tile '32x32_2x2' (known: 64x64_4x4"),
+              std::string::npos)
+        << e.what();
+  }
+  unsetenv("WGRT_GEMM_TILE");
 }
 
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {

@@ -1,32 +1,62 @@
 #include "ops/linear/gemm.h"
 
 #include <cstdlib>
+#include <string>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
+#include "wgrt/error.h"
 
 namespace wgrt::ops {
+namespace {
 
-bool gemm_precision_for(const gpu::Device& device, MatmulPrecision wanted, MatmulPrecision& chosen) {
-  // Auto keeps the older kernels: on the H200 (2026-12-01, bench/RESULTS.md)
-  // this family took 4.2 ms per llama1b prefill linear against 0.2-2 ms for
-  // linear.wgsl's 32 x 64 tiles. An explicit precision (WGRT_MATMUL,
-  // LoadOptions::matmul_precision) selects it until it is tuned.
-  if (wanted == MatmulPrecision::Auto) return false;
-  const bool f16 = device.features().shader_f16;
-  chosen = wanted;
-  if (!f16) chosen = MatmulPrecision::F32;
-  // xs (BM x 32) + ws (BN x 32) in FT.
-  const uint32_t bytes = (kGemmTileM + kGemmTileN) * 32 * (chosen == MatmulPrecision::F32 ? 4 : 2);
-  return device.limits().max_compute_workgroup_storage_size >= bytes;
+constexpr GemmTile kTiles[] = {
+    {64, 64, 4, 4, "64x64_4x4", "linear/gemm_tile_64x64_4x4.wgsl"},
+    {64, 128, 4, 8, "64x128_4x8", "linear/gemm_tile_64x128_4x8.wgsl"},
+    {128, 128, 8, 8, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
+    {64, 128, 8, 8, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
+};
+
+}  // namespace
+
+const GemmTile* find_gemm_tile(std::string_view name) {
+  for (const GemmTile& t : kTiles) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
 }
 
-const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const char* decoder, MatmulPrecision precision,
+const GemmTile& gemm_tile() {
+  const char* v = std::getenv("WGRT_GEMM_TILE");
+  if (v == nullptr || *v == 0) return kTiles[0];
+  if (const GemmTile* t = find_gemm_tile(v)) return *t;
+  std::string known;
+  for (const GemmTile& t : kTiles) known += std::string(known.empty() ? "" : ", ") + t.name;
+  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
+}
+
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
+  // Auto keeps the older kernels: on the H200 (2026-12-01, bench/RESULTS.md)
+  // the first version of this family took 4.2 ms per llama1b prefill linear
+  // against 0.2-2 ms for linear.wgsl's 32 x 64 tiles. An explicit precision
+  // (WGRT_MATMUL, LoadOptions::matmul_precision) selects it.
+  if (wanted == MatmulPrecision::Auto) return false;
+  chosen.tile = gemm_tile();
+  chosen.precision = device.features().shader_f16 ? wanted : MatmulPrecision::F32;
+  // xs (BM x 32) + ws (BN x 32) in FT.
+  const uint32_t bytes =
+      (chosen.tile.bm + chosen.tile.bn) * 32 * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
+  const uint32_t threads = (chosen.tile.bm / chosen.tile.tm) * (chosen.tile.bn / chosen.tile.tn);
+  return device.limits().max_compute_workgroup_storage_size >= bytes &&
+         device.limits().max_compute_invocations_per_workgroup >= threads;
+}
+
+const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants) {
-  const char* prelude = precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
-                        : precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
-                                                               : "linear/gemm_f32.wgsl";
-  return ctx.pipeline({prelude, decoder, "linear/gemm.wgsl"}, "gemm", constants);
+  const char* prelude = choice.precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
+                        : choice.precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
+                                                                      : "linear/gemm_f32.wgsl";
+  return ctx.pipeline({prelude, choice.tile.prelude, decoder, "linear/gemm.wgsl"}, "gemm", constants);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
@@ -44,6 +74,8 @@ uint64_t gemm_family_min_workgroups() {
   return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 128;
 }
 
-uint64_t gemm_workgroups(uint64_t m, uint64_t n) { return gpu::div_up(m, kGemmTileM) * gpu::div_up(n, kGemmTileN); }
+uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n) {
+  return gpu::div_up(m, tile.bm) * gpu::div_up(n, tile.bn);
+}
 
 }  // namespace wgrt::ops
