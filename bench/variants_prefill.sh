@@ -14,7 +14,8 @@
 # PYTHONPATH=$PWD/.device/py:  WGRT=path/to/wgrt bash bench/variants_prefill.sh
 # Here (lavapipe): BENCH_LOCAL=1 PP=32 MODELS=smollm2 SKEL=... bash bench/variants_prefill.sh
 # Env: WGRT (default build/wgrt), PP (512), REPS (2), BUDGET_S (170),
-#      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton).
+#      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton),
+#      RUN_LIMIT_S (seconds per run, 30).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WGRT=${WGRT:-build/wgrt}
@@ -63,7 +64,8 @@ run() {
   shift
   local left=$((BUDGET_S - SECONDS - 5))
   if [ "$left" -lt 8 ]; then ROWS+=("| $m | $name | skipped (budget) | | |"); return; fi
-  local limit=$(( left < 30 ? left : 30 ))
+  local cap=${RUN_LIMIT_S:-30}
+  local limit=$(( left < cap ? left : cap ))
   local log="$RUN/$m-$name.log"
   env "${envs[@]}" timeout -k 3 "$limit" "$WGRT" bench --model "${MODEL_PATH[$m]}" -p "$PP" -n 0 -r "$REPS" \
       --max-seconds 4 --profile --top 60 "$@" >"$log" 2>&1
