@@ -77,7 +77,7 @@ run() {
       END { if (s > 0) printf "%.0f", s }')
   tf=""
   if [ -n "$gemm_us" ] && [ -n "${GF[$m]:-}" ]; then
-    tf=$(awk -v g="${GF[$m]}" -v us="$gemm_us" 'BEGIN { printf "%.1f", g / (us * 1e-6) / 1e3 }')
+    tf=$(awk -v g="${GF[$m]}" -v us="$gemm_us" 'BEGIN { printf "%.2f", g / (us * 1e-6) / 1e3 }')
   fi
   echo "=== $m $name: rc=$rc t=${SECONDS}s pp$PP=${tps:-?} tok/s, GEMM ${gemm_us:-?} us"
   [ $rc -ne 0 ] && tail -5 "$log"
