@@ -17,7 +17,8 @@
 #      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton),
 #      RUN_LIMIT_S (seconds per run, 30).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+# Run from the repository root (on the device this script may be a copy elsewhere).
+[ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
 PP=${PP:-512}
 REPS=${REPS:-2}
