@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Issue 18 A/B on the H200 in one call (under 3 minutes): pp512 of llama1b
 # Q4_0 and SmolLM2 Q4_1 (random weights, made in /tmp as bench/run_all.sh
-# makes them) with the old tiles of quant/linear.wgsl (default graph, and
-# --no-fuse) and with each tile of the GEMM family (linear/gemm.wgsl,
-# WGRT_GEMM_TILE) in f32 and f16 (WGRT_MATMUL). The family serves only the
-# unfused linears (no norm prologue / residual epilogue / split outputs yet),
-# so its rows run --no-fuse, every size on the family (WGRT_GEMM_MIN_WORKGROUPS=0),
-# compared with the old tiles' --no-fuse row. GEMM TFLOP/s = 2 * 512 * (weights
+# makes them) with the old tiles of quant/linear.wgsl (the default) and with
+# each tile of the GEMM family (linear/gemm.wgsl, WGRT_GEMM_TILE) in f32 and
+# f16 (WGRT_MATMUL), the fused graph, the family at every size
+# (WGRT_GEMM_MIN_WORKGROUPS=0); then the first tile and precision with the
+# default 128-workgroup threshold (smaller matrices on the old tiles), and
+# old tiles vs the family on the unfused graph (--no-fuse). GEMM TFLOP/s = 2 * 512 * (weights
 # of the per-layer matrices, read from the GGUF) / the pp512 profile's GEMM time
 # (rows "gemm" and "linear_ggml gemm ..."; the head runs on one row: a GEMV).
 #
 # On the device, after `source bench/device/env.sh .device` and
 # PYTHONPATH=$PWD/.device/py:  WGRT=path/to/wgrt bash bench/variants_prefill.sh
 # Here (lavapipe): BENCH_LOCAL=1 PP=32 MODELS=smollm2 SKEL=... bash bench/variants_prefill.sh
-# Env: WGRT (default build/wgrt), PP (512), REPS (2), BUDGET_S (170),
+# Env: WGRT (default build/wgrt), PP (512), REPS (2), BUDGET_S (172),
 #      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton),
 #      RUN_LIMIT_S (seconds per run, 30).
 set -uo pipefail
@@ -22,7 +22,7 @@ set -uo pipefail
 WGRT=${WGRT:-build/wgrt}
 PP=${PP:-512}
 REPS=${REPS:-2}
-BUDGET_S=${BUDGET_S:-170}
+BUDGET_S=${BUDGET_S:-172}
 MODELS=${MODELS:-llama1b smollm2}
 TILES=${TILES:-64x64_4x4 64x128_4x8 128x128_8x8 64x128_8x8}
 PRECS=${PRECS:-f32 f16}
@@ -90,13 +90,17 @@ for m in $MODELS; do
   [ -s "${MODEL_PATH[$m]}" ] || { ROWS+=("| $m | (no model file) | | | |"); continue; }
   GF[$m]=$(gflop "${MODEL_PATH[$m]}")
   echo "== $m: ${GF[$m]} GFLOP in the per-layer matrices at pp$PP"
-  run old-fused "$m" WGRT_MATMUL=auto --
-  run old-nofuse "$m" WGRT_MATMUL=auto -- --no-fuse
+  run old-tiles "$m" WGRT_MATMUL=auto --
   for tile in $TILES; do
     for prec in $PRECS; do
-      run "$tile-$prec" "$m" WGRT_MATMUL="$prec" WGRT_GEMM_TILE="$tile" WGRT_GEMM_MIN_WORKGROUPS=0 -- --no-fuse
+      run "$tile-$prec" "$m" WGRT_MATMUL="$prec" WGRT_GEMM_TILE="$tile" WGRT_GEMM_MIN_WORKGROUPS=0 --
     done
   done
+  first_tile=${TILES%% *} first_prec=${PRECS%% *}
+  run "$first_tile-$first_prec-min128" "$m" WGRT_MATMUL="$first_prec" WGRT_GEMM_TILE="$first_tile" --
+  run old-tiles-nofuse "$m" WGRT_MATMUL=auto -- --no-fuse
+  run "$first_tile-$first_prec-nofuse" "$m" WGRT_MATMUL="$first_prec" WGRT_GEMM_TILE="$first_tile" \
+      WGRT_GEMM_MIN_WORKGROUPS=0 -- --no-fuse
 done
 
 "$WGRT" info 2>/dev/null | grep -iE "device|f16" | head -3

@@ -56,7 +56,8 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
   const char* prelude = choice.precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
                         : choice.precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
                                                                       : "linear/gemm_f32.wgsl";
-  return ctx.pipeline({prelude, choice.tile.prelude, decoder, "linear/gemm.wgsl"}, "gemm", constants);
+  return ctx.pipeline({prelude, choice.tile.prelude, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"}, "gemm",
+                      constants);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
@@ -72,6 +73,10 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 uint64_t gemm_family_min_workgroups() {
   const char* v = std::getenv("WGRT_GEMM_MIN_WORKGROUPS");
   return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 128;
+}
+
+GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {
+  return {x, x, ctx.scratch(4, "gemm unused output"), ctx.scratch(4, "gemm unused output")};
 }
 
 uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n) {

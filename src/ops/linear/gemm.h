@@ -43,7 +43,7 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
 // "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's
-// override constants plus HAS_BIAS.
+// override constants plus HAS_BIAS (and HAS_NORM, HAS_RESIDUAL where set).
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants);
 
@@ -58,9 +58,24 @@ uint64_t gemm_family_min_workgroups();
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
 uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n);
 
-// The GEMM's params uniform (Params in gemm.wgsl, same as quant/linear.wgsl's).
+// The GEMM's params uniform (Params in quant/linear_io.wgsl, which gemm.wgsl
+// uses): plain() for one output without a norm.
 struct GemmParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
+  float eps = 0;
+  uint32_t split1 = 0, split2 = 0, pad = 0;
+  static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) {
+    return {m, n, k, row_words, 0.0f, n, n, 0};
+  }
 };
+static_assert(sizeof(GemmParams) == 32, "must match Params in quant/linear_io.wgsl");
+
+// Bindings 5-8 of gemm.wgsl (linear_io.wgsl) for an op without a norm, residual or split
+// outputs: `x` (read-only) for norm_w and residual, a scratch word each for
+// out1 and out2 (one buffer bound twice as read_write would alias).
+struct GemmUnusedBindings {
+  gpu::BufferBinding norm, residual, out1, out2;
+};
+GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x);
 
 }  // namespace wgrt::ops

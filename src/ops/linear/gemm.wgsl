@@ -19,24 +19,18 @@
 //
 // The accumulators are indexed by constants only (no loops over them): an
 // array indexed in a loop the driver does not unroll lives in local memory,
-// which is what made the first 8 x 8 version of this kernel 4-20x slower
-// than the 2 x 4 tiles of quant/linear.wgsl on the H200.
+// the suspected (unmeasured) cause of the first 8 x 8 version of this kernel
+// being 4-20x slower than the 2 x 4 tiles of quant/linear.wgsl on the H200.
+//
+// Bindings, Params and the epilogue come from quant/linear_io.wgsl
+// (prepended before this file, as for quant/linear.wgsl), with the fused
+// linears' optional parts: HAS_NORM (x RMS-normalized first:
+// staged x is multiplied by norm_w and each staging thread sums the squares
+// of its part of one row; the results are scaled by 1 / rms), HAS_BIAS,
+// HAS_RESIDUAL (+ residual[m, n]), and split outputs: columns [0, split1) to
+// out, [split1, split2) to out1, [split2, n) to out2 (split1 = split2 = n
+// when there is one output).
 // Workgroups: ceil(N / BN) * ceil(M / BM), possibly 2D-folded.
-
-override HAS_BIAS: bool = false;
-
-struct Params {
-  m: u32,          // live rows of x
-  n: u32,          // output features (weight rows)
-  k: u32,          // input features, a multiple of 32
-  row_words: u32,  // words per weight row
-}
-
-@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> w: array<u32>;
-@group(0) @binding(2) var<storage, read> bias: array<f32>;
-@group(0) @binding(3) var<storage, read_write> out: array<f32>;
-@group(0) @binding(4) var<uniform> params: Params;
 
 const BK: u32 = 32u;
 const THREADS: u32 = (BM / TM) * (BN / TN);
@@ -44,10 +38,14 @@ const XLOADS: u32 = BM * BK / 4u / THREADS;  // vec4s of x per thread per tile: 
 
 var<workgroup> xs: array<vec4<FT>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> ws: array<vec4<FT>, BK * BN / 4u>;  // [k][n / 4]
+var<workgroup> row_squares: array<f32, THREADS>;   // HAS_NORM: per staging thread
 
-// Row and vec4 of x that thread tid stages in its r-th load: two threads per
-// 32-byte sector of a row (coalesced), rows consecutive across the subgroup
-// (at most 2-way bank conflicts on the transposed store).
+// Row and vec4 of x that thread tid stages in its r-th load (e = tid + r *
+// THREADS): two threads per 32-byte sector of a row (coalesced), rows
+// consecutive across the subgroup (at most 2-way bank conflicts on the
+// transposed store). THREADS is a multiple of 2 * BM, so a thread stages the
+// same row in every load: row r is staged by threads 2r + j % 2 + 2BM (j / 2),
+// j < THREADS / BM.
 fn x_row(e: u32) -> u32 { return (e / 2u) % BM; }
 fn x_vec(e: u32) -> u32 { return e % 2u + 2u * (e / (2u * BM)); }
 
@@ -56,26 +54,34 @@ fn load_x(m0: u32, e: u32, unit: u32) -> vec4<f32> {
   return select(vec4<f32>(0.0), x[min(m, params.m - 1u) * (params.k / 4u) + unit * 8u + x_vec(e)], m < params.m);
 }
 
-// Staged x element e (x_row, x_vec) into xs, transposed.
-fn stage_x(e: u32, xv: vec4<f32>) {
+// Staged x element e (x_row, x_vec) of K tile `unit` into xs, transposed.
+fn stage_x(e: u32, unit: u32, xv: vec4<f32>) {
   let row = x_row(e);
   let kb = 4u * x_vec(e);
-  let v = vec4<FT>(xv);
+  var v = vec4<FT>(xv);
+  if (HAS_NORM) { v = vec4<FT>(xv * norm_w[unit * 8u + x_vec(e)]); }
   xs[kb * (BM / 4u) + row / 4u][row % 4u] = v.x;
   xs[(kb + 1u) * (BM / 4u) + row / 4u][row % 4u] = v.y;
   xs[(kb + 2u) * (BM / 4u) + row / 4u][row % 4u] = v.z;
   xs[(kb + 3u) * (BM / 4u) + row / 4u][row % 4u] = v.w;
 }
 
-// Four results of row m (absolute), columns n..n+3 (absolute).
-fn store4(m: u32, n: u32, v: vec4<f32>) {
+// HAS_NORM: 1 / rms of the workgroup's row `row` (after row_squares is filled).
+fn row_scale(row: u32) -> f32 {
+  var s = 0.0;
+  for (var j = 0u; j < THREADS / BM; j++) { s += row_squares[2u * row + j % 2u + 2u * BM * (j / 2u)]; }
+  return inverseSqrt(s / f32(params.k) + params.eps);
+}
+
+// Four results of row m0 + row, columns n..n+3 (absolute), scaled by the
+// norm, through linear_io.wgsl's epilogue (bias, residual, split outputs).
+fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
+  let m = m0 + row;
   if (m >= params.m) { return; }
+  var scale = 1.0;
+  if (HAS_NORM) { scale = row_scale(row); }
   for (var c = 0u; c < 4u; c++) {
-    if (n + c < params.n) {
-      var r = v[c];
-      if (HAS_BIAS) { r += bias[n + c]; }
-      out[m * params.n + n + c] = r;
-    }
+    if (n + c < params.n) { store_result(m, n + c, v[c] * scale); }
   }
 }
 
@@ -107,6 +113,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     xv3 = load_x(m0, tid + 3u * THREADS, 0u);
   }
   if (wvalid) { decode_unit(wbase, 0u, &wv); }
+  var squares = 0.0;  // HAS_NORM: of the x this thread stages (one row)
 
   // Slot 8 * a + 4 * b + i: row vec a (0: tm, 1: tm + BM/8) component i,
   // column vec b (0: tn, 1: tn + BN/8).
@@ -123,11 +130,13 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         ws[(4u * j + 3u) * (BN / 4u) + tid / 4u][tid % 4u] = v.w;
       }
     }
-    stage_x(tid, xv0);
-    stage_x(tid + THREADS, xv1);
+    stage_x(tid, u, xv0);
+    stage_x(tid + THREADS, u, xv1);
+    if (HAS_NORM) { squares += dot(xv0, xv0) + dot(xv1, xv1); }
     if (XLOADS > 2u) {
-      stage_x(tid + 2u * THREADS, xv2);
-      stage_x(tid + 3u * THREADS, xv3);
+      stage_x(tid + 2u * THREADS, u, xv2);
+      stage_x(tid + 3u * THREADS, u, xv3);
+      if (HAS_NORM) { squares += dot(xv2, xv2) + dot(xv3, xv3); }
     }
     workgroupBarrier();
     // The next tile into registers while this one is multiplied.
@@ -196,18 +205,26 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     acc[14] = vec4<f32>(p[14]); acc[15] = vec4<f32>(p[15]);
   }
 
-  let ma = m0 + 4u * tm;
-  let mb = m0 + BM / 2u + 4u * tm;
+  if (HAS_NORM) {
+    row_squares[tid] = squares;
+    workgroupBarrier();
+  }
+  let ma = 4u * tm;
+  let mb = BM / 2u + 4u * tm;
   let na = n0 + 4u * tn;
   let nb = n0 + BN / 2u + 4u * tn;
-  store4(ma, na, acc[0]); store4(ma + 1u, na, acc[1]); store4(ma + 2u, na, acc[2]); store4(ma + 3u, na, acc[3]);
+  store4(m0, ma, na, acc[0]); store4(m0, ma + 1u, na, acc[1]);
+  store4(m0, ma + 2u, na, acc[2]); store4(m0, ma + 3u, na, acc[3]);
   if (TN == 8u) {
-    store4(ma, nb, acc[4]); store4(ma + 1u, nb, acc[5]); store4(ma + 2u, nb, acc[6]); store4(ma + 3u, nb, acc[7]);
+    store4(m0, ma, nb, acc[4]); store4(m0, ma + 1u, nb, acc[5]);
+    store4(m0, ma + 2u, nb, acc[6]); store4(m0, ma + 3u, nb, acc[7]);
   }
   if (TM == 8u) {
-    store4(mb, na, acc[8]); store4(mb + 1u, na, acc[9]); store4(mb + 2u, na, acc[10]); store4(mb + 3u, na, acc[11]);
+    store4(m0, mb, na, acc[8]); store4(m0, mb + 1u, na, acc[9]);
+    store4(m0, mb + 2u, na, acc[10]); store4(m0, mb + 3u, na, acc[11]);
     if (TN == 8u) {
-      store4(mb, nb, acc[12]); store4(mb + 1u, nb, acc[13]); store4(mb + 2u, nb, acc[14]); store4(mb + 3u, nb, acc[15]);
+      store4(m0, mb, nb, acc[12]); store4(m0, mb + 1u, nb, acc[13]);
+      store4(m0, mb + 2u, nb, acc[14]); store4(m0, mb + 3u, nb, acc[15]);
     }
   }
 }

@@ -94,13 +94,14 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   GemmChoice choice;
   const bool family = k % 32 == 0 && gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
+  const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
   const DispatchId d_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "linear/q4gsw_unit.wgsl",
                                           {{"GROUP_SIZE", double(group_size)},
                                            {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
                                            {"HAS_BIAS", bias_flag}}),
                             {x_data, ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
-                             ctx.tensor(scales)},
+                             unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
                             kGemmLabel)
              : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
 
@@ -117,7 +118,7 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
     dims.back() = p.n;
     r.set_dims(out, dims);
     r.write_uniform(u, p);
-    if (family) r.write_uniform(family_u, GemmParams{p.m, p.n, p.k, p.k / 8});
+    if (family) r.write_uniform(family_u, GemmParams::plain(p.m, p.n, p.k, p.k / 8));
     const bool one_row = p.m == 1;
     r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(p.n, kGemvRows) : 0));
     const uint64_t gemm_groups = family ? gemm_workgroups(choice.tile, p.m, p.n) : gpu::div_up(p.m, kTile) * p.tiles_n;

@@ -15,13 +15,14 @@
 //
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
 // M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (its
-// tile, the graph's matmul precision) and linear.wgsl's 32 x 64 f32 tiles,
+// tile, the graph's matmul precision; with the same RMSNorm prologue,
+// residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32 tiles,
 // which serve where the family would have fewer than
 // gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
 // large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
-// workgroup memory, and for the fused and split variants (the family has no
-// RMSNorm prologue, residual epilogue or split outputs yet). The hook gives
-// the one that fits the live shape its workgroups and the others none.
+// workgroup memory, and while the family is not the default (Auto precision).
+// The hook gives the one that fits the live shape its workgroups and the
+// others none.
 #include <algorithm>
 
 #include "gpu/workgroups.h"
@@ -166,18 +167,14 @@ void lower_with(OpContext& ctx, const Slots& s) {
                              (has_residual ? " +residual" : "");
   const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
   const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
-  const bool fused = has_norm || has_residual || has_out1;
+  // The family has the same bindings, Params and optional parts.
+  static_assert(sizeof(LinearParams) == sizeof(GemmParams));
   GemmChoice choice;
-  const bool family = !fused && gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
-  DispatchId family_gemm = gemm;
-  if (family) {
-    gpu::OverrideConstants gemm_constants = decode_constants(layout);
-    gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
-    const auto family_bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out),
-                                  ctx.uniform_binding(u)};
-    family_gemm = ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", gemm_constants),
-                               family_bindings, kGemmLabel);
-  }
+  const bool family = gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  const DispatchId family_gemm =
+      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), bindings,
+                            std::string(kGemmLabel) + suffix)
+             : gemm;
   const uint64_t min_workgroups = gemm_family_min_workgroups();
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
