@@ -15,7 +15,8 @@
 # Here (lavapipe): BENCH_LOCAL=1 PP=32 MODELS=smollm2 SKEL=... bash bench/variants_prefill.sh
 # Env: WGRT (default build/wgrt), PP (512), REPS (2), BUDGET_S (172),
 #      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton),
-#      RUN_LIMIT_S (seconds per run, 30).
+#      RUN_LIMIT_S (seconds per run, 30), SET (tiles: the rows above;
+#      default: the default path, WGRT_GEMM_FAMILY=0, WGRT_MATMUL=f32, f16acc).
 set -uo pipefail
 # Run from the repository root (on the device this script may be a copy elsewhere).
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
@@ -27,6 +28,7 @@ MODELS=${MODELS:-llama1b smollm2}
 TILES=${TILES:-64x64_4x4 64x128_4x8 128x128_8x8 64x128_8x8}
 PRECS=${PRECS:-f32 f16}
 SKEL=${SKEL:-.device/bench/smollm2-135m-q4_1.skel.gguf}
+SET=${SET:-tiles}
 RUN=/tmp/variants-prefill
 rm -rf "$RUN" && mkdir -p "$RUN"
 export PYTHONUNBUFFERED=1
@@ -90,15 +92,25 @@ for m in $MODELS; do
   [ -s "${MODEL_PATH[$m]}" ] || { ROWS+=("| $m | (no model file) | | | |"); continue; }
   GF[$m]=$(gflop "${MODEL_PATH[$m]}")
   echo "== $m: ${GF[$m]} GFLOP in the per-layer matrices at pp$PP"
-  run old-tiles "$m" WGRT_MATMUL=auto --
+  if [ "$SET" = default ]; then
+    # The default path after the first H200 round (family, f16 where offered,
+    # tile by matrix size) against the old tiles and the other precisions.
+    run default "$m" --
+    run old-tiles "$m" WGRT_GEMM_FAMILY=0 --
+    run default-f32 "$m" WGRT_MATMUL=f32 --
+    run default-f16acc "$m" WGRT_MATMUL=f16acc --
+    continue
+  fi
+  run old-tiles "$m" WGRT_GEMM_FAMILY=0 --
   for tile in $TILES; do
     for prec in $PRECS; do
       run "$tile-$prec" "$m" WGRT_MATMUL="$prec" WGRT_GEMM_TILE="$tile" WGRT_GEMM_MIN_WORKGROUPS=0 --
     done
   done
   first_tile=${TILES%% *} first_prec=${PRECS%% *}
-  run "$first_tile-$first_prec-min128" "$m" WGRT_MATMUL="$first_prec" WGRT_GEMM_TILE="$first_tile" --
-  run old-tiles-nofuse "$m" WGRT_MATMUL=auto -- --no-fuse
+  run "$first_tile-$first_prec-min128" "$m" WGRT_MATMUL="$first_prec" WGRT_GEMM_TILE="$first_tile" \
+      WGRT_GEMM_MIN_WORKGROUPS=128 --
+  run old-tiles-nofuse "$m" WGRT_GEMM_FAMILY=0 -- --no-fuse
   run "$first_tile-$first_prec-nofuse" "$m" WGRT_MATMUL="$first_prec" WGRT_GEMM_TILE="$first_tile" \
       WGRT_GEMM_MIN_WORKGROUPS=0 -- --no-fuse
 done

@@ -26,23 +26,34 @@ const GemmTile* find_gemm_tile(std::string_view name) {
   return nullptr;
 }
 
-const GemmTile& gemm_tile() {
+const GemmTile& gemm_tile(uint64_t n, uint64_t k) {
   const char* v = std::getenv("WGRT_GEMM_TILE");
-  if (v == nullptr || *v == 0) return kTiles[0];
+  if (v == nullptr || *v == 0) {
+    // Measured on the H200 (bench/RESULTS.md, 2026-12-01 third run, f16):
+    // llama1b's matrices (N x K >= 2048 x 2048) ran fastest on 64 x 128
+    // tiles (pp512 9,128 tok/s vs 8,402 on 64 x 64), SmolLM2's (at most
+    // 3072 x 576) on 64 x 64 (25,902 vs 22,431): more workgroups for the
+    // small ones. The 4M-weight threshold separates those two models only.
+    return n * k >= (uint64_t{4} << 20) ? kTiles[3] : kTiles[0];
+  }
   if (const GemmTile* t = find_gemm_tile(v)) return *t;
   std::string known;
   for (const GemmTile& t : kTiles) known += std::string(known.empty() ? "" : ", ") + t.name;
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
 }
 
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
-  // Auto keeps the older kernels: on the H200 (2026-12-01, bench/RESULTS.md)
-  // the first version of this family took 4.2 ms per llama1b prefill linear
-  // against 0.2-2 ms for linear.wgsl's 32 x 64 tiles. An explicit precision
-  // (WGRT_MATMUL, LoadOptions::matmul_precision) selects it.
-  if (wanted == MatmulPrecision::Auto) return false;
-  chosen.tile = gemm_tile();
-  chosen.precision = device.features().shader_f16 ? wanted : MatmulPrecision::F32;
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen) {
+  // The family is the prefill GEMM by default since its tiles were
+  // measured faster than quant/linear.wgsl's on the H200 (f16: llama1b pp512
+  // 9,128 vs 4,540 tok/s, SmolLM2 25,902 vs 21,524; f32: 6,334-7,054 and
+  // 18,493-22,420). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
+  const char* off = std::getenv("WGRT_GEMM_FAMILY");
+  if (off != nullptr && std::string(off) == "0") return false;
+  chosen.tile = gemm_tile(n, k);
+  const bool f16 = device.features().shader_f16;
+  chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
+                     : f16                           ? wanted
+                                                     : MatmulPrecision::F32;
   // xs (BM x 32) + ws (BN x 32) in FT.
   const uint32_t bytes =
       (chosen.tile.bm + chosen.tile.bn) * 32 * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
@@ -72,7 +83,7 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 
 uint64_t gemm_family_min_workgroups() {
   const char* v = std::getenv("WGRT_GEMM_MIN_WORKGROUPS");
-  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 128;
+  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 0;
 }
 
 GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {

@@ -21,10 +21,11 @@ struct GemmTile {
   const char* prelude;  // linear/gemm_tile_*.wgsl
 };
 
-// The tile named by WGRT_GEMM_TILE (read at each call: ops read it when they
-// are lowered), 64x64_4x4 when unset. Throws wgrt::Error naming the known
-// tiles for any other value.
-const GemmTile& gemm_tile();
+// The tile for an N x K weight matrix: the one WGRT_GEMM_TILE names (read at
+// each call: ops read it when they are lowered), else 64x128_8x8 from 4M
+// weights up and 64x64_4x4 below (measured, see gemm.cpp). Throws
+// wgrt::Error naming the known tiles for an unknown name.
+const GemmTile& gemm_tile(uint64_t n, uint64_t k);
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
 
@@ -34,12 +35,12 @@ struct GemmChoice {
   GemmTile tile{};
 };
 
-// Whether the family serves this graph, and in which precision and tile:
-// not for Auto (the old kernels stay the default until the family is measured
-// faster); F16 and F16Acc fall back to F32 without shader-f16 (fail-open);
-// false when the device lacks the tile's workgroup memory (the op then keeps
-// its own GEMM).
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
+// Whether the family serves an N x K linear of this graph, and in which
+// precision and tile: Auto is F16 where the device offers shader-f16, F32
+// otherwise; F16 and F16Acc fall back to F32 without it (fail-open). False
+// with WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's
+// workgroup memory or threads (the op then keeps its own GEMM).
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen);
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
 // "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's
@@ -51,8 +52,8 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
 const char* matmul_precision_name(MatmulPrecision precision);
 
 // Ops that also have a smaller-tile GEMM use it below this many family
-// workgroups, where more workgroups fill a large GPU better: 128 (a guess
-// for 100+ compute units, unmeasured), or WGRT_GEMM_MIN_WORKGROUPS.
+// workgroups: 0 (the family measured faster at every size on the H200, also
+// for SmolLM2's 72-workgroup matrices), or WGRT_GEMM_MIN_WORKGROUPS.
 uint64_t gemm_family_min_workgroups();
 
 // Workgroups for an M x N output (to fold with ResizeContext::fold).

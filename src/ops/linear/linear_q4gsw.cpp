@@ -92,7 +92,10 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
   GemmChoice choice;
-  const bool family = k % 32 == 0 && gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  // Auto keeps this op's own GEMM: the family's default was measured on
+  // GGUF linears only (bench/RESULTS.md).
+  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), uint64_t(ctx.max_dims(w)[0]), k, choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
   const DispatchId d_gemm =

@@ -99,7 +99,10 @@ void lower_linear(OpContext& ctx) {
       ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants), bindings, kMatmulGemvLabel);
   const int64_t n = ctx.max_dims(w)[0], k = ctx.max_dims(w)[1];
   GemmChoice choice;
-  const bool family = k % 32 == 0 && gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  // Auto keeps this op's own GEMM: the family's default was measured on
+  // GGUF linears only (bench/RESULTS.md).
+  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), uint64_t(n), uint64_t(k), choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   DispatchId d_gemm;
   if (family) {

@@ -170,7 +170,8 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
   GemmChoice choice;
-  const bool family = gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  const bool family =
+      gemm_choose(ctx.device(), ctx.matmul_precision(), n, static_cast<uint64_t>(ctx.max_dims(x).back()), choice);
   const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), bindings,
                             std::string(kGemmLabel) + suffix)
