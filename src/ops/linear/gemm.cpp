@@ -43,10 +43,10 @@ const GemmTile& gemm_tile(uint64_t n, uint64_t k) {
 }
 
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen) {
-  // The family is the prefill GEMM by default since its tiles were
-  // measured faster than quant/linear.wgsl's on the H200 (f16: llama1b pp512
-  // 9,128 vs 4,540 tok/s, SmolLM2 25,902 vs 21,524; f32: 6,334-7,054 and
-  // 18,493-22,420). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
+  // The family is the prefill GEMM by default since it was measured faster
+  // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
+  // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and
+  // 22,021). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
   const char* off = std::getenv("WGRT_GEMM_FAMILY");
   if (off != nullptr && std::string(off) == "0") return false;
   chosen.tile = gemm_tile(n, k);
