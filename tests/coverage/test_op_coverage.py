@@ -1,7 +1,7 @@
 """Operator coverage against ExecuTorch's VulkanPartitioner (issue 12).
 
 Every operator the partitioner delegates and wgrt's scope covers
-(tools/export/vulkan_ops.py: all but the quantized and training ones) must
+(tools/export/vulkan_ops.py: all of them since issue 16) must
 either be run by wgrt (`wgrt ops`) and appear in at least one conformance
 fixture's Vulkan graph (tests/fixtures/pte/**.json, each checked against
 torch by the C++ suite), or be listed in known_missing.txt. The list is read

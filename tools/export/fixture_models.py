@@ -29,6 +29,10 @@ class Spec:
     # ATen ops kept out of to_edge's decomposition (EdgeCompileConfig.preserve_ops):
     # lowers with to_edge(...).to_backend(VulkanPartitioner) instead
     preserve_ops: Optional[list] = None
+    # Tag every operator for ExecuTorch's VulkanBackend instead of asking
+    # VulkanPartitioner (hand_partition.py): for registry ops its dtype gate
+    # never lets through (the training ops' uint8 weights and codes)
+    hand_partition: bool = False
     seed: int = 0
     strict: bool = True                       # torch.export's strict mode (PT2E modules: False)
     atol: float = 1e-4
