@@ -85,13 +85,15 @@ def lower(spec):
     partitioner = (HandVulkanPartitioner if spec.hand_partition else VulkanPartitioner)(
         compile_options=spec.compile_options)
     program = exported if len(exported) > 1 else next(iter(exported.values()))
-    if spec.preserve_ops:
+    if spec.preserve_ops or spec.edge_config:
         # The other documented flow: to_edge keeping the listed ATen ops out of
         # the core-ATen decomposition (which to_edge_transform_and_lower does
         # not honour), then to_backend. It reaches ops such as max_pool2d and
-        # t_copy that the one-call flow always decomposes.
+        # t_copy that the one-call flow always decomposes, and with
+        # _skip_dim_order the non-dim-order casts (aten._to_copy).
         edge = to_edge(program, compile_config=EdgeCompileConfig(
-            _check_ir_validity=False, preserve_ops=spec.preserve_ops)).to_backend(partitioner)
+            _check_ir_validity=False, preserve_ops=spec.preserve_ops or [],
+            **(spec.edge_config or {}))).to_backend(partitioner)
     else:
         edge = to_edge_transform_and_lower(program, partitioner=[partitioner])
     config = ExecutorchBackendConfig(**(spec.backend_config or {}))
