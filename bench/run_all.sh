@@ -133,13 +133,16 @@ for m in $MODELS; do
   step "wgrt-$m-cpu-sampling" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --cpu-sampling
   step "wgrt-$m-generate" 60 "$D/wgrt" generate --model "$model" "The capital of France is" -n "$TG" --temp 0 \
        --ignore-eos
-  # Issue 18 A/B: pp512 with each GEMM precision (the default is f16 where the
-  # device offers shader-f16) and without flash attention; tg128 at position
+  # Issue 18 A/B: pp512 with each GEMM precision of the GEMM family (the
+  # default is f16 where the device offers shader-f16), with linear.wgsl's old
+  # tiles (WGRT_GEMM_FAMILY=0) and without flash attention; tg128 at position
   # 2048 with the f32 and the f16 KV cache.
   for prec in f32 f16 f16acc; do
     WGRT_MATMUL=$prec step "wgrt-$m-pp-$prec" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
         --max-seconds 10 --profile --top 6
   done
+  WGRT_GEMM_FAMILY=0 step "wgrt-$m-pp-old-tiles" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
+      --max-seconds 10 --profile --top 6
   WGRT_FLASH_ATTENTION=0 step "wgrt-$m-pp-no-flash" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
       --max-seconds 10
   for kv in "" --kv-f16; do

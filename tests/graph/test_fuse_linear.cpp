@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
@@ -166,22 +167,18 @@ TEST(FuseLinear, PreconditionsKeepOpsAsTheyAre) {
 }
 
 class FuseLinearGpu : public test::GpuTest, public ::testing::WithParamInterface<uint32_t> {};
+class FuseLinearGpuTiles : public test::GpuTest {};
 
 // The same layer loaded with and without the passes: logits agree for a
 // decode step (the GEMV) and a 5-token prompt (the tiled GEMM).
-TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
-  const uint32_t type = GetParam();
-  const bool k_quant = ops::find_quant_layout(type)->block_elems == 256;
-  // K not a multiple of 256 for the 32-element formats; rows off the GEMV's
-  // rows per workgroup and the GEMM's 64-wide tiles.
-  const LayerShape s{type, k_quant ? 512 : 608, k_quant ? 768 : 352, 37, 6, /*qk_bias=*/type == 2};
+void expect_fused_matches_unfused(gpu::Device& device, const LayerShape& s, std::initializer_list<int64_t> rows) {
   LoadOptions on, off;
   on.fuse = true;
   off.fuse = false;
-  auto fused = ExecutableGraph::load(device(), build_layer(s), on);
-  auto plain = ExecutableGraph::load(device(), build_layer(s), off);
+  auto fused = ExecutableGraph::load(device, build_layer(s), on);
+  auto plain = ExecutableGraph::load(device, build_layer(s), off);
   EXPECT_LT(fused->dispatch_count(), plain->dispatch_count());
-  for (int64_t m : {int64_t{1}, int64_t{5}}) {
+  for (int64_t m : rows) {
     SCOPED_TRACE("M=" + std::to_string(m));
     const auto xs = test::random_floats(m * s.d, uint32_t(m + 40));
     const HostTensorView in[] = {test::f32_view(xs, {1, m, s.d})};
@@ -196,6 +193,29 @@ TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
     EXPECT_GT(scale, 0.0);
     EXPECT_LT(worst, 2e-5 * scale + 1e-6) << "largest |logit| " << scale;
   }
+}
+
+TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
+  const uint32_t type = GetParam();
+  const bool k_quant = ops::find_quant_layout(type)->block_elems == 256;
+  // K not a multiple of 256 for the 32-element formats; rows off the GEMV's
+  // rows per workgroup and the GEMM's 64-wide tiles.
+  expect_fused_matches_unfused(device(), {type, k_quant ? 512 : 608, k_quant ? 768 : 352, 37, 6, type == 2}, {1, 5});
+}
+
+// The GEMM family's norm prologue, residual epilogue and split outputs with
+// the two ways its tiles share a row's squares (4 staging threads per row:
+// 64x64_4x4; 2: 128x128_8x8) at M = 131 (several row tiles, a partial one);
+// split boundaries (352, 704) inside column tiles. The unfused graph runs
+// the family without those parts (tested against float64 in
+// tests/ops/test_quant_linear.cpp).
+TEST_F(FuseLinearGpuTiles, FusedMatchesUnfusedForEveryNormLayout) {
+  for (const char* tile : {"64x64_4x4", "128x128_8x8"}) {
+    SCOPED_TRACE(tile);
+    setenv("WGRT_GEMM_TILE", tile, 1);
+    expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
+  }
+  unsetenv("WGRT_GEMM_TILE");
 }
 
 // Three formats: the fused kernels are the GEMV/GEMM skeleton with the

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -12,6 +13,7 @@
 #include "graph/executable_graph.h"
 #include "host_tensors.h"
 #include "import/gguf/dequantize.h"
+#include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"
 #include "wgrt/error.h"
@@ -112,6 +114,38 @@ TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
   std::printf("[ bound    ] %s F16Acc GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
 }
 
+// Every tile shape of the GEMM family (WGRT_GEMM_TILE, read when the op is
+// lowered) at M = 131 and N = 150 (more than one workgroup each way, partial
+// last tiles for every shape) and an odd number of 32-element units, in f32
+// and f16. Two formats (a 32-element block, a 256-element super-block): the
+// tiles share every format's decode_unit, and each format with the default
+// tile is tested above (each pipeline takes seconds to compile on lavapipe).
+class GemmTileTest : public QuantLinearTest {};
+TEST_P(GemmTileTest, EveryTileMatches) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  for (const char* tile : {"64x64_4x4", "64x128_4x8", "128x128_8x8", "64x128_8x8"}) {
+    SCOPED_TRACE(tile);
+    ASSERT_NE(ops::find_gemm_tile(tile), nullptr);
+    setenv("WGRT_GEMM_TILE", tile, 1);
+    check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131);
+    check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
+  }
+  unsetenv("WGRT_GEMM_TILE");
+}
+
+TEST(GemmTile, UnknownNameIsRefused) {
+  setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
+  try {
+    ops::gemm_tile(1, 1);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_TILE: unknown tile '32x32_2x2' (known: 64x64_4x4"),
+              std::string::npos)
+        << e.what();
+  }
+  unsetenv("WGRT_GEMM_TILE");
+}
+
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
@@ -205,6 +239,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
                                            Case{6, "Q5_0"}, Case{7, "Q5_1"}, Case{8, "Q8_0"}, Case{10, "Q2_K"},
                                            Case{11, "Q3_K"}, Case{12, "Q4_K"}, Case{13, "Q5_K"}, Case{14, "Q6_K"},
                                            Case{20, "IQ4_NL"}, Case{23, "IQ4_XS"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Formats, GemmTileTest, ::testing::Values(Case{2, "Q4_0"}, Case{14, "Q6_K"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -5,6 +5,11 @@ import os
 
 import pytest
 
+# Logits are compared with fp32 references at f32 tolerances: prefill GEMMs in
+# f32 (the default is f16 where the device offers shader-f16, lavapipe included;
+# tests/e2e/test_smollm2_reference.py measures that one).
+os.environ.setdefault("WGRT_MATMUL", "f32")
+
 wgrt = pytest.importorskip("wgrt", reason="the wgrt package is not installed: run scripts/setup.sh")
 
 

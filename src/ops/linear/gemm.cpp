@@ -1,32 +1,74 @@
 #include "ops/linear/gemm.h"
 
 #include <cstdlib>
+#include <string>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
+#include "wgrt/error.h"
 
 namespace wgrt::ops {
+namespace {
 
-bool gemm_precision_for(const gpu::Device& device, MatmulPrecision wanted, MatmulPrecision& chosen) {
-  // Auto keeps the older kernels: on the H200 (2026-12-01, bench/RESULTS.md)
-  // this family took 4.2 ms per llama1b prefill linear against 0.2-2 ms for
-  // linear.wgsl's 32 x 64 tiles. An explicit precision (WGRT_MATMUL,
-  // LoadOptions::matmul_precision) selects it until it is tuned.
-  if (wanted == MatmulPrecision::Auto) return false;
-  const bool f16 = device.features().shader_f16;
-  chosen = wanted;
-  if (!f16) chosen = MatmulPrecision::F32;
-  // xs (BM x 32) + ws (BN x 32) in FT.
-  const uint32_t bytes = (kGemmTileM + kGemmTileN) * 32 * (chosen == MatmulPrecision::F32 ? 4 : 2);
-  return device.limits().max_compute_workgroup_storage_size >= bytes;
+constexpr GemmTile kTiles[] = {
+    {64, 64, 4, 4, "64x64_4x4", "linear/gemm_tile_64x64_4x4.wgsl"},
+    {64, 128, 4, 8, "64x128_4x8", "linear/gemm_tile_64x128_4x8.wgsl"},
+    {128, 128, 8, 8, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
+    {64, 128, 8, 8, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
+};
+
+}  // namespace
+
+const GemmTile* find_gemm_tile(std::string_view name) {
+  for (const GemmTile& t : kTiles) {
+    if (name == t.name) return &t;
+  }
+  return nullptr;
 }
 
-const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const char* decoder, MatmulPrecision precision,
+const GemmTile& gemm_tile(uint64_t n, uint64_t k) {
+  const char* v = std::getenv("WGRT_GEMM_TILE");
+  if (v == nullptr || *v == 0) {
+    // Measured on the H200 (bench/RESULTS.md, 2026-12-01 third run, f16):
+    // llama1b's matrices (N x K >= 2048 x 2048) ran fastest on 64 x 128
+    // tiles (pp512 9,128 tok/s vs 8,402 on 64 x 64), SmolLM2's (at most
+    // 3072 x 576) on 64 x 64 (25,902 vs 22,431): more workgroups for the
+    // small ones. The 4M-weight threshold separates those two models only.
+    return n * k >= (uint64_t{4} << 20) ? kTiles[3] : kTiles[0];
+  }
+  if (const GemmTile* t = find_gemm_tile(v)) return *t;
+  std::string known;
+  for (const GemmTile& t : kTiles) known += std::string(known.empty() ? "" : ", ") + t.name;
+  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
+}
+
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen) {
+  // The family is the prefill GEMM by default since it was measured faster
+  // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
+  // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and
+  // 22,021). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
+  const char* off = std::getenv("WGRT_GEMM_FAMILY");
+  if (off != nullptr && std::string(off) == "0") return false;
+  chosen.tile = gemm_tile(n, k);
+  const bool f16 = device.features().shader_f16;
+  chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
+                     : f16                           ? wanted
+                                                     : MatmulPrecision::F32;
+  // xs (BM x 32) + ws (BN x 32) in FT.
+  const uint32_t bytes =
+      (chosen.tile.bm + chosen.tile.bn) * 32 * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
+  const uint32_t threads = (chosen.tile.bm / chosen.tile.tm) * (chosen.tile.bn / chosen.tile.tn);
+  return device.limits().max_compute_workgroup_storage_size >= bytes &&
+         device.limits().max_compute_invocations_per_workgroup >= threads;
+}
+
+const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants) {
-  const char* prelude = precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
-                        : precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
-                                                               : "linear/gemm_f32.wgsl";
-  return ctx.pipeline({prelude, decoder, "linear/gemm.wgsl"}, "gemm", constants);
+  const char* prelude = choice.precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
+                        : choice.precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
+                                                                      : "linear/gemm_f32.wgsl";
+  return ctx.pipeline({prelude, choice.tile.prelude, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"}, "gemm",
+                      constants);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {
@@ -41,9 +83,15 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 
 uint64_t gemm_family_min_workgroups() {
   const char* v = std::getenv("WGRT_GEMM_MIN_WORKGROUPS");
-  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 128;
+  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 0;
 }
 
-uint64_t gemm_workgroups(uint64_t m, uint64_t n) { return gpu::div_up(m, kGemmTileM) * gpu::div_up(n, kGemmTileN); }
+GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {
+  return {x, x, ctx.scratch(4, "gemm unused output"), ctx.scratch(4, "gemm unused output")};
+}
+
+uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n) {
+  return gpu::div_up(m, tile.bm) * gpu::div_up(n, tile.bn);
+}
 
 }  // namespace wgrt::ops

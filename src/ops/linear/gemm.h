@@ -1,43 +1,82 @@
 // The prefill GEMM family (linear/gemm.wgsl): one tiled kernel for every
 // weight format with a WGSL `decode_unit`, in the precision the graph asks
-// for. Ops record it beside their GEMV and give it workgroups when M > 1.
+// for and one of a few tile shapes. Ops record it beside their GEMV and give
+// it workgroups when M > 1.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "graph/op_context.h"
 
 namespace wgrt::ops {
 
-inline constexpr uint32_t kGemmTileM = 64, kGemmTileN = 128;  // BM, BN in gemm.wgsl
 inline constexpr const char* kGemmLabel = "gemm";
 
-// The precision the kernel will use on this device: Auto is F16 where the
-// device offers shader-f16; F16 and F16Acc fall back to F32 without it
-// (fail-open). F32 needs 24 KiB of workgroup memory; returns false when the
-// device has less for the chosen precision (the op then keeps its own GEMM).
-bool gemm_precision_for(const gpu::Device& device, MatmulPrecision wanted, MatmulPrecision& chosen);
+// A tile shape of gemm.wgsl: BM x BN outputs per workgroup, TM x TN per
+// thread (each 4 or 8; BN / TN = 16), and its prelude file.
+struct GemmTile {
+  uint32_t bm, bn, tm, tn;
+  const char* name;     // what WGRT_GEMM_TILE takes, e.g. "64x64_4x4"
+  const char* prelude;  // linear/gemm_tile_*.wgsl
+};
+
+// The tile for an N x K weight matrix: the one WGRT_GEMM_TILE names (read at
+// each call: ops read it when they are lowered), else 64x128_8x8 from 4M
+// weights up and 64x64_4x4 below (measured, see gemm.cpp). Throws
+// wgrt::Error naming the known tiles for an unknown name.
+const GemmTile& gemm_tile(uint64_t n, uint64_t k);
+// The tile called `name`, or nullptr.
+const GemmTile* find_gemm_tile(std::string_view name);
+
+// What an op lowering the family uses.
+struct GemmChoice {
+  MatmulPrecision precision = MatmulPrecision::F32;
+  GemmTile tile{};
+};
+
+// Whether the family serves an N x K linear of this graph, and in which
+// precision and tile: Auto is F16 where the device offers shader-f16, F32
+// otherwise; F16 and F16Acc fall back to F32 without it (fail-open). False
+// with WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's
+// workgroup memory or threads (the op then keeps its own GEMM).
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen);
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
-// "quant/dequant.wgsl") in `precision` (F32, F16 or F16Acc), with the
-// decoder's override constants plus HAS_BIAS.
-const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const char* decoder, MatmulPrecision precision,
+// "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's
+// override constants plus HAS_BIAS (and HAS_NORM, HAS_RESIDUAL where set).
+const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants);
 
 // "f32", "f16" or "f16acc" (what WGRT_MATMUL takes; Auto is "auto").
 const char* matmul_precision_name(MatmulPrecision precision);
 
 // Ops that also have a smaller-tile GEMM use it below this many family
-// workgroups, where 4x more workgroups fill a large GPU better: 128 (a guess
-// for 100+ compute units, unmeasured), or WGRT_GEMM_MIN_WORKGROUPS.
+// workgroups: 0 (the family measured faster at every size on the H200, also
+// for SmolLM2's 72-workgroup matrices), or WGRT_GEMM_MIN_WORKGROUPS.
 uint64_t gemm_family_min_workgroups();
 
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
-uint64_t gemm_workgroups(uint64_t m, uint64_t n);
+uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n);
 
-// The GEMM's params uniform (Params in gemm.wgsl, same as quant/linear.wgsl's).
+// The GEMM's params uniform (Params in quant/linear_io.wgsl, which gemm.wgsl
+// uses): plain() for one output without a norm.
 struct GemmParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
+  float eps = 0;
+  uint32_t split1 = 0, split2 = 0, pad = 0;
+  static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) {
+    return {m, n, k, row_words, 0.0f, n, n, 0};
+  }
 };
+static_assert(sizeof(GemmParams) == 32, "must match Params in quant/linear_io.wgsl");
+
+// Bindings 5-8 of gemm.wgsl (linear_io.wgsl) for an op without a norm, residual or split
+// outputs: `x` (read-only) for norm_w and residual, a scratch word each for
+// out1 and out2 (one buffer bound twice as read_write would alias).
+struct GemmUnusedBindings {
+  gpu::BufferBinding norm, residual, out1, out2;
+};
+GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x);
 
 }  // namespace wgrt::ops

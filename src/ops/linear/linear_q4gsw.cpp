@@ -91,16 +91,20 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
                          ctx.uniform_binding(u)};
   const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
-  MatmulPrecision precision;
-  const bool family = k % 32 == 0 && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  GemmChoice choice;
+  // Auto keeps this op's own GEMM: the family's default was measured on
+  // GGUF linears only (bench/RESULTS.md).
+  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), uint64_t(ctx.max_dims(w)[0]), k, choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
+  const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
   const DispatchId d_gemm =
-      family ? ctx.dispatch(gemm_pipeline(ctx, "linear/q4gsw_unit.wgsl", precision,
+      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "linear/q4gsw_unit.wgsl",
                                           {{"GROUP_SIZE", double(group_size)},
                                            {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
                                            {"HAS_BIAS", bias_flag}}),
                             {x_data, ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
-                             ctx.tensor(scales)},
+                             unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
                             kGemmLabel)
              : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
 
@@ -117,10 +121,10 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
     dims.back() = p.n;
     r.set_dims(out, dims);
     r.write_uniform(u, p);
-    if (family) r.write_uniform(family_u, GemmParams{p.m, p.n, p.k, p.k / 8});
+    if (family) r.write_uniform(family_u, GemmParams::plain(p.m, p.n, p.k, p.k / 8));
     const bool one_row = p.m == 1;
     r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(p.n, kGemvRows) : 0));
-    const uint64_t gemm_groups = family ? gemm_workgroups(p.m, p.n) : gpu::div_up(p.m, kTile) * p.tiles_n;
+    const uint64_t gemm_groups = family ? gemm_workgroups(choice.tile, p.m, p.n) : gpu::div_up(p.m, kTile) * p.tiles_n;
     r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gemm_groups));
   });
 }

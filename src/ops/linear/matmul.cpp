@@ -98,16 +98,20 @@ void lower_linear(OpContext& ctx) {
   const DispatchId d_gemv =
       ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants), bindings, kMatmulGemvLabel);
   const int64_t n = ctx.max_dims(w)[0], k = ctx.max_dims(w)[1];
-  MatmulPrecision precision;
-  const bool family = k % 32 == 0 && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
+  GemmChoice choice;
+  // Auto keeps this op's own GEMM: the family's default was measured on
+  // GGUF linears only (bench/RESULTS.md).
+  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), uint64_t(n), uint64_t(k), choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   DispatchId d_gemm;
   if (family) {
     gpu::OverrideConstants c = decode_constants(*find_quant_layout(0));  // ggml F32 rows
     c.emplace_back("HAS_BIAS", has_bias ? 1 : 0);
-    d_gemm = ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, c),
+    const GemmUnusedBindings unused = gemm_unused_bindings(ctx, ctx.tensor(x));
+    d_gemm = ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", c),
                           {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w), ctx.tensor(out),
-                           ctx.uniform_binding(family_u)},
+                           ctx.uniform_binding(family_u), unused.norm, unused.residual, unused.out1, unused.out2},
                           kGemmLabel);
   } else {
     d_gemm = ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemm", constants), bindings, kMatmulGemmLabel);
@@ -119,10 +123,10 @@ void lower_linear(OpContext& ctx) {
     r.set_dims(out, dims);
     const MatmulParams p = params_for(1, m, k, n);
     r.write_uniform(u, p);
-    if (family) r.write_uniform(family_u, GemmParams{p.m, p.n, p.k, p.k});
+    if (family) r.write_uniform(family_u, GemmParams::plain(p.m, p.n, p.k, p.k));
     const bool one_row = m == 1;
     r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(n, kGemvRows) : 0));
-    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : family ? ops::gemm_workgroups(p.m, p.n) : gemm_workgroups(p)));
+    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));
   });
 }
 

@@ -8,7 +8,7 @@ override SCALES_STRIDE: u32 = 1;
 
 alias Unit = array<vec4<f32>, 8>;  // elements 4k..4k+3 in [k]
 
-@group(0) @binding(5) var<storage, read> scales: array<f32>;
+@group(0) @binding(9) var<storage, read> scales: array<f32>;  // after gemm.wgsl's 0-8
 
 fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
   let n = row_base / params.row_words;

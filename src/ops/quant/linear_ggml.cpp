@@ -14,14 +14,15 @@
 // load); output i takes its block of columns ([..., N_i] each).
 //
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
-// M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (64 x 128
-// tiles, the graph's matmul precision) and linear.wgsl's 32 x 64 f32 tiles,
+// M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (its
+// tile, the graph's matmul precision; with the same RMSNorm prologue,
+// residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32 tiles,
 // which serve where the family would have fewer than
 // gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
 // large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
-// workgroup memory, and for the fused and split variants (the family has no
-// RMSNorm prologue, residual epilogue or split outputs yet). The hook gives
-// the one that fits the live shape its workgroups and the others none.
+// workgroup memory, and while the family is not the default (Auto precision).
+// The hook gives the one that fits the live shape its workgroups and the
+// others none.
 #include <algorithm>
 
 #include "gpu/workgroups.h"
@@ -166,18 +167,15 @@ void lower_with(OpContext& ctx, const Slots& s) {
                              (has_residual ? " +residual" : "");
   const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
   const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
-  const bool fused = has_norm || has_residual || has_out1;
-  MatmulPrecision precision;
-  const bool family = !fused && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
-  DispatchId family_gemm = gemm;
-  if (family) {
-    gpu::OverrideConstants gemm_constants = decode_constants(layout);
-    gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
-    const auto family_bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out),
-                                  ctx.uniform_binding(u)};
-    family_gemm = ctx.dispatch(gemm_pipeline(ctx, "quant/dequant.wgsl", precision, gemm_constants),
-                               family_bindings, kGemmLabel);
-  }
+  // The family has the same bindings, Params and optional parts.
+  static_assert(sizeof(LinearParams) == sizeof(GemmParams));
+  GemmChoice choice;
+  const bool family =
+      gemm_choose(ctx.device(), ctx.matmul_precision(), n, static_cast<uint64_t>(ctx.max_dims(x).back()), choice);
+  const DispatchId family_gemm =
+      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), bindings,
+                            std::string(kGemmLabel) + suffix)
+             : gemm;
   const uint64_t min_workgroups = gemm_family_min_workgroups();
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
@@ -197,10 +195,10 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-    const bool big = family && gemm_workgroups(m, n) >= min_workgroups;
+    const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
     const gpu::WorkgroupCount none{0, 1, 1};
     r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
-    if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(m, n)) : none);
+    if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
   });
 }
 
