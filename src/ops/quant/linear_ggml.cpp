@@ -23,6 +23,7 @@
 // RMSNorm prologue, residual epilogue or split outputs yet). The hook gives
 // the one that fits the live shape its workgroups and the others none.
 #include <algorithm>
+#include <cstdlib>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -44,6 +45,18 @@ constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
 uint32_t lanes_for(uint32_t k) {
   const uint32_t units = k / 32;
   return units >= 128 ? 32 : units >= 64 ? 16 : 8;
+}
+
+// The same for gemv_planar.wgsl, which stages 4 blocks per lane at a time:
+// 8 to 32 lanes, at most 32 (its staging buffer holds 4 x 32 blocks), or
+// WGRT_GEMV_LANES (8, 16 or 32) for A/B runs.
+uint32_t planar_lanes_for(uint32_t k) {
+  if (const char* v = std::getenv("WGRT_GEMV_LANES"); v != nullptr) {
+    const int lanes = std::atoi(v);
+    if (lanes == 8 || lanes == 16 || lanes == 32) return static_cast<uint32_t>(lanes);
+  }
+  const uint32_t units = k / 32;
+  return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
 
 struct LinearParams {
@@ -71,7 +84,7 @@ void check_with(const OpArgs& args, const Slots& s) {
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
   const Tensor& w = args.tensor(1, {DType::U8});
-  args.expect_rank(1, 2);
+  if (w.max_dims.size() != 3) args.expect_rank(1, 2);  // rank 3: the planar layout
   const int64_t type = args.integer(2);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
   if (layout == nullptr) args.unsupported(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
@@ -81,6 +94,11 @@ void check_with(const OpArgs& args, const Slots& s) {
                      "-element blocks");
   }
   if (!ggml_rows_fit(*layout, w, k)) {
+    if (is_planar_weight(w)) {
+      args.fail(1, "expected planar-layout rows [" + std::to_string(planar_row_bytes(layout->ggml_type, k) / 16) +
+                       ", 16] for K = " + std::to_string(k) + " and ggml type " + std::to_string(type) + ", got " +
+                       dims_string(w.max_dims));
+    }
     args.fail(1, "expected rows of " + std::to_string(gpu_row_bytes(*layout, k)) + " bytes for K = " +
                      std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
   }
@@ -137,21 +155,28 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const ValueId out1 = has_out1 ? ctx.arg(s.out1) : out, out2 = has_out2 ? ctx.arg(s.out2) : out;
   const uint32_t split1 = has_out1 ? static_cast<uint32_t>(ctx.max_dims(out).back()) : n;
   const uint32_t split2 = has_out2 ? split1 + static_cast<uint32_t>(ctx.max_dims(out1).back()) : n;
-  const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
-  const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
+  const Tensor& wt = args.tensor(1);
+  const bool planar = is_planar_weight(wt);
+  const uint32_t row_words = weight_row_words(wt);
+  const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
+  const uint32_t lanes = planar ? planar_lanes_for(k) : lanes_for(k);
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
-  gpu::OverrideConstants constants = decode_constants(layout);
+  gpu::OverrideConstants constants = weight_decode_constants(layout, wt, k);
   constants.insert(constants.end(), {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                      {"HAS_NORM", has_norm ? 1.0 : 0.0},
                                      {"HAS_RESIDUAL", has_residual ? 1.0 : 0.0}});
   gpu::OverrideConstants gemv_constants = constants;
+  // gemv_planar.wgsl decodes by itself (no dequant.wgsl, so no ROW_UNITS).
+  if (planar) std::erase_if(gemv_constants, [](const auto& c) { return c.first == "ROW_UNITS"; });
   gemv_constants.insert(gemv_constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}});
   const auto& gemv_pipeline =
-      ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl", "quant/dequant.wgsl",
-                    "quant/linear_io.wgsl",
-                    "quant/gemv.wgsl"},
-                   "main", gemv_constants);
+      planar ? ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
+                            "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_planar.wgsl"},
+                           "main", gemv_constants)
+            : ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
+                            "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv.wgsl"},
+                           "main", gemv_constants);
   const auto& tiled_pipeline =
       ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
   const UniformId u = ctx.uniform(sizeof(LinearParams));
@@ -163,15 +188,17 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
                          none2};
   const std::string suffix = std::string(has_out1 ? " split" : "") + (has_norm ? " +norm" : "") +
-                             (has_residual ? " +residual" : "");
-  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
+                             (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
+  // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
+  const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
+  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + shape + suffix);
   const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
   const bool fused = has_norm || has_residual || has_out1;
   MatmulPrecision precision;
   const bool family = !fused && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
   DispatchId family_gemm = gemm;
   if (family) {
-    gpu::OverrideConstants gemm_constants = decode_constants(layout);
+    gpu::OverrideConstants gemm_constants = weight_decode_constants(layout, wt, k);
     gemm_constants.emplace_back("HAS_BIAS", has_bias ? 1.0 : 0.0);
     const auto family_bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(bias), ctx.tensor(out),
                                   ctx.uniform_binding(u)};

@@ -26,7 +26,8 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> w: array<u32>;
+// Binding 1, the weights, is declared by each kernel (as u32 words, or as
+// vec4<u32> words by gemv_planar.wgsl).
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
