@@ -8,7 +8,9 @@
 # Run from a wgrt checkout's root with .device staged (bench/device/stage_bench.sh):
 #   source bench/device/env.sh .device; export PYTHONPATH=$PWD/.device/py
 #   WGRT=path/to/wgrt bash bench/variants_decode.sh
-# Off the H200 (lavapipe, a smoke test): SMOKE=1 shrinks the models and tests.
+# Off the H200 (lavapipe, a smoke test): SMOKE=1 runs a 2-layer 512-wide llama
+# only, 8 tokens. Env: TG (128), REPS (3), STEP_S (seconds per bench, 40),
+# MODELS ("llama1b smollm2").
 #
 # Variants (environment of wgrt):
 #   blocks      WGRT_GEMV=blocks: block layout + gemv.wgsl (the previous default)
@@ -24,18 +26,20 @@ RUN=${RUN:-/tmp/variants-decode}
 mkdir -p "$RUN"
 LLAMA=/tmp/llama1b-q4_0.gguf
 SMOL=/tmp/smollm2-135m-q4_1.gguf
+STEP_S=${STEP_S:-40}
+MODELS=${MODELS:-llama1b smollm2}
 LLAMA_ARGS=()
-if [ -n "${SMOKE:-}" ]; then   # lavapipe: a 2-layer 512-wide llama, fewer tokens
+if [ -n "${SMOKE:-}" ]; then
   LLAMA=/tmp/variants-llama-smoke.gguf
   LLAMA_ARGS=(--layers 2 --hidden 512 --heads 8 --kv-heads 2 --ffn 1024 --vocab 8192 --context 2048)
-  TG=8; REPS=1
+  TG=8; REPS=1; STEP_S=600; MODELS=llama1b
 fi
 t0=$SECONDS
 # Models: reused when an earlier run (bench/run_all.sh) left them in /tmp.
-[ -s "$LLAMA" ] || python3 bench/make_llama1b_gguf.py "$LLAMA" --seed 0 "${LLAMA_ARGS[@]}" >"$RUN/gen-llama.log" 2>&1 &
-[ -s "$SMOL" ] || python3 bench/random_gguf.py fill "$SKEL" "$SMOL" --seed 0 >"$RUN/gen-smol.log" 2>&1 &
+[[ " $MODELS " != *" llama1b "* ]] || [ -s "$LLAMA" ] || python3 bench/make_llama1b_gguf.py "$LLAMA" --seed 0 "${LLAMA_ARGS[@]}" >"$RUN/gen-llama.log" 2>&1 &
+[[ " $MODELS " != *" smollm2 "* ]] || [ -s "$SMOL" ] || python3 bench/random_gguf.py fill "$SKEL" "$SMOL" --seed 0 >"$RUN/gen-smol.log" 2>&1 &
 wait
-echo "models ready after $((SECONDS - t0)) s"; ls -la "$LLAMA" "$SMOL"
+echo "models ready after $((SECONDS - t0)) s"; ls -la "$LLAMA" "$SMOL" 2>&1
 
 VARIANTS="blocks planar planar-l32 planar-l8"
 for v in $VARIANTS; do
@@ -45,26 +49,26 @@ for v in $VARIANTS; do
     planar-l32) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=32) ;;
     planar-l8) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=8) ;;
   esac
-  for m in llama1b smollm2; do
+  for m in $MODELS; do
     model=$LLAMA; [ $m = smollm2 ] && model=$SMOL
     echo "=== $v $m (t=${SECONDS}s)"
-    env "${envs[@]}" timeout -k 5 40 "$WGRT" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 8 \
+    env "${envs[@]}" timeout -k 5 "$STEP_S" "$WGRT" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 8 \
         --profile --top 12 --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1
     echo "rc=$?"; tail -n 16 "$RUN/$v-$m.out"
   done
 done
 
 echo; echo "=== table (t=${SECONDS}s)"
-python3 - "$RUN" $VARIANTS <<'PY'
+python3 - "$RUN" "$MODELS" $VARIANTS <<'PY'
 import json, os, re, sys
-run, variants = sys.argv[1], sys.argv[2:]
+run, models, variants = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 # File bytes per 32 elements (what any runtime reads per token).
 BYTES32 = {"F32": 128, "F16": 64, "Q4_0": 18, "Q4_1": 20, "Q5_0": 22, "Q5_1": 24, "Q8_0": 34,
            "Q2_K": 84 / 8, "Q3_K": 110 / 8, "Q4_K": 144 / 8, "Q5_K": 176 / 8, "Q6_K": 210 / 8,
            "IQ4_NL": 18, "IQ4_XS": 136 / 8}
 steps, gemvs = [], []
 for v in variants:
-    for m in ("llama1b", "smollm2"):
+    for m in models:
         path = os.path.join(run, f"{v}-{m}.json")
         try:
             doc = json.load(open(path))
@@ -87,12 +91,12 @@ for v in variants:
                 gemvs.append((m, f"{fmt} {n}x{kk} {rest.replace('[planar layout]', '').strip()}", v, k["count"], avg,
                               b / (avg * 1e-6) / 1e12))
         steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", str(prof["dispatches"]) if prof else "",
-                      "%.2f" % (total_b / (total_us * 1e-6) / 1e12) if total_us else ""))
+                      "%.3g" % (total_b / (total_us * 1e-6) / 1e12) if total_us else ""))
 print("\nGEMVs (decode step at position 16; TB/s = file bytes of the matrix / profiled time):")
 print("| model | matrix | variant | count | avg us | TB/s |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for g in sorted(gemvs, key=lambda g: (g[0], g[1], variants.index(g[2]))):
-    print("| %s | %s | %s | %d | %.1f | %.2f |" % g)
+    print("| %s | %s | %s | %d | %.1f | %.3g |" % g)
 print("\n| model | variant | tg tok/s | decode GPU ms | dispatches | all GEMVs TB/s |")
 print("| --- | --- | ---: | ---: | ---: | ---: |")
 for s in sorted(steps, key=lambda s: (s[0], variants.index(s[1]))):

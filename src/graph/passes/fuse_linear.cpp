@@ -13,6 +13,8 @@ constexpr std::string_view kNorm = "et_vk.rms_norm.default";
 constexpr std::string_view kLinear = "wgrt.linear_ggml";
 constexpr std::string_view kFused = "wgrt.linear_ggml_fused";
 constexpr std::string_view kSplit = "wgrt.linear_ggml_split";
+constexpr std::string_view kLinearSwiglu = "wgrt.linear_ggml_swiglu";
+constexpr std::string_view kSwiglu = "wgrt.swiglu";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
 constexpr size_t kNoOp = std::numeric_limits<size_t>::max();
@@ -25,11 +27,12 @@ struct Uses {
   std::vector<size_t> producer;  // the last op writing the value
   std::vector<bool> is_output;
 
-  explicit Uses(const Graph& g)
+  // Ops marked in `removed` (rewritten away by an earlier step) are skipped.
+  explicit Uses(const Graph& g, const std::vector<bool>& removed = {})
       : by_value(g.values.size()), producer(g.values.size(), kNoOp), is_output(g.values.size(), false) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const auto& args = g.ops[i].args;
-      if (args.empty()) continue;
+      if (args.empty() || (i < removed.size() && removed[i])) continue;
       // The split linear has three outputs (6..8); every other op its last.
       const size_t first_out = g.ops[i].name == kSplit && args.size() == 9 ? 6 : args.size() - 1;
       for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
@@ -159,7 +162,7 @@ size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
 // add(y, r) with y a linear's only use: the linear adds r itself.
 size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   size_t fused = 0;
-  const Uses uses(g);
+  const Uses uses(g, removed);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     OpCall& add = g.ops[i];
     if (removed[i] || add.name != kAdd || add.args.size() != 4 || !is_one(g, add.args[2])) continue;
@@ -286,6 +289,66 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null) {
   }
   return merged;
 }
+// A constant of 2F rows (gate rows, then up rows) as a new constant with the
+// rows interleaved: row 2i gate i, row 2i + 1 up i. `up_first`: the up rows
+// come first in the source.
+ValueId interleave_halves(Graph& g, ValueId stacked, bool up_first) {
+  const Tensor& src = g.tensor(stacked);
+  Tensor t;
+  t.dtype = src.dtype;
+  t.storage = StorageKind::Constant;
+  t.max_dims = src.max_dims;
+  t.cur_dims = t.max_dims;
+  const uint64_t rows = uint64_t(src.max_dims[0]), half = rows / 2, row_bytes = src.bytes.size() / rows;
+  t.owned.resize(src.bytes.size());
+  for (uint64_t i = 0; i < half; ++i) {
+    const uint8_t* gate = src.bytes.data() + (up_first ? half + i : i) * row_bytes;
+    const uint8_t* up = src.bytes.data() + (up_first ? i : half + i) * row_bytes;
+    std::copy(gate, gate + row_bytes, t.owned.begin() + (2 * i) * row_bytes);
+    std::copy(up, up + row_bytes, t.owned.begin() + (2 * i + 1) * row_bytes);
+  }
+  t.bytes = t.owned;
+  return add_value(g, std::move(t));
+}
+
+// A merged gate/up linear (two outputs of equal width) whose outputs are read
+// only by one swiglu(gate, up) of the same shape: the GEMV applies SwiGLU in
+// its epilogue, over the stacked weight re-stacked with interleaved rows.
+size_t fuse_swiglus(Graph& g, std::vector<bool>& removed) {
+  size_t fused = 0;
+  const Uses uses(g, removed);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpCall& sw = g.ops[i];
+    if (removed[i] || sw.name != kSwiglu || sw.args.size() != 3) continue;
+    const ValueId gate = sw.args[0], up = sw.args[1], h = sw.args[2];
+    const size_t p = uses.producer[gate];
+    if (p == kNoOp || removed[p] || p != uses.producer[up] || g.ops[p].name != kSplit) continue;
+    OpCall& lin = g.ops[p];
+    if (lin.args.size() != 9 || !is_null(g, lin.args[8]) || gate == up) continue;
+    const bool up_first = lin.args[6] == up;
+    if (!uses.only_use(gate, i, 0) || !uses.only_use(up, i, 1)) continue;
+    const Tensor* gt = f32_tensor(g, gate);
+    const Tensor* ut = f32_tensor(g, up);
+    const Tensor* ht = f32_tensor(g, h);
+    if (!gt || !ut || !ht || gt->max_dims != ut->max_dims || ht->max_dims != gt->max_dims) continue;
+    const ValueId w = lin.args[1];
+    if (!g.is_tensor(w) || g.tensor(w).storage != StorageKind::Constant ||
+        g.tensor(w).max_dims.empty() || g.tensor(w).max_dims[0] != 2 * gt->max_dims.back()) {
+      continue;
+    }
+    // h is now written at the linear: nothing in between may touch it.
+    if (memory_object_reused(g, h, p, i)) continue;
+    const ValueId bias = lin.args[3];
+    if (!is_null(g, bias) && (!g.is_tensor(bias) || g.tensor(bias).storage != StorageKind::Constant)) continue;
+    lin.name = std::string(kLinearSwiglu);
+    lin.args = {lin.args[0], interleave_halves(g, w, up_first), lin.args[2],
+                is_null(g, bias) ? bias : interleave_halves(g, bias, up_first), lin.args[4], lin.args[5], h};
+    removed[i] = true;
+    ++fused;
+  }
+  return fused;
+}
+
 }  // namespace
 
 bool fusion_from_env() {
@@ -304,6 +367,7 @@ FusionStats fuse_linear_layers(Graph& g) {
   }
   stats.norms = fuse_norms(g, removed, null);
   stats.merged = merge_siblings(g, removed, null);
+  stats.swiglus = fuse_swiglus(g, removed);
   stats.residuals = fuse_residuals(g, removed, null);
   std::vector<OpCall> kept;
   kept.reserve(g.ops.size());
@@ -311,14 +375,16 @@ FusionStats fuse_linear_layers(Graph& g) {
     if (!removed[i]) kept.push_back(std::move(g.ops[i]));
   }
   g.ops = std::move(kept);
-  // Intermediates and constants (weights stacked into new ones) that no op
-  // names any more would still get buffers: drop them.
+  // Intermediates and constants (weights stacked into new ones, or stacked
+  // ones re-stacked) that no op names any more would still get buffers: drop them.
   std::vector<bool> named(g.values.size(), false);
   for (const OpCall& op : g.ops) {
     for (ValueId a : op.args) named[a] = true;
   }
-  for (ValueId v = 0; v < named_before.size(); ++v) {
-    if (!named_before[v] || named[v] || !g.is_tensor(v)) continue;
+  for (ValueId v = 0; v < g.values.size(); ++v) {
+    // Values made by the passes count as named (a stacked weight re-stacked interleaved).
+    const bool was_named = v >= named_before.size() || named_before[v];
+    if (!was_named || named[v] || !g.is_tensor(v)) continue;
     const StorageKind kind = g.tensor(v).storage;
     if (kind == StorageKind::Intermediate || kind == StorageKind::Constant) g.values[v] = Null{};
   }

@@ -9,6 +9,8 @@
 //     => select_copy(x) -> s'; linear_ggml_fused(s', W..., norm g, eps)
 //   linears reading the same x with the same norm (Q, K, V; gate, up)
 //     => linear_ggml_split(x, stacked weights...) -> their outputs (up to 3)
+//   linear_ggml_split(x, [gate; up]...) -> g, u; swiglu(g, u) -> h
+//     => linear_ggml_swiglu(x, gate/up rows interleaved...) -> h
 //   linear_ggml[_fused](...) -> y; add(y, r) or add(r, y) with alpha 1 -> z
 //     => linear_ggml_fused(..., residual r) -> z
 //
@@ -27,6 +29,7 @@ namespace wgrt {
 struct FusionStats {
   size_t norms = 0;      // rms_norm ops folded into their consumer GEMVs
   size_t merged = 0;     // groups of linears stacked into one matrix
+  size_t swiglus = 0;    // swiglu ops folded into their gate/up GEMV
   size_t residuals = 0;  // adds folded into the producing GEMV
   size_t ops_before = 0, ops_after = 0;
 };

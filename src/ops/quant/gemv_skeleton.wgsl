@@ -47,11 +47,27 @@ fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   return squares;
 }
 
+var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU: one per weight row (ROWS <= 32)
+
 // Sums the lanes' partial dot products acc, applies the RMSNorm scale from
-// the summed squares, and stores the result. Uniform control flow.
+// the summed squares, and stores the result; with HAS_SWIGLU, the gate and up
+// rows (2i, 2i + 1: one workgroup, ROWS being even) meet in workgroup memory
+// and row 2i's lanes store silu(gate) * up. Uniform control flow.
 fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   let total = lanes_sum(acc, tid, LANES);
   var scale = 1.0;
   if (HAS_NORM) { scale = inverseSqrt(workgroup_sum(squares, tid, 256u) / f32(params.k) + params.eps); }
-  if (s.lane == 0u && s.live && s.n < params.n) { store_result(s.m, s.n, total * scale); }
+  let stores = s.lane == 0u && s.live && s.n < params.n;
+  if (!HAS_SWIGLU) {
+    if (stores) { store_result(s.m, s.n, total * scale); }
+    return;
+  }
+  var r = total * scale;
+  if (HAS_BIAS && stores) { r += bias[s.n]; }
+  if (s.lane == 0u) { row_results[tid / LANES] = r; }
+  workgroupBarrier();
+  if (stores && s.n % 2u == 0u) {
+    let i = tid / LANES;
+    out[s.m * (params.n / 2u) + s.n / 2u] = swiglu(row_results[i], row_results[i + 1u]);
+  }
 }

@@ -13,6 +13,13 @@
 // by the fusion pass into one matrix (weight rows and bias concatenated at
 // load); output i takes its block of columns ([..., N_i] each).
 //
+// wgrt.linear_ggml_swiglu (x, weight, type, bias or Null, norm weight or
+// Null, eps, out [..., N / 2]): gate and up projections merged by the fusion
+// pass with their rows interleaved (row 2i gate i, row 2i + 1 up i; bias
+// likewise), out = silu(gate) * up. The GEMV applies it in its epilogue; for
+// prefill the GEMM writes the interleaved columns to scratch and
+// swiglu_pairs.wgsl combines them.
+//
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
 // M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (64 x 128
 // tiles, the graph's matmul precision) and linear.wgsl's 32 x 64 f32 tiles,
@@ -69,11 +76,17 @@ static_assert(sizeof(LinearParams) == 32, "must match Params in linear_io.wgsl")
 // Argument positions of the three ops (kNone: the op has no such argument).
 struct Slots {
   size_t bias, norm, eps, residual, out, out1, out2;
+  bool swiglu = false;  // out is silu(gate) * up of interleaved rows, N / 2 wide
 };
 constexpr size_t kNone = SIZE_MAX;
 constexpr Slots kPlain{3, kNone, kNone, kNone, 4, kNone, kNone};
 constexpr Slots kFused{3, 4, 5, 6, 7, kNone, kNone};
 constexpr Slots kSplit{3, 4, 5, kNone, 6, 7, 8};
+constexpr Slots kSwiglu{3, 4, 5, kNone, 6, kNone, kNone, true};
+
+struct PairParams {
+  uint32_t count = 0, pad0 = 0, pad1 = 0, pad2 = 0;
+};
 
 size_t arg_count(const Slots& s) { return s.out2 != kNone ? s.out2 + 1 : s.out + 1; }
 
@@ -114,6 +127,10 @@ void check_with(const OpArgs& args, const Slots& s) {
   }
   Dims want = x.max_dims;
   want.back() = n;
+  if (s.swiglu) {
+    if (n % 2 != 0) args.fail(1, "expected an even number of interleaved gate/up rows, got " + std::to_string(n));
+    want.back() = n / 2;
+  }
   if (s.out1 == kNone) {
     const Tensor& out = args.tensor(s.out, {DType::F32});
     if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
@@ -169,7 +186,8 @@ void lower_with(OpContext& ctx, const Slots& s) {
   gpu::OverrideConstants gemv_constants = constants;
   // gemv_planar.wgsl decodes by itself (no dequant.wgsl, so no ROW_UNITS).
   if (planar) std::erase_if(gemv_constants, [](const auto& c) { return c.first == "ROW_UNITS"; });
-  gemv_constants.insert(gemv_constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}});
+  gemv_constants.insert(gemv_constants.end(),
+                        {{"LANES", lanes}, {"ROWS", rows_per_group}, {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0}});
   const auto& gemv_pipeline =
       planar ? ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
                             "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_planar.wgsl"},
@@ -184,16 +202,31 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
   const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
+  // SwiGLU: the prefill GEMM writes the interleaved gate/up columns to
+  // scratch ([M, N]), which swiglu_pairs.wgsl turns into out.
+  const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(x)) / std::max<int64_t>(1, k));
+  const gpu::BufferBinding gemm_out =
+      s.swiglu ? ctx.scratch(uint64_t(max_m) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
   const auto bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
                          ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
                          none2};
-  const std::string suffix = std::string(has_out1 ? " split" : "") + (has_norm ? " +norm" : "") +
+  const auto gemm_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     gemm_out,
+                              ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                              none2};
+  const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") +
+                             (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
   // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
   const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
   const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + shape + suffix);
-  const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
-  const bool fused = has_norm || has_residual || has_out1;
+  const DispatchId gemm = ctx.dispatch(tiled_pipeline, gemm_bindings, std::string("linear_ggml gemm") + suffix);
+  DispatchId pairs = gemm;
+  const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
+  if (s.swiglu) {
+    pairs = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "quant/swiglu_pairs.wgsl"}, "main"),
+                         {gemm_out, ctx.tensor(out), ctx.uniform_binding(pair_u)}, "linear_ggml swiglu pairs");
+  }
+  const bool fused = has_norm || has_residual || has_out1 || s.swiglu;
   MatmulPrecision precision;
   const bool family = !fused && gemm_precision_for(ctx.device(), ctx.matmul_precision(), precision);
   DispatchId family_gemm = gemm;
@@ -210,7 +243,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
     const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
-    dims.back() = split1;
+    dims.back() = s.swiglu ? n / 2 : split1;
     r.set_dims(out, dims);
     if (has_out1) {
       dims.back() = split2 - split1;
@@ -228,6 +261,10 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const gpu::WorkgroupCount none{0, 1, 1};
     r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
     if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(m, n)) : none);
+    if (s.swiglu) {
+      r.write_uniform(pair_u, PairParams{m * (n / 2)});
+      r.set_workgroups(pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * (n / 2), kWorkgroup)));
+    }
   });
 }
 
@@ -243,6 +280,9 @@ void register_linear_ggml(OpRegistry& registry) {
   registry.add("wgrt.linear_ggml_split", {[](const OpArgs& a) { check_with(a, kSplit); },
                                           [](OpContext& c) { lower_with(c, kSplit); }, false, prepare,
                                           "f32 (GGML-quantized weights; RMSNorm before, split outputs)"});
+  registry.add("wgrt.linear_ggml_swiglu", {[](const OpArgs& a) { check_with(a, kSwiglu); },
+                                           [](OpContext& c) { lower_with(c, kSwiglu); }, false, prepare,
+                                           "f32 (GGML-quantized weights; RMSNorm before, SwiGLU of gate/up after)"});
 }
 
 }  // namespace wgrt::ops

@@ -5,7 +5,7 @@
 // Optional parts (override constants, set from the op's arguments):
 //   HAS_NORM: x is RMS-normalized first (x * norm_w / rms(x)); the kernels
 //     multiply staged x by norm_w, sum squares, and scale each result once.
-//   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].
+//   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].   HAS_SWIGLU: below.
 // Split outputs (the fusion pass's merged Q/K/V or gate/up projections):
 // columns [0, split1) go to out, [split1, split2) to out1, [split2, n) to
 // out2, each its own [M, width] tensor; split1 = split2 = n when there is one.
@@ -13,6 +13,10 @@
 override HAS_BIAS: bool = false;
 override HAS_NORM: bool = false;
 override HAS_RESIDUAL: bool = false;
+// The decode GEMV's SwiGLU epilogue (wgrt.linear_ggml_swiglu): weight rows
+// interleave gate and up (row 2i gate i, row 2i + 1 up i); out[m, i] =
+// silu(gate) * up, out being [M, n / 2].
+override HAS_SWIGLU: bool = false;
 
 struct Params {
   m: u32,          // live rows of x
