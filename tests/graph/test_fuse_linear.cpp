@@ -30,6 +30,7 @@ struct Variant {
   bool linear_used_twice = false;  // the down projection's result is used again
   bool gate_is_output = false;   // the gate projection's result is also a graph output
   bool up_first = false;         // the up projection comes before the gate in the graph
+  bool rope = false;             // q and k go through views and RoPE (heads of 16) before their product
 };
 
 std::vector<std::string> op_names(const Graph& g) {
@@ -69,7 +70,25 @@ Graph build_layer(const LayerShape& s, const Variant& v = {}) {
   const ValueId x = tensor(hd);
   b.mark_input(x);
   const ValueId n1 = norm(x, hd);
-  const ValueId q = linear(n1, s.d, s.d, hd, s.qk_bias), k = linear(n1, s.d, s.d, hd, s.qk_bias);
+  ValueId q = linear(n1, s.d, s.d, hd, s.qk_bias), k = linear(n1, s.d, s.d, hd, s.qk_bias);
+  if (v.rope) {  // as the GGUF importer: views to heads, RoPE by a table's rows, views back
+    const int64_t hdim = 16, heads = s.d / hdim;
+    const Dims d4{1, s.max_m, heads, hdim};
+    auto view = [&](ValueId x, const Dims& to) {
+      const ValueId out = tensor(to);
+      b.add_op("aten.view_copy.default", {x, b.add_int_list(to), out});
+      return out;
+    };
+    auto table = [&] {
+      return b.add_constant(DType::F32, {s.max_m, hdim / 2},
+                            test::bytes_of(test::random_floats(s.max_m * hdim / 2, seed++, -1.0f, 1.0f)));
+    };
+    const ValueId q4 = view(q, d4), k4 = view(k, d4), cos = table(), sin = table();
+    const ValueId qr = tensor(d4), kr = tensor(d4);
+    b.add_op("et_vk.apply_rotary_emb.default", {q4, k4, cos, sin, b.add_value_list({qr, kr})});
+    q = view(qr, hd);
+    k = view(kr, hd);
+  }
   const ValueId qk = tensor(hd);
   b.add_op("aten.mul.Tensor", {q, k, qk});
   if (v.norm_feeds_mul) {
@@ -157,6 +176,26 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
   EXPECT_EQ(again.ops_after, 7u);
 }
 
+// RoPE after the Q/K projections: the views and the RoPE op fold into the
+// split linear, which writes the rotated heads.
+TEST(FuseLinear, RopeIntoTheQkvLinear) {
+  Graph g = build_layer({}, {.rope = true});
+  EXPECT_EQ(g.ops.size(), 20u);
+  const FusionStats st = fuse_linear_layers(g);
+  EXPECT_EQ(st.ropes, 1u);
+  EXPECT_EQ(st.swiglus, 1u);
+  const std::string F = "wgrt.linear_ggml_fused", V = "aten.view_copy.default";
+  const std::vector<std::string> after = {"wgrt.linear_ggml_split_rope", V, V, "aten.mul.Tensor", F,
+                                          "wgrt.linear_ggml_swiglu", F, "aten.select_copy.int", F};
+  EXPECT_EQ(op_names(g), after);
+  const OpCall& qkv = g.ops[0];
+  ASSERT_EQ(qkv.args.size(), 11u);
+  EXPECT_EQ(g.tensor(qkv.args[8]).max_dims, (Dims{1, 6, 4, 16}));  // writes the rotated heads
+  EXPECT_EQ(g.ops[1].args[0], qkv.args[8]);
+  EXPECT_EQ(g.ops[2].args[0], qkv.args[9]);
+  EXPECT_EQ(fuse_linear_layers(g).ropes, 0u);
+}
+
 TEST(FuseLinear, PreconditionsKeepOpsAsTheyAre) {
   {
     Graph g = build_layer({}, {.norm_is_output = true});
@@ -211,12 +250,12 @@ TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
   LoadOptions on, off;
   on.fuse = true;
   off.fuse = false;
-  for (const Variant v : {Variant{}, Variant{.up_first = true}}) {
+  for (const Variant v : {Variant{}, Variant{.up_first = true, .rope = true}}) {
   auto fused = ExecutableGraph::load(device(), build_layer(s, v), on);
   auto plain = ExecutableGraph::load(device(), build_layer(s, v), off);
   EXPECT_LT(fused->dispatch_count(), plain->dispatch_count());
   for (int64_t m : {int64_t{1}, int64_t{5}}) {
-    SCOPED_TRACE(std::string(v.up_first ? "up before gate, " : "") + "M=" + std::to_string(m));
+    SCOPED_TRACE(std::string(v.rope ? "RoPE, up before gate, " : "") + "M=" + std::to_string(m));
     const auto xs = test::random_floats(m * s.d, uint32_t(m + 40));
     const HostTensorView in[] = {test::f32_view(xs, {1, m, s.d})};
     const auto a = test::floats(fused->execute(in)[0]);

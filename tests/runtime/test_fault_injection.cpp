@@ -75,6 +75,9 @@ TEST_F(FaultInjection, EveryGpuCallOfAGenerateOnALoadedModel) {
 // The failed compile must leave nothing behind: the next run compiles it and
 // gives the same tokens.
 TEST_F(FaultInjection, EveryShaderAndPipelineOfAGgufLoadAndGenerate) {
+  // Only this load's pipelines in the cache: one an earlier test left there
+  // would not be compiled again by the load, and its failure never injected.
+  device().pipelines().clear_for_test();
   const std::vector<llm::TokenId> first = test::load_and_generate_tiny_llama(device());
   const size_t pipelines = device().pipelines().size();
   ASSERT_GT(pipelines, 5u);

@@ -14,7 +14,10 @@ constexpr std::string_view kLinear = "wgrt.linear_ggml";
 constexpr std::string_view kFused = "wgrt.linear_ggml_fused";
 constexpr std::string_view kSplit = "wgrt.linear_ggml_split";
 constexpr std::string_view kLinearSwiglu = "wgrt.linear_ggml_swiglu";
+constexpr std::string_view kSplitRope = "wgrt.linear_ggml_split_rope";
 constexpr std::string_view kSwiglu = "wgrt.swiglu";
+constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacent pairs
+constexpr std::string_view kView = "aten.view_copy.default";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
 constexpr size_t kNoOp = std::numeric_limits<size_t>::max();
@@ -33,8 +36,11 @@ struct Uses {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const auto& args = g.ops[i].args;
       if (args.empty() || (i < removed.size() && removed[i])) continue;
-      // The split linear has three outputs (6..8); every other op its last.
-      const size_t first_out = g.ops[i].name == kSplit && args.size() == 9 ? 6 : args.size() - 1;
+      // The split linears have three outputs (6..8, 8..10); every other op its last.
+      const std::string& name = g.ops[i].name;
+      const size_t first_out = name == kSplit && args.size() == 9         ? 6
+                               : name == kSplitRope && args.size() == 11 ? 8
+                                                                         : args.size() - 1;
       for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
       for (size_t a = first_out; a < args.size(); ++a) producer[args[a]] = i;
     }
@@ -349,6 +355,56 @@ size_t fuse_swiglus(Graph& g, std::vector<bool>& removed) {
   return fused;
 }
 
+// The op that reshapes `v` when v's only use is a view_copy; kNoOp otherwise.
+size_t only_view_of(const Graph& g, const Uses& uses, ValueId v) {
+  if (uses.is_output[v] || uses.by_value[v].size() != 1) return kNoOp;
+  const auto [op, arg] = uses.by_value[v][0];
+  return arg == 0 && g.ops[op].name == kView && g.ops[op].args.size() == 3 ? op : kNoOp;
+}
+
+// split(x, W...) -> q, k[, v]; view(q) -> q4; view(k) -> k4;
+// apply_rotary_emb(q4, k4, cos, sin) -> [qr, kr], the views read only there:
+// the split linear writes qr and kr itself, rotated in its epilogue.
+size_t fuse_ropes(Graph& g, std::vector<bool>& removed) {
+  size_t fused = 0;
+  const Uses uses(g, removed);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const OpCall& rope = g.ops[i];
+    if (removed[i] || rope.name != kRope || rope.args.size() != 5) continue;
+    const auto* outs = std::get_if<ValueList>(&g.values[rope.args[4]]);
+    if (outs == nullptr || outs->items.size() != 2) continue;
+    const ValueId q4 = rope.args[0], k4 = rope.args[1], cos = rope.args[2], sin = rope.args[3];
+    const ValueId qr = outs->items[0], kr = outs->items[1];
+    if (!uses.only_use(q4, i, 0) || !uses.only_use(k4, i, 1)) continue;
+    const size_t vq = uses.producer[q4], vk = uses.producer[k4];
+    if (vq == kNoOp || vk == kNoOp || g.ops[vq].name != kView || g.ops[vk].name != kView) continue;
+    const ValueId q = g.ops[vq].args[0], k = g.ops[vk].args[0];
+    if (only_view_of(g, uses, q) != vq || only_view_of(g, uses, k) != vk) continue;
+    const size_t p = uses.producer[q];
+    if (p == kNoOp || p != uses.producer[k] || g.ops[p].name != kSplit || g.ops[p].args.size() != 9) continue;
+    OpCall& lin = g.ops[p];
+    if (lin.args[6] != q || lin.args[7] != k) continue;
+    // Shapes: qr, kr [..., heads, D] holding q's and k's values; cos, sin
+    // [rows, D / 2] made before the linear.
+    const Tensor *qt = f32_tensor(g, q), *kt = f32_tensor(g, k), *qrt = f32_tensor(g, qr), *krt = f32_tensor(g, kr);
+    const Tensor *ct = f32_tensor(g, cos), *st = f32_tensor(g, sin);
+    if (!qt || !kt || !qrt || !krt || !ct || !st || qrt->max_dims.size() != qt->max_dims.size() + 1) continue;
+    if (numel(qrt->max_dims) != numel(qt->max_dims) || numel(krt->max_dims) != numel(kt->max_dims)) continue;
+    const int64_t head_dim = qrt->max_dims.back();
+    if (head_dim % 2 != 0 || krt->max_dims.back() != head_dim || ct->max_dims != st->max_dims) continue;
+    if (numel(ct->max_dims) != numel(qt->max_dims) / qt->max_dims.back() * head_dim / 2) continue;
+    const size_t cp = uses.producer[cos], sp = uses.producer[sin];
+    if ((cp != kNoOp && cp >= p) || (sp != kNoOp && sp >= p)) continue;
+    if (memory_object_reused(g, qr, p, i) || memory_object_reused(g, kr, p, i)) continue;
+    lin.name = std::string(kSplitRope);
+    lin.args = {lin.args[0], lin.args[1], lin.args[2], lin.args[3], lin.args[4], lin.args[5],
+                cos, sin, qr, kr, lin.args[8]};
+    removed[i] = removed[vq] = removed[vk] = true;
+    ++fused;
+  }
+  return fused;
+}
+
 }  // namespace
 
 bool fusion_from_env() {
@@ -368,6 +424,7 @@ FusionStats fuse_linear_layers(Graph& g) {
   stats.norms = fuse_norms(g, removed, null);
   stats.merged = merge_siblings(g, removed, null);
   stats.swiglus = fuse_swiglus(g, removed);
+  stats.ropes = fuse_ropes(g, removed);
   stats.residuals = fuse_residuals(g, removed, null);
   std::vector<OpCall> kept;
   kept.reserve(g.ops.size());

@@ -47,27 +47,40 @@ fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   return squares;
 }
 
-var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU: one per weight row (ROWS <= 32)
+var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per weight row (ROWS <= 32)
 
 // Sums the lanes' partial dot products acc, applies the RMSNorm scale from
-// the summed squares, and stores the result; with HAS_SWIGLU, the gate and up
-// rows (2i, 2i + 1: one workgroup, ROWS being even) meet in workgroup memory
-// and row 2i's lanes store silu(gate) * up. Uniform control flow.
+// the summed squares, and stores the result. With HAS_SWIGLU or HAS_ROPE,
+// rows 2i and 2i + 1 (one workgroup, ROWS being even) meet in workgroup
+// memory: row 2i's lane stores silu(gate) * up, or both store their element
+// of the rotated pair. Uniform control flow.
 fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   let total = lanes_sum(acc, tid, LANES);
   var scale = 1.0;
   if (HAS_NORM) { scale = inverseSqrt(workgroup_sum(squares, tid, 256u) / f32(params.k) + params.eps); }
   let stores = s.lane == 0u && s.live && s.n < params.n;
-  if (!HAS_SWIGLU) {
+  if (!HAS_SWIGLU && !HAS_ROPE) {
     if (stores) { store_result(s.m, s.n, total * scale); }
     return;
   }
+  // Pairs of rows (2i, 2i + 1) meet: one workgroup, ROWS being even.
   var r = total * scale;
   if (HAS_BIAS && stores) { r += bias[s.n]; }
   if (s.lane == 0u) { row_results[tid / LANES] = r; }
   workgroupBarrier();
-  if (stores && s.n % 2u == 0u) {
-    let i = tid / LANES;
-    out[s.m * (params.n / 2u) + s.n / 2u] = swiglu(row_results[i], row_results[i + 1u]);
+  let i = tid / LANES;
+  if (HAS_SWIGLU) {
+    if (stores && s.n % 2u == 0u) { out[s.m * (params.n / 2u) + s.n / 2u] = swiglu(row_results[i], row_results[i + 1u]); }
+    return;
+  }
+  if (stores) {
+    if (s.n < params.split2) {
+      let e = (s.n - select(params.split1, 0u, s.n < params.split1)) % params.head_dim;
+      let t = s.m * (params.head_dim / 2u) + e / 2u;
+      let a = row_results[i & ~1u];
+      let b = row_results[i | 1u];
+      r = select(a * rope_sin[t] + b * rope_cos[t], a * rope_cos[t] - b * rope_sin[t], e % 2u == 0u);
+    }
+    store_at(s.m, s.n, r);
   }
 }

@@ -17,6 +17,11 @@ override HAS_RESIDUAL: bool = false;
 // interleave gate and up (row 2i gate i, row 2i + 1 up i); out[m, i] =
 // silu(gate) * up, out being [M, n / 2].
 override HAS_SWIGLU: bool = false;
+// The decode GEMV's RoPE epilogue (wgrt.linear_ggml_split_rope): columns
+// [0, split2) are query and key heads of head_dim elements, rotated in
+// adjacent pairs (2i, 2i + 1) by rope_cos/rope_sin[m, i] (the table rows of
+// x's positions); columns [split2, n), the values, as they are.
+override HAS_ROPE: bool = false;
 
 struct Params {
   m: u32,          // live rows of x
@@ -26,7 +31,7 @@ struct Params {
   eps: f32,        // RMSNorm epsilon (HAS_NORM)
   split1: u32,
   split2: u32,
-  _pad: u32,
+  head_dim: u32,   // HAS_ROPE
 }
 
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
@@ -39,11 +44,19 @@ struct Params {
 @group(0) @binding(6) var<storage, read> residual: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out2: array<f32>;
+@group(0) @binding(9) var<storage, read> rope_cos: array<f32>;
+@group(0) @binding(10) var<storage, read> rope_sin: array<f32>;
 
 // Stores acc (already scaled by the norm) for row m, column n, with bias and residual.
 fn store_result(m: u32, n: u32, acc: f32) {
   var r = acc;
   if (HAS_BIAS) { r += bias[n]; }
+  store_at(m, n, r);
+}
+
+// Stores r for row m, column n into the output holding column n (plus the residual).
+fn store_at(m: u32, n: u32, r_in: f32) {
+  var r = r_in;
   if (n < params.split1) {
     if (HAS_RESIDUAL) { r += residual[m * params.split1 + n]; }
     out[m * params.split1 + n] = r;
