@@ -124,8 +124,8 @@ for m in $MODELS; do
   # (dispatches per decode step).
   step "wgrt-$m-nofuse" 90 "$D/wgrt" bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --max-seconds 20 \
        --no-fuse --profile --json "$RUN/wgrt-$m-nofuse.json"
-  # A/B: one submit per token (wgrt submits every 64 dispatches by default).
-  WGRT_SUBMIT_EVERY=0 step "wgrt-$m-submit-once" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
+  # A/B: a submit every 64 dispatches (an LLM's default is one per token).
+  WGRT_SUBMIT_EVERY=64 step "wgrt-$m-submit-every-64" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15
   # A/B (issue 14): tg with 4 steps in flight vs one host wait per token, and
   # the loop that reads logits back and samples on the CPU; then `generate`
   # (greedy, GPU sampling) for its tokens/s beside tg.

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # A long fuzz campaign for one target, measured in CPU time rather than wall
 # time (the machine is shared): runs the libFuzzer target at nice 19 in fork
-# mode with one worker (-fork=1), going on past findings (-ignore_crashes etc.;
+# mode with FUZZ_WORKERS workers (default 1), going on past findings (-ignore_crashes etc.;
 # each is saved as build-san/fuzz-campaign/<target>/{crash,leak,timeout,oom}-*),
 # and stops it once the process tree has used CPU_SECONDS. New inputs are
 # saved in the corpus as they are found.
 # Prints the CPU seconds used, executions, coverage and corpus size.
 # Usage: scripts/fuzz_campaign.sh CPU_SECONDS TARGET
-# FUZZ_BIN_DIR overrides where the built targets are (default build-san/tests/fuzz).
+# FUZZ_BIN_DIR overrides where the built targets are (default build-san/tests/fuzz),
+# FUZZ_WORK_DIR where corpora, logs and findings go (default build-san/fuzz-campaign).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=$1 t=$2
 bin=${FUZZ_BIN_DIR:-build-san/tests/fuzz}/$t
-work=build-san/fuzz-campaign/$t
+work=${FUZZ_WORK_DIR:-build-san/fuzz-campaign}/$t
 . scripts/fuzz_seeds.sh
 fuzz_seed_corpus "$t" "$work/corpus"
 log=$work/log.txt
@@ -32,7 +33,7 @@ tree_ticks() {
 }
 
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 setsid nice -n 19 "$bin" "$work/corpus" \
-  -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_len=131072 \
+  -fork="${FUZZ_WORKERS:-1}" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_len=131072 \
   -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -artifact_prefix="$work/" \
   -print_final_stats=1 >"$log" 2>&1 &
 pid=$!

@@ -3,7 +3,7 @@
 # the device tool): wgrt's binaries, wgpu-native, and the Vulkan loader, which
 # that machine lacks. Run after scripts/setup.sh; run again after each build.
 # WGRT_BUILD_DIR names another build folder than build/ (its tests are copied
-# when that folder has them); WGRT_BUILD_TARGET builds one target only (wgrt).
+# when that folder has them); WGRT_BUILD_TARGET builds one target only (wgrt_cli: the wgrt binary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=.device

@@ -12,7 +12,7 @@
 # The 64 MiB limit of one call covers the working tree and .device together.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-WGRT_BUILD_TARGET=${WGRT_BUILD_TARGET:-wgrt} bench/device/stage.sh >/dev/null
+WGRT_BUILD_TARGET=${WGRT_BUILD_TARGET:-wgrt_cli} bench/device/stage.sh >/dev/null
 rm -f .device/wgrt_tests   # not needed for benchmarks; saves room
 # The commit benchmarked, for bench/results/*.json (no .git travels there).
 { git rev-parse --short HEAD; git diff --quiet HEAD || echo "+uncommitted"; } | paste -sd '' >.device/COMMIT

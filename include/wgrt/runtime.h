@@ -112,7 +112,8 @@ std::vector<OperatorInfo> supported_operators();
 // variable when that is set (for A/B measurements without a rebuild).
 struct LoadOptions {
   // Submit the GPU work after this many dispatches (0: once per run), so the
-  // GPU starts while the rest is encoded. Default 64; WGRT_SUBMIT_EVERY.
+  // GPU starts while the rest is encoded. Default 64 for a program, 0 for an
+  // LLM (its decode steps are in flight); WGRT_SUBMIT_EVERY.
   int submit_every = -1;  // -1: the default
   // Share scratch buffers between ops that run one after another. Default
   // on; WGRT_NO_SCRATCH_POOL=1 turns it off.

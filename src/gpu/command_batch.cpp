@@ -45,6 +45,8 @@ void CommandBatch::end_pass() {
   if (!pass_) return;
   wgpuComputePassEncoderEnd(pass_.get());
   pass_.reset();
+  pass_pipeline_ = nullptr;
+  pass_group_ = nullptr;
 }
 
 void CommandBatch::copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset,
@@ -72,8 +74,14 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
   } else if (!pass_) {
     pass_.reset(wgpuCommandEncoderBeginComputePass(encoder_.get(), nullptr));
   }
-  wgpuComputePassEncoderSetPipeline(pass_.get(), pipeline.raw());
-  wgpuComputePassEncoderSetBindGroup(pass_.get(), 0, group.raw(), 0, nullptr);
+  if (pass_pipeline_ != pipeline.raw()) {
+    wgpuComputePassEncoderSetPipeline(pass_.get(), pipeline.raw());
+    pass_pipeline_ = pipeline.raw();
+  }
+  if (pass_group_ != group.raw()) {
+    wgpuComputePassEncoderSetBindGroup(pass_.get(), 0, group.raw(), 0, nullptr);
+    pass_group_ = group.raw();
+  }
   wgpuComputePassEncoderDispatchWorkgroups(pass_.get(), count.x, count.y, count.z);
   ++dispatches_;
   if (timed) end_pass();

@@ -15,7 +15,7 @@ namespace wgrt {
 
 size_t submit_every_from_env() {
   const char* every = std::getenv("WGRT_SUBMIT_EVERY");
-  return every ? std::strtoul(every, nullptr, 10) : 64;
+  return every ? std::strtoul(every, nullptr, 10) : kSubmitEveryAuto;
 }
 
 MatmulPrecision matmul_precision_from_env() {
@@ -49,7 +49,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   });
 
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
-  eg->submit_every_ = options.submit_every;
+  eg->submit_every_ = options.submit_every == kSubmitEveryAuto ? kSubmitEveryProgram : options.submit_every;
   GraphState& st = eg->state_;
   st.matmul_precision = options.matmul_precision;
   st.changed.assign(st.graph.values.size(), 0);

@@ -39,6 +39,8 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
   LoadOptions lopt = options.graph;
+  // Decode steps are in flight (generate.h): one submit per step.
+  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
@@ -77,7 +79,9 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
   m->device_ = &device;
-  m->program_ = Program::load(device, options.path, "", options.graph);
+  LoadOptions lopt = options.graph;
+  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;  // as load()
+  m->program_ = Program::load(device, options.path, "", lopt);
   m->graph_ = &m->program_->method("forward").graph();
 
   // ExecuTorch's Llama export: forward(tokens i64 [1, S], input_pos i64 [1])

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -22,11 +24,22 @@ int run(Fn&& fn) {
   return 0;
 }
 
+// Reads a fixture the harness needs; aborts when it is missing, so a campaign
+// never fuzzes an empty harness by mistake.
 inline std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "fuzz harness: cannot read %s\n", path.c_str());
+    std::abort();
+  }
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-inline std::string fixture(const std::string& path) { return std::string(WGRT_FIXTURES_DIR) + "/" + path; }
+// The fixtures folder: the build's source tree, or WGRT_FIXTURES_DIR at run
+// time (a campaign on another machine, where the tree lies elsewhere).
+inline std::string fixture(const std::string& path) {
+  const char* dir = std::getenv("WGRT_FIXTURES_DIR");
+  return std::string(dir && *dir ? dir : WGRT_FIXTURES_DIR) + "/" + path;
+}
 
 }  // namespace wgrt::fuzz

@@ -75,8 +75,8 @@ TEST_F(FaultInjection, EveryGpuCallOfAGenerateOnALoadedModel) {
 // The failed compile must leave nothing behind: the next run compiles it and
 // gives the same tokens.
 TEST_F(FaultInjection, EveryShaderAndPipelineOfAGgufLoadAndGenerate) {
-  // Only this load's pipelines in the cache: one an earlier test left there
-  // would not be compiled again by the load, and its failure never injected.
+  // Only the tiny Llama's pipelines: others that earlier tests of this
+  // process compiled would never be asked for, and their walk would fail.
   device().pipelines().clear_for_test();
   const std::vector<llm::TokenId> first = test::load_and_generate_tiny_llama(device());
   const size_t pipelines = device().pipelines().size();
