@@ -12,11 +12,11 @@
 # only, 8 tokens. Env: TG (128), REPS (3), STEP_S (seconds per bench, 40),
 # MODELS ("llama1b smollm2").
 #
-# Variants (environment of wgrt):
-#   blocks      WGRT_GEMV=blocks: block layout + gemv.wgsl (the previous default)
-#   planar      planar layout + gemv_planar.wgsl, lanes by K (16 at K=2048, 32 at K=8192)
-#   planar-l32  the same with 32 lanes per row for every K
-#   planar-l8   the same with 8 lanes per row for every K
+# Variants (VARIANTS, default "planar planar-l16 blocks planar-nofuse"):
+#   planar         the default: planar layout + gemv_planar.wgsl, lanes by rows and K
+#   planar-lN      the same with N (8, 16, 32) lanes per row for every matrix
+#   blocks         WGRT_GEMV=blocks: block layout + gemv.wgsl (the previous default)
+#   planar-nofuse  the default GEMV with --no-fuse (no fusion passes)
 set -uo pipefail
 WGRT=${WGRT:-build/wgrt}
 TG=${TG:-128}
@@ -41,19 +41,21 @@ t0=$SECONDS
 wait
 echo "models ready after $((SECONDS - t0)) s"; ls -la "$LLAMA" "$SMOL" 2>&1
 
-VARIANTS="blocks planar planar-l32 planar-l8"
+VARIANTS=${VARIANTS:-planar planar-l16 blocks planar-nofuse}
 for v in $VARIANTS; do
+  flags=()
   case $v in
     blocks) envs=(WGRT_GEMV=blocks) ;;
     planar) envs=(WGRT_GEMV=planar) ;;
-    planar-l32) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=32) ;;
-    planar-l8) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=8) ;;
+    planar-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=${v#planar-l}) ;;
+    planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
+    *) echo "unknown variant $v"; continue ;;
   esac
   for m in $MODELS; do
     model=$LLAMA; [ $m = smollm2 ] && model=$SMOL
     echo "=== $v $m (t=${SECONDS}s)"
     env "${envs[@]}" timeout -k 5 "$STEP_S" "$WGRT" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 8 \
-        --profile --top 12 --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1
+        --profile --top 12 ${flags[@]+"${flags[@]}"} --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1
     echo "rc=$?"; tail -n 16 "$RUN/$v-$m.out"
   done
 done

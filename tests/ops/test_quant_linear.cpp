@@ -217,8 +217,8 @@ TEST(QuantLinearNoSubgroups, MatchesDequantizedMatmul) {
 
 // The planar layout and its GEMV (gemv_planar.wgsl) for the formats that have
 // it; the prefill GEMMs decode it through dequant.wgsl. Shapes: K = 608
-// (19 blocks: 8 lanes, 32 rows per workgroup, 37 rows), 2048 (16 lanes, one
-// staged chunk), 4160 (130 blocks: 32 lanes, a second chunk of 2 blocks).
+// (19 blocks, 37 rows), 2048 (one staged chunk), 4160 (130 blocks: a second
+// chunk of 2 blocks at 32 lanes).
 class QuantLinearPlanar : public QuantLinearTest {};
 
 TEST_P(QuantLinearPlanar, OddShapes) {
@@ -227,6 +227,16 @@ TEST_P(QuantLinearPlanar, OddShapes) {
 TEST_P(QuantLinearPlanar, LongRows) {
   check_linear(device(), GetParam(), 2048, 40, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
   check_linear(device(), GetParam(), 4160, 21, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+}
+// Lanes per row follow the row count (32 for these few rows); 8 and 16 (for
+// matrices of many rows) forced here, with K past one staged chunk.
+TEST_P(QuantLinearPlanar, EveryLaneCount) {
+  for (const char* lanes : {"8", "16"}) {
+    SCOPED_TRACE(std::string("lanes ") + lanes);
+    setenv("WGRT_GEMV_LANES", lanes, 1);
+    check_linear(device(), GetParam(), 2400, 37, 3, MatmulPrecision::F32, 1e-5, Given::Planar);
+    unsetenv("WGRT_GEMV_LANES");
+  }
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {
   check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);

@@ -61,15 +61,21 @@ uint32_t lanes_for(uint32_t k) {
   return units >= 128 ? 32 : units >= 64 ? 16 : 8;
 }
 
-// The same for gemv_planar.wgsl, which stages 4 blocks per lane at a time:
-// 8 to 32 lanes, at most 32 (its staging buffer holds 4 x 32 blocks), or
-// WGRT_GEMV_LANES (8, 16 or 32) for A/B runs.
-uint32_t planar_lanes_for(uint32_t k) {
+// The same for gemv_planar.wgsl (4 blocks per lane staged at a time, at most
+// 32 lanes), by the matrix's rows n as measured on the H200
+// (bench/RESULTS.md, issue 13 variants): few rows (n <= 2048) get 32 lanes,
+// so 8 rows per workgroup and more workgroups in flight (o, down: -10 %);
+// many rows of short K (n >= 8192, K <= 2048) get 8, so 32 rows share one
+// staging of x (head, gate/up: -15 %); otherwise 8 to 32 by K.
+// WGRT_GEMV_LANES (8, 16 or 32) overrides it for A/B runs.
+uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
   if (const char* v = std::getenv("WGRT_GEMV_LANES"); v != nullptr) {
     const int lanes = std::atoi(v);
     if (lanes == 8 || lanes == 16 || lanes == 32) return static_cast<uint32_t>(lanes);
   }
   const uint32_t units = k / 32;
+  if (n <= 2048) return 32;
+  if (n >= 8192 && units <= 64) return 8;
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
 
@@ -223,7 +229,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const bool planar = is_planar_weight(wt);
   const uint32_t row_words = weight_row_words(wt);
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
-  const uint32_t lanes = planar ? planar_lanes_for(k) : lanes_for(k);
+  const uint32_t lanes = planar ? planar_lanes_for(k, n) : lanes_for(k);
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
   gpu::OverrideConstants constants = weight_decode_constants(layout, wt, k);
