@@ -25,6 +25,7 @@ struct RunArgs {
   int64_t repeat = 1;
   uint32_t seed = 0;
   bool profile = false;
+  bool profile_each = false;  // also list every dispatch's time in order
   bool no_fuse = false;
 };
 
@@ -87,7 +88,7 @@ int run(const RunArgs& args) {
   }
 
   api::RunOptions opts;
-  opts.time_dispatches = args.profile;
+  opts.time_dispatches = args.profile || args.profile_each;
   std::vector<double> times;
   std::vector<api::Tensor> outputs;
   for (int64_t r = 0; r < args.repeat; ++r) {
@@ -127,6 +128,11 @@ int run(const RunArgs& args) {
       for (const auto& t : timings) total_ms += t.ms;
       std::printf("profile:  %.3f ms of GPU time in %zu dispatches\n", total_ms, timings.size());
       print_kernel_table(group_by_label(timings), timings.size());
+      if (args.profile_each) {
+        for (size_t i = 0; i < timings.size(); ++i) {
+          std::printf("  #%-4zu %-40.40s %10.2f us\n", i, timings[i].label.c_str(), timings[i].ms * 1e3);
+        }
+      }
     }
   }
   std::printf("memory:\n%s", method.memory_stats().to_string().c_str());
@@ -150,6 +156,7 @@ Command add_run(CLI::App& app) {
       ->type_name("N")
       ->check(in_range(1, 1000000));
   cmd->add_flag("--profile", a->profile, "GPU time per dispatch (needs timestamp-query)");
+  cmd->add_flag("--profile-each", a->profile_each, "as --profile, then every dispatch's GPU time in run order");
   cmd->add_flag("--no-fuse", a->no_fuse, "load without the fusion passes");
   cmd->add_option("--seed", a->seed, "seed for random inputs (default 0)")->type_name("S");
   return {cmd, [a] { return run(*a); }};

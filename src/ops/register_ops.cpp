@@ -24,6 +24,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_sample(r);
     ops::register_grid_sampler(r);
     ops::register_indexing(r);
+    ops::register_training(r);
     return r;
   }();
   return registry;

@@ -13,24 +13,14 @@
 #include <limits>
 
 #include "gpu_test_env.h"
+#include "load_error_test.h"
 #include "host_tensors.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
 namespace {
 
-class QdqTest : public test::GpuTest {
- protected:
-  // Loads the graph and returns the error message, or "" if it loaded.
-  std::string load_error(GraphBuilder&& b) {
-    try {
-      ExecutableGraph::load(device(), std::move(b).build());
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "";
-  }
-};
+class QdqTest : public test::LoadErrorTest {};
 
 std::vector<uint8_t> bytes_of(const std::vector<float>& v) {
   std::vector<uint8_t> out(v.size() * 4);
@@ -153,6 +143,65 @@ TEST_F(QdqTest, Q4gswGroupSizeNotDividingKIsRefused) {
   const std::string msg = load_error(std::move(b));
   EXPECT_NE(msg.find("et_vk.linear_q4gsw.default"), std::string::npos) << msg;
   EXPECT_NE(msg.find("argument 3: group size 24"), std::string::npos) << msg;
+}
+
+TEST_F(QdqTest, Embedding4bitBadScalesRangeAndGroupsAreRefused) {
+  // quantized_decomposed.embedding_4bit.dtype: table [4, 8] (D = 16).
+  auto graph = [](std::vector<float> scales, Dims scale_dims, int64_t qmin, bool zero_points) {
+    GraphBuilder b;
+    const ValueId idx = b.add_tensor(DType::I64, {3});
+    b.mark_input(idx);
+    const ValueId w = b.add_constant(DType::U8, {4, 8}, std::vector<uint8_t>(32, 0x9a));
+    const ValueId s = b.add_constant(DType::F32, scale_dims, bytes_of(scales));
+    const ValueId zp = zero_points ? b.add_constant(DType::F32, scale_dims, bytes_of(std::vector<float>(scales.size(), 0)))
+                                   : b.add_null();
+    const ValueId out = b.add_tensor(DType::F32, {3, 16});
+    b.add_op("quantized_decomposed.embedding_4bit.dtype",
+             {w, s, zp, b.add_int(qmin), b.add_int(7), idx, b.add_null(), out});
+    b.mark_output(out);
+    return b;
+  };
+  const std::vector<float> ok = {0.5f, 0.25f, 1.0f, 2.0f};
+  EXPECT_EQ(load_error(graph(ok, {4}, -8, false)), "");
+  struct Case {
+    GraphBuilder g;
+    std::string want;
+  };
+  Case cases[] = {
+      {graph({0.5f, 0.25f, 0.0f, 2.0f}, {4}, -8, false), "argument 1: scale[2] is 0"},
+      {graph({0.5f, std::nanf(""), 1.0f, 2.0f}, {4}, -8, false), "argument 1: scale[1] is nan"},
+      {graph(ok, {4}, -7, false), "argument 3: quant range [-7, 7] must be [-8, 7]"},
+      // 3 groups do not split a row of 16.
+      {graph(std::vector<float>(12, 1.0f), {4, 3}, -8, false), "argument 1: 3 groups per row do not split a row of 16"},
+      {graph(ok, {4}, -8, true), "argument 2"},
+  };
+  for (auto& c : cases) {
+    const std::string msg = load_error(std::move(c.g));
+    EXPECT_NE(msg.find("quantized_decomposed.embedding_4bit.dtype"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.want), std::string::npos) << msg;
+  }
+}
+
+TEST_F(QdqTest, ChooseQparamsBadEpsAndRangeAreRefused) {
+  auto graph = [](double eps, int64_t qmin, int64_t qmax) {
+    GraphBuilder b;
+    const ValueId x = b.add_tensor(DType::F32, {3, 8});
+    b.mark_input(x);
+    const ValueId scale = b.add_tensor(DType::F32, {1});
+    const ValueId zp = b.add_tensor(DType::I64, {1});
+    b.add_op("quantized_decomposed.choose_qparams.tensor",
+             {x, b.add_int(qmin), b.add_int(qmax), b.add_double(eps), b.add_null(), b.add_value_list({scale, zp})});
+    b.mark_output(scale);
+    b.mark_output(zp);
+    return b;
+  };
+  EXPECT_EQ(load_error(graph(1e-5, -128, 127)), "");
+  std::string msg = load_error(graph(0.0, -128, 127));
+  EXPECT_NE(msg.find("quantized_decomposed.choose_qparams.tensor"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("argument 3: eps must be positive"), std::string::npos) << msg;
+  EXPECT_NE(load_error(graph(std::nan(""), -128, 127)).find("argument 3: eps"), std::string::npos);
+  msg = load_error(graph(1e-5, 10, 5));
+  EXPECT_NE(msg.find("argument 2: quant_max 5 must be in [quant_min 10"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ from model_fixtures import MODELS as VISION_MODELS, MODELS_LOCAL  # noqa: E402
 from inspect_pte import describe_pte  # noqa: E402
 from partial_models import PARTIAL_MODELS  # noqa: E402
 from quant_models import QUANT_OPS  # noqa: E402
+from hand_partition import HandVulkanPartitioner  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # --set: (models, default output folder)
@@ -55,8 +56,22 @@ SETS = {"pte": (MODELS, PTE_DIR),
 
 
 def save_npy(out_dir, name, array):
-    np.save(os.path.join(out_dir, name), np.ascontiguousarray(array), allow_pickle=False)  # wgrt reads C order only
+    # wgrt reads C order only; np.ascontiguousarray would make a 0-d array 1-d
+    np.save(os.path.join(out_dir, name), np.require(array, requirements="C"), allow_pickle=False)
     return {"file": name, "shape": list(array.shape), "dtype": str(array.dtype)}
+
+
+def as_graph_dtype(t):
+    """A float64 output (choose_qparams' scales) as the float32 the Vulkan
+    graph holds it in (VulkanPartitioner's downcast_64_bit, on by default):
+    the reference computes it in float32 and widens it, so this is exact,
+    which is checked. Everything else as it is."""
+    if t.dtype != torch.float64:
+        return t.numpy()
+    narrowed = t.float()
+    if not torch.equal(narrowed.double(), t):
+        raise ValueError("a float64 output is not exactly a float32 value; the fixture would hide a rounding")
+    return narrowed.numpy()
 
 
 def lower(spec):
@@ -67,15 +82,18 @@ def lower(spec):
         module.eval()
         exported[method_name] = torch.export.export(
             module, example, dynamic_shapes=dynamic_shapes, strict=spec.strict)
-    partitioner = VulkanPartitioner(compile_options=spec.compile_options)
+    partitioner = (HandVulkanPartitioner if spec.hand_partition else VulkanPartitioner)(
+        compile_options=spec.compile_options)
     program = exported if len(exported) > 1 else next(iter(exported.values()))
-    if spec.preserve_ops:
+    if spec.preserve_ops or spec.edge_config:
         # The other documented flow: to_edge keeping the listed ATen ops out of
         # the core-ATen decomposition (which to_edge_transform_and_lower does
         # not honour), then to_backend. It reaches ops such as max_pool2d and
-        # t_copy that the one-call flow always decomposes.
+        # t_copy that the one-call flow always decomposes, and with
+        # _skip_dim_order the non-dim-order casts (aten._to_copy).
         edge = to_edge(program, compile_config=EdgeCompileConfig(
-            _check_ir_validity=False, preserve_ops=spec.preserve_ops)).to_backend(partitioner)
+            _check_ir_validity=False, preserve_ops=spec.preserve_ops or [],
+            **(spec.edge_config or {}))).to_backend(partitioner)
     else:
         edge = to_edge_transform_and_lower(program, partitioner=[partitioner])
     config = ExecutorchBackendConfig(**(spec.backend_config or {}))
@@ -106,7 +124,9 @@ def export_one(spec, out_dir):
         cases = []
         for case_index, inputs in enumerate(spec.cases(method_name)):
             with torch.no_grad():
-                outputs = module(*inputs)
+                # A module may name an independent reference (e.g. torch
+                # autograd for the training ops); else its own eager outputs.
+                outputs = getattr(module, "reference", module)(*inputs)
             if not isinstance(outputs, (tuple, list)):
                 outputs = (outputs,)
             prefix = spec.name if len(methods) == 1 else f"{spec.name}.{method_name}"
@@ -115,7 +135,7 @@ def export_one(spec, out_dir):
             cases.append({
                 "inputs": [save_npy(out_dir, f"{prefix}.in{i}.npy", t.numpy())
                            for i, t in enumerate(inputs)],
-                "outputs": [save_npy(out_dir, f"{prefix}.out{i}.npy", t.numpy())
+                "outputs": [save_npy(out_dir, f"{prefix}.out{i}.npy", as_graph_dtype(t))
                             for i, t in enumerate(outputs)],
             })
         manifest_methods[method_name] = {"cases": cases}

@@ -29,6 +29,14 @@ class Spec:
     # ATen ops kept out of to_edge's decomposition (EdgeCompileConfig.preserve_ops):
     # lowers with to_edge(...).to_backend(VulkanPartitioner) instead
     preserve_ops: Optional[list] = None
+    # Further EdgeCompileConfig fields (e.g. _skip_dim_order=True, which makes
+    # to_edge cast with aten._to_copy and clone with aten.clone instead of the
+    # dim_order ops): lowers with to_edge(...).to_backend as preserve_ops does
+    edge_config: Optional[dict] = None
+    # Tag every operator for ExecuTorch's VulkanBackend instead of asking
+    # VulkanPartitioner (hand_partition.py): for registry ops its dtype gate
+    # never lets through (the training ops' uint8 weights and codes)
+    hand_partition: bool = False
     seed: int = 0
     strict: bool = True                       # torch.export's strict mode (PT2E modules: False)
     atol: float = 1e-4

@@ -238,8 +238,28 @@ def grid_sample_goldens():
                 save(f"grid_sample.{mode}.{padding}.{int(align)}", t2n(out))
 
 
+def unexported_goldens():
+    """Six in-scope ops that no export through VulkanPartitioner 1.5.1 delivers
+    to a delegate (tests/coverage/known_missing.txt says why for each), tested
+    on hand-built graphs: x [2, 3, 5, 4] with exact +-0.5 entries (hardshrink
+    keeps only |x| > lambd)."""
+    torch.manual_seed(13)
+    x = torch.randn(2, 3, 5, 4)
+    x[0, 0, 0, :2] = torch.tensor([0.5, -0.5])
+    src = torch.randn(5, 4)
+    save("unexported.x", t2n(x))
+    save("unexported.src", t2n(src))
+    A = torch.ops.aten
+    save("unexported.hardshrink", t2n(A.hardshrink.default(x, 0.5)))
+    save("unexported.permute", t2n(A.permute.default(x, [2, 0, 3, 1]).contiguous()))
+    save("unexported.alias_copy", t2n(A.alias_copy.default(x)))
+    save("unexported.copy", t2n(A.copy.default(torch.zeros_like(x), src)))  # src broadcast to self's shape
+    save("unexported.scalar_tensor", t2n(A.scalar_tensor.default(2.5)))
+    save("unexported.clone_channels_last", t2n(x.clone(memory_format=torch.channels_last).contiguous()))
+
+
 GOLDENS = [sdpa_goldens, rope_goldens, linear_goldens, embedding_goldens, shape_goldens, matmul_goldens,
-           softmax_layer_norm_goldens, embedding_split_goldens, grid_sample_goldens]
+           softmax_layer_norm_goldens, embedding_split_goldens, grid_sample_goldens, unexported_goldens]
 
 
 def main():
@@ -262,6 +282,7 @@ def main():
     softmax_layer_norm_goldens()
     embedding_split_goldens()
     grid_sample_goldens()
+    unexported_goldens()
     total = sum(p.stat().st_size for p in OUT.glob("*.npy"))
     print(f"wrote {len(list(OUT.glob('*.npy')))} files, {total / 1024:.0f} KiB, to {OUT}")
 

@@ -63,7 +63,7 @@ class Addmm(torch.nn.Module):
 
 
 def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, seed=0, atol=1e-4, rtol=1e-4,
-          preserve=None):
+          preserve=None, edge_config=None):
     """A Spec for one method; `dynamic` maps input index -> {dim: (name, min, max)};
     `extra` lists further input tuples run on the same program."""
     def build():
@@ -77,7 +77,7 @@ def _case(name, module, inputs, *, dynamic=None, extra=(), description=None, see
         return {"forward": (m, inputs(), ds)}
     return Spec(name, description or name, build,
                 extra_cases=lambda: {"forward": [e() for e in extra]} if extra else {},
-                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve)
+                seed=seed, atol=atol, rtol=rtol, preserve_ops=preserve, edge_config=edge_config)
 
 
 def _unary(name, fn, *, lo=-3.0, hi=3.0):
@@ -104,6 +104,16 @@ OPS = [
     _case("conv2d_wide_grouped_pointwise", lambda: Conv(132, 330, 1, groups=66), _spatial(14, 14, 132)),
     _case("conv2d_depthwise", lambda: Conv(7, 7, 3, groups=7, padding=1, stride=2), _spatial(13, 10, 7),
           dynamic=HW, extra=[_spatial(9, 18, 7)]),
+    # 3-wide stride-1 depthwise (main_depthwise's ROW3 form) at odd widths, both borders.
+    _case("conv2d_depthwise_s1", lambda: Conv(10, 10, 3, groups=10, padding=1), _spatial(11, 13, 10),
+          dynamic=HW, extra=[_spatial(6, 9, 10)]),
+    # Deep and small (conv_igemm's split-K: 35 pixels, one tile, 45 slices of 16 channels, the
+    # last chunk partial; 38 output channels, a partial vec4); the second size changes the split.
+    _case("conv2d_split_k", lambda: Conv(72, 38, 3, stride=2, padding=1), _spatial(9, 13, 72),
+          dynamic=HW, extra=[_spatial(20, 17, 72)], atol=2e-4),
+    # Grouped with 16 input channels a group (conv_igemm; the groups above are too narrow for
+    # it and run main_gemm), 10 output channels a group (a partial vec4).
+    _case("conv2d_grouped_deep", lambda: Conv(32, 20, 3, groups=2, padding=1), _spatial(9, 11, 32)),
     _case("conv2d_depthwise_multiplier", lambda: Conv(3, 6, 5, groups=3, padding=2), _spatial(9, 9, 3)),
     _case("conv2d_large_k", lambda: Conv(40, 24, 3, padding=1), _spatial(6, 5, 40), atol=2e-4),
     _case("conv_with_clamp", lambda: Conv(3, 8, 3, padding=1, clamp=(0.0, 6.0)), _spatial(7, 6)),
@@ -242,6 +252,20 @@ PRESERVED = [
           lambda: (randn(3, 5),), preserve=[A.zeros_like.default, A.ones_like.default]),
 ]
 OPS += PRESERVED
+
+# EdgeCompileConfig(_skip_dim_order=True): to_edge casts with aten._to_copy
+# (f32 -> i32 truncates toward zero, i32 -> f32) instead of _to_dim_order_copy.
+NO_DIM_ORDER = [
+    _case("to_copy_no_dim_order", lambda: Fn(lambda x: x.to(torch.int32).to(torch.float32) * 0.5 + x),
+          lambda: (4 * randn(3, 7),), edge_config={"_skip_dim_order": True}),
+]
+OPS += NO_DIM_ORDER
+
+# A channels_last clone: to_edge makes it a _to_dim_order_copy with dim order
+# (0, 2, 3, 1), not the _clone_dim_order the partitioner also lists (that one
+# remove_redundant_ops drops). wgrt keeps tensors contiguous: the values must not move.
+OPS += [_case("clone_channels_last", lambda: Fn(lambda x: (x * 2).clone(memory_format=torch.channels_last) + 1),
+              _spatial(5, 6, 3))]
 
 REFUSED = [
     _case("addmm_beta", lambda: Fn(lambda bias, a, b: torch.addmm(bias, a, b, beta=0.5)),

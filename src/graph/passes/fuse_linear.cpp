@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <limits>
 #include <string_view>
 
@@ -20,6 +22,10 @@ constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacen
 constexpr std::string_view kView = "aten.view_copy.default";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
+constexpr std::string_view kConv = "aten.convolution.default";
+constexpr std::string_view kConvFused = "wgrt.conv2d_fused";
+constexpr std::string_view kRelu = "aten.relu.default";
+constexpr std::string_view kHardtanh = "aten.hardtanh.default";
 constexpr size_t kNoOp = std::numeric_limits<size_t>::max();
 
 // Where each value is read: (op, argument) pairs, the op's outputs (its
@@ -165,33 +171,47 @@ size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
   return fused;
 }
 
+// add(y, r) -> z at op i (alpha 1, y, r and z f32 of one shape) where y,
+// argument `side`, is the last output of op p, which `accepts`, and used
+// only there, and r exists before op p runs: the candidates for moving the
+// add into y's producer.
+struct ResidualAdd {
+  size_t p;
+  ValueId y, r, z;
+};
+
+std::optional<ResidualAdd> residual_add(const Graph& g, const Uses& uses, const std::vector<bool>& removed, size_t i,
+                                        size_t side, const std::function<bool(const OpCall&)>& accepts) {
+  const OpCall& add = g.ops[i];
+  if (removed[i] || add.name != kAdd || add.args.size() != 4 || !is_one(g, add.args[2])) return std::nullopt;
+  const ValueId z = add.args[3], y = add.args[side], r = add.args[1 - side];
+  const size_t p = uses.producer[y];
+  if (p == kNoOp || removed[p] || !accepts(g.ops[p]) || g.ops[p].args.back() != y) return std::nullopt;
+  if (!uses.only_use(y, i, side)) return std::nullopt;
+  const Tensor* zt = f32_tensor(g, z);
+  const Tensor* yt = f32_tensor(g, y);
+  const Tensor* rt = f32_tensor(g, r);
+  if (!zt || !yt || !rt || yt->max_dims != zt->max_dims || rt->max_dims != zt->max_dims) return std::nullopt;
+  const size_t rp = uses.producer[r];
+  if (rp != kNoOp && rp >= p) return std::nullopt;
+  return ResidualAdd{p, y, r, z};
+}
+
 // add(y, r) with y a linear's only use: the linear adds r itself.
 size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   size_t fused = 0;
   const Uses uses(g, removed);
+  auto accepts = [&](const OpCall& op) { return is_linear(op) && (op.name != kFused || is_null(g, op.args[6])); };
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    OpCall& add = g.ops[i];
-    if (removed[i] || add.name != kAdd || add.args.size() != 4 || !is_one(g, add.args[2])) continue;
-    const ValueId z = add.args[3];
-    const Tensor* zt = f32_tensor(g, z);
-    if (zt == nullptr) continue;
     for (size_t side = 0; side < 2; ++side) {
-      const ValueId y = add.args[side], r = add.args[1 - side];
-      const size_t p = uses.producer[y];
-      if (p == kNoOp || removed[p] || !is_linear(g.ops[p]) || g.ops[p].args.back() != y) continue;
-      if (!uses.only_use(y, i, side)) continue;
-      if (g.ops[p].name == kFused && !is_null(g, g.ops[p].args[6])) continue;
-      const Tensor* yt = f32_tensor(g, y);
-      const Tensor* rt = f32_tensor(g, r);
-      if (!yt || !rt || yt->max_dims != zt->max_dims || rt->max_dims != zt->max_dims) continue;
-      // r must exist when the linear runs, and neither r nor z may be touched in between.
-      const size_t rp = uses.producer[r];
-      if (rp != kNoOp && rp >= p) continue;
-      if (memory_object_reused(g, r, p, i) || memory_object_reused(g, z, p, i)) continue;
-      OpCall& lin = g.ops[p];
+      const auto m = residual_add(g, uses, removed, i, side, accepts);
+      if (!m) continue;
+      // Neither r nor z may be touched between the linear and the add.
+      if (memory_object_reused(g, m->r, m->p, i) || memory_object_reused(g, m->z, m->p, i)) continue;
+      OpCall& lin = g.ops[m->p];
       make_fused(lin, null);
-      lin.args[6] = r;
-      lin.args[7] = z;
+      lin.args[6] = m->r;
+      lin.args[7] = m->z;
       removed[i] = true;
       ++fused;
       break;
@@ -200,6 +220,71 @@ size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   return fused;
 }
 
+// Whether the convolution at op p may write `out` and read r in place of
+// the ops up to `to` in out's ExecuTorch memory object: no tensor those ops
+// name, but the values the fusion removes (`gone`), shares out's or r's
+// object, and out shares none with the convolution's input or r (both read
+// while it is written).
+bool conv_fusion_safe(const Graph& g, size_t p, size_t to, ValueId out, ValueId r, std::initializer_list<ValueId> gone) {
+  const int32_t o = g.tensor(out).mem_obj_id, ro = g.tensor(r).mem_obj_id;
+  if (o < 0) return true;
+  if (o == g.tensor(g.ops[p].args[0]).mem_obj_id || o == ro) return false;
+  for (size_t k = p + 1; k <= to && k < g.ops.size(); ++k) {
+    for (ValueId a : g.ops[k].args) {
+      if (!g.is_tensor(a) || a == out || a == r || std::find(gone.begin(), gone.end(), a) != gone.end()) continue;
+      const int32_t ao = g.tensor(a).mem_obj_id;
+      if (ao >= 0 && (ao == o || ao == ro)) return false;
+    }
+  }
+  return true;
+}
+
+// add(y, r) with y an aten.convolution's only use => wgrt.conv2d_fused(conv
+// args, min, max, r) -> z; and when z's only reader is a relu or hardtanh,
+// that too, as the fused op's clamp (it then writes the activation's output).
+// Where the exporter's memory plan would have the moved write overwrite a
+// tensor still read (typically the convolution's own input, dead by the
+// add), the output gets a buffer of its own (memory for dispatches).
+size_t fuse_conv_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
+  size_t fused = 0;
+  const Uses uses(g);
+  ValueId zero = null;
+  auto accepts = [](const OpCall& op) { return op.name == kConv && op.args.size() == 10; };
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    for (size_t side = 0; side < 2; ++side) {
+      const auto m = residual_add(g, uses, removed, i, side, accepts);
+      if (!m) continue;
+      const auto [p, y, r, z] = *m;
+      const Tensor* zt = f32_tensor(g, z);
+      ValueId lo = null, hi = null, out = z;
+      if (!uses.is_output[z] && uses.by_value[z].size() == 1) {
+        const auto [a, arg] = uses.by_value[z][0];
+        const OpCall& act = g.ops[a];
+        const bool relu = act.name == kRelu && act.args.size() == 2;
+        const bool hardtanh = act.name == kHardtanh && act.args.size() == 4;
+        const Tensor* at = (relu || hardtanh) && arg == 0 && !removed[a] ? f32_tensor(g, act.args.back()) : nullptr;
+        if (at != nullptr && at->max_dims == zt->max_dims) {
+          if (relu && zero == null) zero = add_value(g, 0.0);
+          lo = relu ? zero : act.args[1];
+          hi = relu ? null : act.args[2];
+          out = act.args.back();
+          removed[a] = true;
+        }
+      }
+      const size_t last = out == z ? i : uses.by_value[z][0].first;
+      if (!conv_fusion_safe(g, p, last, out, r, {y, z})) g.tensor(out).mem_obj_id = -1;
+      OpCall& conv = g.ops[p];
+      std::vector<ValueId> args(conv.args.begin(), conv.args.begin() + 9);
+      args.insert(args.end(), {lo, hi, r, out});
+      conv.args = std::move(args);
+      conv.name = std::string(kConvFused);
+      removed[i] = true;
+      ++fused;
+      break;
+    }
+  }
+  return fused;
+}
 
 // Rows of constant matrices stacked into one new constant (same dtype and row
 // length), owning its bytes.
@@ -426,6 +511,7 @@ FusionStats fuse_linear_layers(Graph& g) {
   stats.swiglus = fuse_swiglus(g, removed);
   stats.ropes = fuse_ropes(g, removed);
   stats.residuals = fuse_residuals(g, removed, null);
+  stats.conv_residuals = fuse_conv_residuals(g, removed, null);
   std::vector<OpCall> kept;
   kept.reserve(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i) {

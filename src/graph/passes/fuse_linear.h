@@ -16,6 +16,8 @@
 //     => linear_ggml_split_rope(x, ..., cos, sin) -> qr, kr, v
 //   linear_ggml[_fused](...) -> y; add(y, r) or add(r, y) with alpha 1 -> z
 //     => linear_ggml_fused(..., residual r) -> z
+//   aten.convolution(...) -> y; add(y, r) -> z [; relu(z) or hardtanh(z) -> a]
+//     => wgrt.conv2d_fused(..., min, max, residual r) -> z [or a]
 //
 // Each rewrite checks its preconditions (shapes, f32, a norm weight of K
 // elements, the intermediate used only there and not a graph output, no
@@ -35,6 +37,7 @@ struct FusionStats {
   size_t swiglus = 0;    // swiglu ops folded into their gate/up GEMV
   size_t ropes = 0;      // RoPE ops (and the views before them) folded into the Q/K/V GEMV
   size_t residuals = 0;  // adds folded into the producing GEMV
+  size_t conv_residuals = 0;  // adds (and a following relu / hardtanh) folded into the producing convolution
   size_t ops_before = 0, ops_after = 0;
 };
 

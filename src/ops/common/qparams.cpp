@@ -36,10 +36,10 @@ IntRange check_qrange(const OpArgs& args, size_t qmin_arg, size_t qmax_arg, DTyp
 
 namespace {
 
-void check_scale_value(const OpArgs& args, size_t arg, double s, const std::string& where) {
-  if (!std::isfinite(s) || s == 0) {
+void check_scale_value(const OpArgs& args, size_t arg, double s, const std::string& where, bool zero_allowed = false) {
+  if (!std::isfinite(s) || (s == 0 && !zero_allowed)) {
     std::ostringstream text;
-    text << "scale" << where << " is " << s << ": must be finite and non-zero";
+    text << "scale" << where << " is " << s << (zero_allowed ? ": must be finite" : ": must be finite and non-zero");
     args.fail(arg, text.str());
   }
 }
@@ -66,8 +66,19 @@ double check_scale(const OpArgs& args, size_t arg) {
   return s;
 }
 
+int64_t zero_point_value(const OpArgs& args, size_t arg) {
+  if (!std::holds_alternative<double>(args.value(arg))) return args.integer(arg);
+  const double zp = args.number(arg);
+  if (!(std::abs(zp) <= double(INT32_MAX)) || zp != std::trunc(zp)) {
+    std::ostringstream text;
+    text << "zero point " << zp << " is not an integer";
+    args.fail(arg, text.str());
+  }
+  return static_cast<int64_t>(zp);
+}
+
 int64_t check_zero_point(const OpArgs& args, size_t arg, IntRange range) {
-  const int64_t zp = args.integer(arg);
+  const int64_t zp = zero_point_value(args, arg);
   check_zp_value(args, arg, zp, range, "");
   return zp;
 }
@@ -80,6 +91,20 @@ void check_scale_tensor(const OpArgs& args, size_t arg, int64_t count, int64_t u
     float s;
     std::memcpy(&s, t.bytes.data() + i * 4, 4);
     check_scale_value(args, arg, s, "[" + std::to_string(i) + "]");
+  }
+}
+
+void check_scale_matrix(const OpArgs& args, size_t arg, int64_t used, bool zero_allowed) {
+  const Tensor& t = args.tensor(arg, {DType::F32});
+  args.expect_rank(arg, 2);
+  if (t.storage != StorageKind::Constant) return;
+  const int64_t rows = t.max_dims[0], stride = t.max_dims[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < std::min(used, stride); ++c) {
+      float s;
+      std::memcpy(&s, t.bytes.data() + (r * stride + c) * 4, 4);
+      check_scale_value(args, arg, s, "[" + std::to_string(r) + ", " + std::to_string(c) + "]", zero_allowed);
+    }
   }
 }
 

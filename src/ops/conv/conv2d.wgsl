@@ -14,26 +14,20 @@
 //
 // main_depthwise: one input channel per group (depthwise, with any channel
 // multiplier): each invocation computes 4 adjacent output pixels of one row,
-// reading each weight once for the four.
+// reading each weight once for the four. ROW3 (3 wide, undilated, stride 1 or
+// 2 across): each input row segment is read once for all three taps (6 or 9
+// values instead of 12), branch-free at the borders.
 
 override TRANSPOSED: u32 = 0u;
-override HAS_BIAS: u32 = 0u;
 override POINTWISE: u32 = 0u;
-
-struct Params {
-  n: u32, cin: u32, h: u32, w: u32,
-  cout: u32, oh: u32, ow: u32, groups: u32,
-  kh: u32, kw: u32, stride_h: i32, stride_w: i32,
-  pad_h: i32, pad_w: i32, dil_h: i32, dil_w: i32,
-  cin_g: u32, cout_g: u32, k_total: u32, m_total: u32,
-  out_min: f32, out_max: f32, row_tiles: u32, pad: u32,
-}
+override ROW3: u32 = 0u;
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<f32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
+@group(0) @binding(5) var<storage, read> residual: array<f32>;
 
 const THREADS: u32 = 256u;
 const BK: u32 = 16u;
@@ -42,12 +36,6 @@ const BN: u32 = 64u;  // tile columns (channels): 16 invocations down, 4 each
 
 var<workgroup> a_tile: array<f32, 1024>;  // [BK][BM]
 var<workgroup> b_tile: array<f32, 1024>;  // [BK][BN]
-
-fn finish(v: f32, co: u32) -> f32 {
-  var r = v;
-  if (HAS_BIAS != 0u) { r += bias[co]; }
-  return clamp(r, p.out_min, p.out_max);
-}
 
 // One output pixel as an im2col row sees it: where its input plane starts
 // and its window's origin (regular) or offset (transposed) in the input.
@@ -125,7 +113,8 @@ fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
   for (var i = 0u; i < 4u; i++) {
     if (m + i < p.m_total) {
       let img = (m + i) / pixels;
-      out[(img * p.cout + co) * pixels + (m + i - img * pixels)] = finish(v[i], co);
+      let at = (img * p.cout + co) * pixels + (m + i - img * pixels);
+      out[at] = finish(v[i], co, at);
     }
   }
 }
@@ -188,11 +177,17 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   store4(n0 + tn + 3u, g, m0 + tm, acc3);
 }
 
+// Input row element ix (from row offset `row`), 0 outside the row.
+fn row_at(row: u32, ix: i32) -> f32 {
+  let v = x[row + u32(clamp(ix, 0, i32(p.w) - 1))];
+  return select(0.0, v, ix >= 0 && ix < i32(p.w));
+}
+
 // Workgroups: linear index over (n * cout) * oh * row_tiles, 64 per group.
 @compute @workgroup_size(64)
 fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = (wid.y * nwg.x + wid.x) * 64u + lid;
+  let t = flat_group(wid, nwg) * 64u + lid;
   let tile = t % p.row_tiles;
   let rest = t / p.row_tiles;
   let oy = rest % p.oh;
@@ -208,6 +203,28 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     let iy = i32(oy) * p.stride_h - p.pad_h + i32(ky) * p.dil_h;
     if (iy < 0 || iy >= i32(p.h)) { continue; }
     let row = in_plane + u32(iy) * p.w;
+    if (ROW3 != 0u) {
+      let wi = (co * p.kh + ky) * 3u;
+      let w0 = weight[wi];
+      let w1 = weight[wi + 1u];
+      let w2 = weight[wi + 2u];
+      let ix0 = i32(ox0) * p.stride_w - p.pad_w;
+      let v0 = row_at(row, ix0);
+      let v1 = row_at(row, ix0 + 1);
+      let v2 = row_at(row, ix0 + 2);
+      let v3 = row_at(row, ix0 + 3);
+      let v4 = row_at(row, ix0 + 4);
+      let v5 = row_at(row, ix0 + 5);
+      if (p.stride_w == 1) {
+        acc += w0 * vec4<f32>(v0, v1, v2, v3) + w1 * vec4<f32>(v1, v2, v3, v4) + w2 * vec4<f32>(v2, v3, v4, v5);
+      } else {
+        let v6 = row_at(row, ix0 + 6);
+        let v7 = row_at(row, ix0 + 7);
+        let v8 = row_at(row, ix0 + 8);
+        acc += w0 * vec4<f32>(v0, v2, v4, v6) + w1 * vec4<f32>(v1, v3, v5, v7) + w2 * vec4<f32>(v2, v4, v6, v8);
+      }
+      continue;
+    }
     for (var kx = 0u; kx < p.kw; kx++) {
       let wv = weight[(co * p.kh + ky) * p.kw + kx];
       let ix0 = i32(ox0) * p.stride_w - p.pad_w + i32(kx) * p.dil_w;
@@ -221,6 +238,6 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   }
   let base = (img * p.cout + co) * p.oh * p.ow + oy * p.ow;
   for (var i = 0u; i < 4u; i++) {
-    if (ox0 + i < p.ow) { out[base + ox0 + i] = finish(acc[i], co); }
+    if (ox0 + i < p.ow) { out[base + ox0 + i] = finish(acc[i], co, base + ox0 + i); }
   }
 }

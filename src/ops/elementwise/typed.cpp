@@ -9,7 +9,8 @@
 //   pin_memory, non_blocking, memory_format, out), dim_order_ops'
 //   _to_dim_order_copy (x, dtype, layout, device, pin_memory, non_blocking,
 //   dim_order, out) and _clone_dim_order (x, non_blocking, dim_order, out),
-//   alias_copy (x, out), copy (self, src, non_blocking, out: src's values).
+//   alias_copy (x, out), copy (self, src, non_blocking, out: src's values
+//   broadcast to self's shape).
 //   wgrt keeps every tensor contiguous, so a dim order only has to be a
 //   permutation; f32 -> integer truncates, anything -> bool tests != 0.
 // Operands broadcast (numpy rules) to the output; every dim may change at run time.
@@ -56,6 +57,7 @@ struct TypedDef {
   size_t extra = 0;       // then arguments the op does not need (conversions)
   size_t first = 0;       // the first operand's argument index
   int dim_order = -1;     // the dim_order argument, if any
+  int shape_of = -1;      // a tensor argument whose shape the output has (copy's self), the operands broadcasting to it
 };
 
 constexpr const char* kConvertTypes = "f32, i32, i64, bool -> f32, i32, i64, bool";
@@ -87,7 +89,7 @@ constexpr TypedDef kOps[] = {
     {"dim_order_ops._to_dim_order_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 6, 0, 6},
     {"dim_order_ops._clone_dim_order.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 2, 0, 2},
     {"aten.alias_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
-    {"aten.copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 1, 1},
+    {"aten.copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 1, 1, -1, 0},
 };
 
 uint32_t type_code(DType t) {
@@ -118,6 +120,13 @@ void check(const TypedDef& def, const OpArgs& args) {
     }
     shape = broadcast_shapes(*shape, t.max_dims);
     if (!shape) args.fail(i, "shape " + dims_string(t.max_dims) + " does not broadcast with the other operands");
+  }
+  if (def.shape_of >= 0) {
+    const Dims& target = args.tensor(size_t(def.shape_of)).max_dims;
+    if (broadcast_shapes(target, *shape) != target) {
+      args.fail(def.first, "shape " + dims_string(*shape) + " does not broadcast to " + dims_string(target));
+    }
+    shape = target;
   }
   if (shape->size() > kMaxRank) args.fail(out_arg(def), "rank above " + std::to_string(kMaxRank));
   if (def.dim_order >= 0 && !args.is_null(size_t(def.dim_order))) {
@@ -183,8 +192,7 @@ void lower(const TypedDef& def, OpContext& ctx) {
   if (def.mode) {
     op = std::get<std::string>(args.value(mode_arg(def))) == "floor" ? TypedOp::DivFloor : TypedOp::DivTrunc;
   }
-  const auto& pipeline = ctx.pipeline(
-      "elementwise/typed.wgsl", "main",
+  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "elementwise/typed.wgsl"}, "main",
       {{"WG", kWorkgroup}, {"OP", double(op)}, {"A_TYPE", double(codes[0])}, {"B_TYPE", double(codes[1])},
        {"C_TYPE", double(codes[2])}, {"OUT_TYPE", double(type_code(ctx.tensor_info(out).dtype))},
        {"INT_MATH", int_math ? 1.0 : 0.0}});
@@ -193,11 +201,18 @@ void lower(const TypedDef& def, OpContext& ctx) {
   auto operand = [&](size_t i) { return ctx.tensor(ins[std::min(i, ins.size() - 1)]); };
   const DispatchId d =
       ctx.dispatch(pipeline, {operand(0), operand(1), operand(2), ctx.tensor(out), ctx.uniform_binding(u)});
-  ctx.on_resize(ins, [=](ResizeContext& r) {
+  // The output's shape: the operands' broadcast, or the shape_of tensor's.
+  std::vector<ValueId> shaped = ins;
+  if (def.shape_of >= 0) shaped.push_back(ctx.arg(size_t(def.shape_of)));
+  ctx.on_resize(shaped, [=](ResizeContext& r) {
     std::optional<Dims> shape = Dims{};
-    for (ValueId in : ins) {
+    for (ValueId in : shaped) {
       shape = broadcast_shapes(*shape, r.dims(in));
       if (!shape) throw Error(ErrorCode::InvalidArgument, std::string(def.name) + ": live shapes do not broadcast");
+    }
+    if (def.shape_of >= 0 && *shape != r.dims(shaped.back())) {
+      throw Error(ErrorCode::InvalidArgument, std::string(def.name) + ": live shape " + dims_string(r.dims(ins[0])) +
+                                                  " does not broadcast to " + dims_string(r.dims(shaped.back())));
     }
     r.set_dims(out, *shape);
     TypedParams p = base;

@@ -149,7 +149,7 @@ fn element(e: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = (wid.y * nwg.x + wid.x) * WG + lid;
+  let t = flat_group(wid, nwg) * WG + lid;
   let e0 = t * 4u;
   if (e0 >= p.count) { return; }
   if (OUT_TYPE == 2u) {

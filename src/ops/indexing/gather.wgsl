@@ -21,7 +21,7 @@ fn at(v: array<vec4<u32>, 2>, i: u32) -> u32 { return v[i / 4u][i % 4u]; }
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  let i = flat_group(wid, nwg) * 256u + lid;
   if (i >= p.count) { return; }
   var rest = i;
   var src = 0u;

@@ -23,7 +23,7 @@ struct Params {
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  let i = flat_group(wid, nwg) * 256u + lid;
   if (i >= params.count) { return; }
   let c = (i / params.inner) % params.channels;
   var v = (x[i] - mean[c]) * inverseSqrt(variance[c] + params.eps);

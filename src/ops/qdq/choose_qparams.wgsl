@@ -1,15 +1,23 @@
-// torchao.choose_qparams_affine over contiguous blocks (per token: one block
-// per row), torch's reference numerics in f32:
+// Scale and zero point of each contiguous block of x (per token: one block
+// per row; per tensor: one block), in f32 with torch's reference numerics.
+// MODE 0, torchao.choose_qparams_affine ASYMMETRIC, and
+// quantized_decomposed.choose_qparams.tensor (torch's determine_qparams):
 //   lo = min(min(block), 0), hi = max(max(block), 0)
-//   ASYMMETRIC: scale = max((hi - lo) / f32(qmax - qmin), eps)
-//               zp = clamp(qmin - round(lo / scale), qmin, qmax)
-//   SYMMETRIC:  scale = max(max(-lo, hi) / (f32(qmax - qmin) / 2), eps)
-//               zp = (qmax + qmin + 1) / 2 (truncated)
-// Divisions are made correctly rounded (WGSL's may be off by 2.5 ulp), as
-// torch's are. One workgroup reduces four consecutive blocks, so an int8
-// zero-point output is written a whole word at a time.
+//   scale = max((hi - lo) / f32(qmax - qmin), eps)
+//   zp = clamp(qmin - round(lo / scale), qmin, qmax)
+// MODE 1, choose_qparams_affine SYMMETRIC:
+//   scale = max(max(-lo, hi) / (f32(qmax - qmin) / 2), eps)
+//   zp = (qmax + qmin + 1) / 2 (truncated)
+// MODE 2, quantized_decomposed.choose_qparams_per_token_asymmetric (XNNPACK's
+// rule, qmin/qmax -128/127 whatever the dtype):
+//   scale = max((hi - lo) / 255, eps); dlo = lo / scale; dhi = hi / scale
+//   zp = round(clamp(qmin + dlo + qmax + dhi > 0 ? qmin - dlo : qmax - dhi, qmin, qmax))
+// round() is half to even in WGSL, as torch's. Divisions are made correctly
+// rounded (WGSL's may be off by 2.5 ulp), as torch's are. One workgroup
+// reduces four consecutive blocks, so an int8 zero-point output is written a
+// whole word at a time.
 
-override SYMMETRIC: bool = false;
+override MODE: u32 = 0u;
 override ZP_INT8: bool = false;  // zero points int8 (else int32)
 
 struct Params {
@@ -66,12 +74,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       let range = f32(p.qmax - p.qmin);
       var scale: f32;
       var zp: i32;
-      if (SYMMETRIC) {
-        scale = max(divide(max(-lo_part[0], hi_part[0]), range / 2.0), p.eps);
+      let lo_b = lo_part[0];
+      let hi_b = hi_part[0];
+      if (MODE == 1u) {
+        scale = max(divide(max(-lo_b, hi_b), range / 2.0), p.eps);
         zp = (p.qmax + p.qmin + 1) / 2;
+      } else if (MODE == 2u) {
+        scale = max(divide(hi_b - lo_b, range), p.eps);
+        let dlo = divide(lo_b, scale);
+        let dhi = divide(hi_b, scale);
+        let qmin = f32(p.qmin);
+        let qmax = f32(p.qmax);
+        let z = select(qmax - dhi, qmin - dlo, (qmin + dlo) + (qmax + dhi) > 0.0);
+        zp = i32(round(clamp(z, qmin, qmax)));
       } else {
-        scale = max(divide(hi_part[0] - lo_part[0], range), p.eps);
-        zp = i32(clamp(f32(p.qmin) - round(divide(lo_part[0], scale)), f32(p.qmin), f32(p.qmax)));
+        scale = max(divide(hi_b - lo_b, range), p.eps);
+        zp = i32(clamp(f32(p.qmin) - round(divide(lo_b, scale)), f32(p.qmin), f32(p.qmax)));
       }
       scales[block] = scale;
       if (ZP_INT8) {

@@ -140,9 +140,9 @@ void lower(OpContext& ctx, Kind kind) {
   base.dil_x = static_cast<uint32_t>(dil[1]);
   base.w_row = static_cast<uint32_t>(ctx.max_dims(w).back());
   base.x_scale = static_cast<float>(args.number(1));
-  base.x_zp = static_cast<int32_t>(args.integer(2));
+  base.x_zp = static_cast<int32_t>(zero_point_value(args, 2));
   base.out_inv_scale = static_cast<float>(1.0 / args.number(6));
-  base.out_zp = static_cast<int32_t>(args.integer(7));
+  base.out_zp = static_cast<int32_t>(zero_point_value(args, 7));
   ctx.on_resize({x}, [=](ResizeContext& r) {
     const Dims& in = r.dims(x);
     ConvParams p = base;

@@ -78,20 +78,20 @@ void lower(OpContext& ctx, Op op) {
   EwParams base;
   const size_t s = op == kAdd ? 2 : 1;
   base.a_scale = static_cast<float>(args.number(s));
-  base.a_zp = static_cast<int32_t>(args.integer(s + 1));
+  base.a_zp = static_cast<int32_t>(zero_point_value(args, s + 1));
   if (op == kAdd) {
     base.b_scale = static_cast<float>(args.number(4));
-    base.b_zp = static_cast<int32_t>(args.integer(5));
+    base.b_zp = static_cast<int32_t>(zero_point_value(args, 5));
     base.out_inv_scale = static_cast<float>(1.0 / args.number(6));
-    base.out_zp = static_cast<int32_t>(args.integer(7));
+    base.out_zp = static_cast<int32_t>(zero_point_value(args, 7));
     base.alpha = static_cast<float>(args.number(8));
   } else if (op == kRelu) {
     base.out_inv_scale = static_cast<float>(1.0 / args.number(3));
-    base.out_zp = static_cast<int32_t>(args.integer(4));
+    base.out_zp = static_cast<int32_t>(zero_point_value(args, 4));
   } else {
     // The reference quantizes with scale = 1 / out_inv_scale, i.e. multiplies by 1 / that.
     base.out_inv_scale = static_cast<float>(1.0 / (1.0 / args.number(3)));
-    base.out_zp = static_cast<int32_t>(args.integer(4));
+    base.out_zp = static_cast<int32_t>(zero_point_value(args, 4));
     base.r = static_cast<uint32_t>(args.integer(5));
   }
   const int64_t r = base.r;

@@ -3,7 +3,8 @@
 //     (x int8 [..., K], x_scale, x_zp, weights int8 [N, K4], weight_sums, weight_scales [>= N],
 //      out_scale, out_zp, bias [>= N] or None, activation "none" | "relu", out int8 [..., N])
 //   et_vk.linear_q8ta_q8csw.default
-//     (x f32 [..., K], x_scale, x_zp, weights, weight_sums, weight_scales, bias or None, out f32)
+//     (x int8 [..., K], x_scale, x_zp, weights, weight_sums, weight_scales, bias or None, out f32)
+//     (the exporter quantizes x with a quantize_per_tensor before it)
 // K4 is K rounded up to a multiple of 4 (the exporter pads weight rows);
 // scales and bias are padded to a multiple of 4 as well. weight_sums (the
 // exporter's precomputed zero-point correction) is not needed: the kernel
@@ -21,13 +22,15 @@ namespace {
 struct Q8Params {
   uint32_t m = 0, n = 0, k = 0, w_row_words = 0;
   int32_t x_zp = 0, out_zp = 0;
-  float x_scale = 0, x_inv_scale = 0, out_inv_scale = 0;
+  float x_scale = 0;
+  uint32_t pad3 = 0;
+  float out_inv_scale = 0;
   uint32_t pad[3] = {};
 };
 static_assert(sizeof(Q8Params) == 48, "must match Params in q8ta_linear.wgsl");
 
 struct Form {
-  bool int8_io;   // q8ta_linear(_gemv): int8 in and out; else f32 in and out
+  bool int8_io;   // q8ta_linear(_gemv): int8 out (and its scale, zero point, activation); else f32 out
   size_t count;
   size_t bias;
 };
@@ -44,7 +47,7 @@ bool relu(const OpArgs& args, const Form& f) {
 void check(const OpArgs& args, const Form& f) {
   args.expect_count(f.count);
   const DType io = f.int8_io ? DType::I8 : DType::F32;
-  const Tensor& x = args.tensor(0, {io});
+  const Tensor& x = args.tensor(0, {DType::I8});
   args.expect_rank_at_least(0, 1);
   check_scale(args, 1);
   check_zero_point(args, 2, kInt8);
@@ -84,8 +87,7 @@ void lower(OpContext& ctx, const Form& f) {
   const ValueId x = ctx.arg(0), w = ctx.arg(3), out = ctx.arg(f.count - 1);
   const bool has_bias = !args.is_null(f.bias);
   const auto& pipeline = ctx.pipeline({"qdq/int8.wgsl", "qdq/q8ta_linear.wgsl"}, "main",
-                                      {{"X_INT8", f.int8_io ? 1.0 : 0.0},
-                                       {"OUT_INT8", f.int8_io ? 1.0 : 0.0},
+                                      {{"OUT_INT8", f.int8_io ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                        {"RELU", relu(args, f) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(Q8Params));
@@ -98,11 +100,10 @@ void lower(OpContext& ctx, const Form& f) {
   base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
   base.w_row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
   base.x_scale = static_cast<float>(args.number(1));
-  base.x_inv_scale = static_cast<float>(1.0 / args.number(1));
-  base.x_zp = static_cast<int32_t>(args.integer(2));
+  base.x_zp = static_cast<int32_t>(zero_point_value(args, 2));
   if (f.int8_io) {
     base.out_inv_scale = static_cast<float>(1.0 / args.number(6));
-    base.out_zp = static_cast<int32_t>(args.integer(7));
+    base.out_zp = static_cast<int32_t>(zero_point_value(args, 7));
   }
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
@@ -124,7 +125,7 @@ void add(OpRegistry& registry, const char* name, Form f, const char* dtypes) {
 void register_q8ta_linear(OpRegistry& registry) {
   add(registry, "et_vk.q8ta_linear.default", {true, 11, 8}, "int8 (int8 weights)");
   add(registry, "et_vk.q8ta_linear_gemv.default", {true, 11, 8}, "int8 (int8 weights)");
-  add(registry, "et_vk.linear_q8ta_q8csw.default", {false, 8, 6}, "f32 (int8 activations and weights)");
+  add(registry, "et_vk.linear_q8ta_q8csw.default", {false, 8, 6}, "int8 -> f32 (int8 weights)");
 }
 
 }  // namespace wgrt::ops

@@ -4,14 +4,11 @@
 //   y         = f32(acc) * x_scale * w_scale[n] + bias[n]    (relu if asked)
 //   OUT_INT8:  q = clamp(round(y * out_inv_scale) + out_zp, -128, 127)
 //   else:      y (f32)
-// X_INT8 false: x is f32 and is quantized here first with x_scale / x_zp
-// (et_vk.linear_q8ta_q8csw), as quantize_per_tensor would.
 // Weights are int8 [N, K_padded] (rows a multiple of four bytes), x int8
-// [M, K] or f32; int8 tensors are packed four to a u32 word. Four
+// [M, K]; int8 tensors are packed four to a u32 word. Four
 // consecutive outputs per invocation, so int8 outputs are written a word at
 // a time.
 
-override X_INT8: bool = true;
 override OUT_INT8: bool = true;
 override HAS_BIAS: bool = false;
 override RELU: bool = false;
@@ -24,7 +21,7 @@ struct Params {
   x_zp: i32,
   out_zp: i32,
   x_scale: f32,
-  x_inv_scale: f32,
+  pad3: u32,
   out_inv_scale: f32,
   pad0: u32,
   pad1: u32,
@@ -40,9 +37,7 @@ struct Params {
 
 // x[m, k] as an integer, less the zero point.
 fn xq(i: u32) -> i32 {
-  if (X_INT8) { return sbyte(x[i / 4u], i % 4u) - p.x_zp; }
-  let q = clamp(round(bitcast<f32>(x[i]) * p.x_inv_scale) + f32(p.x_zp), -128.0, 127.0);
-  return i32(q) - p.x_zp;
+  return sbyte(x[i / 4u], i % 4u) - p.x_zp;
 }
 
 fn output(row: u32, col: u32) -> f32 {

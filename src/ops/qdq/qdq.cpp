@@ -136,7 +136,7 @@ void lower_form(OpContext& ctx, const Form& f) {
     const double scale = args.number(1);
     base.scale = static_cast<float>(scale);
     base.inv_scale = static_cast<float>(1.0 / scale);  // torch: 1.0 / scale in double, used as f32
-    base.zp = static_cast<int32_t>(args.integer(2));
+    base.zp = static_cast<int32_t>(zero_point_value(args, 2));
   }
   const int64_t axis = f.per == Per::Channel ? axis_of(args, f, ctx.max_dims(in).size()) : 0;
   const int64_t block = f.per == Per::Block ? block_len(args, f, ctx.max_dims(in)) : 1;

@@ -34,7 +34,7 @@ fn better(v: f32, i: u32, best: f32, best_i: u32) -> bool {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let o = wid.y * nwg.x + wid.x;
+  let o = flat_group(wid, nwg);
   if (o >= p.outputs) { return; }  // uniform across the workgroup
   var base = 0u;
   var rest = o;

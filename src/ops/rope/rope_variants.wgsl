@@ -24,7 +24,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> k_out: array<f32>;
 @group(0) @binding(6) var<uniform> p: Params;
 
-fn index(wid: vec3<u32>, lid: u32, nwg: vec3<u32>) -> u32 { return (wid.y * nwg.x + wid.x) * 256u + lid; }
+fn index(wid: vec3<u32>, lid: u32, nwg: vec3<u32>) -> u32 { return flat_group(wid, nwg) * 256u + lid; }
 
 @compute @workgroup_size(256)
 fn main_hf(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,

@@ -49,7 +49,7 @@ fn tap(base: u32, iy: i32, ix: i32) -> f32 {
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * 64u + lid;
+  let i = flat_group(wid, nwg) * 64u + lid;
   if (i >= p.count) { return; }
   let pix = i % (p.oh * p.ow);
   let plane = i / (p.oh * p.ow);

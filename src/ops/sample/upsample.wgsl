@@ -24,7 +24,7 @@ fn source(d: u32, scale: f32) -> f32 {
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * 64u + lid;
+  let i = flat_group(wid, nwg) * 64u + lid;
   if (i >= p.count) { return; }
   let ox = i % p.ow;
   let oy = (i / p.ow) % p.oh;
