@@ -45,7 +45,8 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
                                                        const LoadOptions& options) {
   registry.check_graph(graph);  // before any allocation
   // The passes make ops of the builtin family: only where the registry has them.
-  if (options.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr) {
+  if (options.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr &&
+      registry.find("wgrt.linear_ggml_swiglu") != nullptr && registry.find("wgrt.linear_ggml_split_rope") != nullptr) {
     const FusionStats fused = fuse_linear_layers(graph);
     if (fused.ops_after != fused.ops_before) registry.check_graph(graph);
   }

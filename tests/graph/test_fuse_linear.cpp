@@ -29,6 +29,9 @@ struct Variant {
   bool norm_feeds_mul = false;   // ... and also feeds a non-linear op
   bool alpha_two = false;        // the attention residual add has alpha 2
   bool linear_used_twice = false;  // the down projection's result is used again
+  bool gate_is_output = false;   // the gate projection's result is also a graph output
+  bool up_first = false;         // the up projection comes before the gate in the graph
+  bool rope = false;             // q and k go through views and RoPE (heads of 16) before their product
 };
 
 std::vector<std::string> op_names(const Graph& g) {
@@ -43,9 +46,10 @@ Graph build_layer(const LayerShape& s, const Variant& v = {}) {
   const ops::QuantLayout& l = *ops::find_quant_layout(s.type);
   GraphBuilder b;
   uint32_t seed = 1;
+  // As the file stores them: the ops' prepare step lays them out at load
+  // (the planar layout for Q4_0 and Q4_1, the block layout for the others).
   auto matrix = [&](int64_t n, int64_t k) {
-    const auto file = test::random_blocks(l, n, k, seed++);
-    return b.add_constant(DType::U8, {n, int64_t(ops::gpu_row_bytes(l, k))}, ops::repack_for_gpu(l, file, n, k));
+    return b.add_constant(DType::U8, {n, int64_t(ops::file_row_bytes(l, k))}, test::random_blocks(l, n, k, seed++));
   };
   auto norm_weight = [&](int64_t k) {
     return b.add_constant(DType::F32, {k}, test::bytes_of(test::random_floats(k, seed++, 0.5f, 1.5f)));
@@ -67,7 +71,25 @@ Graph build_layer(const LayerShape& s, const Variant& v = {}) {
   const ValueId x = tensor(hd);
   b.mark_input(x);
   const ValueId n1 = norm(x, hd);
-  const ValueId q = linear(n1, s.d, s.d, hd, s.qk_bias), k = linear(n1, s.d, s.d, hd, s.qk_bias);
+  ValueId q = linear(n1, s.d, s.d, hd, s.qk_bias), k = linear(n1, s.d, s.d, hd, s.qk_bias);
+  if (v.rope) {  // as the GGUF importer: views to heads, RoPE by a table's rows, views back
+    const int64_t hdim = 16, heads = s.d / hdim;
+    const Dims d4{1, s.max_m, heads, hdim};
+    auto view = [&](ValueId x, const Dims& to) {
+      const ValueId out = tensor(to);
+      b.add_op("aten.view_copy.default", {x, b.add_int_list(to), out});
+      return out;
+    };
+    auto table = [&] {
+      return b.add_constant(DType::F32, {s.max_m, hdim / 2},
+                            test::bytes_of(test::random_floats(s.max_m * hdim / 2, seed++, -1.0f, 1.0f)));
+    };
+    const ValueId q4 = view(q, d4), k4 = view(k, d4), cos = table(), sin = table();
+    const ValueId qr = tensor(d4), kr = tensor(d4);
+    b.add_op("et_vk.apply_rotary_emb.default", {q4, k4, cos, sin, b.add_value_list({qr, kr})});
+    q = view(qr, hd);
+    k = view(kr, hd);
+  }
   const ValueId qk = tensor(hd);
   b.add_op("aten.mul.Tensor", {q, k, qk});
   if (v.norm_feeds_mul) {
@@ -79,7 +101,15 @@ Graph build_layer(const LayerShape& s, const Variant& v = {}) {
   const ValueId h = tensor(hd);
   b.add_op("aten.add.Tensor", {x, o, b.add_int(v.alpha_two ? 2 : 1), h});
   const ValueId n2 = norm(h, hd);
-  const ValueId gate = linear(n2, s.f, s.d, fd), up = linear(n2, s.f, s.d, fd);
+  ValueId gate, up;
+  if (v.up_first) {
+    up = linear(n2, s.f, s.d, fd);
+    gate = linear(n2, s.f, s.d, fd);
+  } else {
+    gate = linear(n2, s.f, s.d, fd);
+    up = linear(n2, s.f, s.d, fd);
+  }
+  if (v.gate_is_output) b.mark_output(gate);
   const ValueId prod = tensor(fd);
   b.add_op("wgrt.swiglu", {gate, up, prod});
   const ValueId down = linear(prod, s.d, s.f, hd);
@@ -108,9 +138,10 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
   EXPECT_EQ(st.merged, 2u);
   EXPECT_EQ(st.residuals, 2u);
   EXPECT_EQ(st.ops_before, 15u);
-  EXPECT_EQ(st.ops_after, 8u);
-  const std::string F = "wgrt.linear_ggml_fused", S = "wgrt.linear_ggml_split";
-  const std::vector<std::string> after = {S, "aten.mul.Tensor", F, S, "wgrt.swiglu", F, "aten.select_copy.int", F};
+  EXPECT_EQ(st.swiglus, 1u);
+  EXPECT_EQ(st.ops_after, 7u);
+  const std::string F = "wgrt.linear_ggml_fused", S = "wgrt.linear_ggml_split", W = "wgrt.linear_ggml_swiglu";
+  const std::vector<std::string> after = {S, "aten.mul.Tensor", F, W, F, "aten.select_copy.int", F};
   EXPECT_EQ(op_names(g), after);
   // Q and K: one matrix of 2D rows read from the norm's input, normalized inside.
   const OpCall& qk = g.ops[0];
@@ -124,8 +155,15 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
   const OpCall& o = g.ops[2];
   EXPECT_EQ(o.args[6], g.inputs[0]);
   EXPECT_TRUE(std::holds_alternative<Null>(g.values[o.args[4]]));  // no norm before o
+  // gate/up: one matrix with their rows interleaved, normalized inside,
+  // writing the swiglu's output, which the down projection reads.
+  const OpCall& gu = g.ops[3];
+  EXPECT_EQ(gu.args.size(), 7u);
+  EXPECT_EQ(g.tensor(gu.args[1]).max_dims[0], 2 * 96);
+  EXPECT_FALSE(std::holds_alternative<Null>(g.values[gu.args[4]]));
+  EXPECT_EQ(g.ops[4].args[0], gu.args[6]);
   // The head reads the selected row of h2 (the down projection's output), not of its norm.
-  EXPECT_EQ(g.ops[6].args[0], g.ops[5].args[7]);
+  EXPECT_EQ(g.ops[5].args[0], g.ops[4].args[7]);
   // The separate Q/K/gate/up weights are gone (no upload for them).
   size_t u8_constants = 0;
   for (const Value& v : g.values) {
@@ -135,8 +173,28 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
   EXPECT_EQ(u8_constants, 5u);  // q|k, o, gate|up, down, head
   // Running the pass again finds nothing more.
   const FusionStats again = fuse_linear_layers(g);
-  EXPECT_EQ(again.norms + again.merged + again.residuals, 0u);
-  EXPECT_EQ(again.ops_after, 8u);
+  EXPECT_EQ(again.norms + again.merged + again.swiglus + again.residuals, 0u);
+  EXPECT_EQ(again.ops_after, 7u);
+}
+
+// RoPE after the Q/K projections: the views and the RoPE op fold into the
+// split linear, which writes the rotated heads.
+TEST(FuseLinear, RopeIntoTheQkvLinear) {
+  Graph g = build_layer({}, {.rope = true});
+  EXPECT_EQ(g.ops.size(), 20u);
+  const FusionStats st = fuse_linear_layers(g);
+  EXPECT_EQ(st.ropes, 1u);
+  EXPECT_EQ(st.swiglus, 1u);
+  const std::string F = "wgrt.linear_ggml_fused", V = "aten.view_copy.default";
+  const std::vector<std::string> after = {"wgrt.linear_ggml_split_rope", V, V, "aten.mul.Tensor", F,
+                                          "wgrt.linear_ggml_swiglu", F, "aten.select_copy.int", F};
+  EXPECT_EQ(op_names(g), after);
+  const OpCall& qkv = g.ops[0];
+  ASSERT_EQ(qkv.args.size(), 11u);
+  EXPECT_EQ(g.tensor(qkv.args[8]).max_dims, (Dims{1, 6, 4, 16}));  // writes the rotated heads
+  EXPECT_EQ(g.ops[1].args[0], qkv.args[8]);
+  EXPECT_EQ(g.ops[2].args[0], qkv.args[9]);
+  EXPECT_EQ(fuse_linear_layers(g).ropes, 0u);
 }
 
 TEST(FuseLinear, PreconditionsKeepOpsAsTheyAre) {
@@ -164,6 +222,20 @@ TEST(FuseLinear, PreconditionsKeepOpsAsTheyAre) {
     EXPECT_EQ(st.residuals, 1u);  // down's result is an output too
     EXPECT_EQ(st.norms, 3u);
   }
+  {
+    Graph g = build_layer({}, {.gate_is_output = true});
+    const FusionStats st = fuse_linear_layers(g);
+    EXPECT_EQ(st.merged, 2u);
+    EXPECT_EQ(st.swiglus, 0u);  // the gate's result leaves the graph: the swiglu stays
+    EXPECT_EQ(g.ops[3].name, "wgrt.linear_ggml_split");
+    EXPECT_EQ(g.ops[4].name, "wgrt.swiglu");
+  }
+  {
+    Graph g = build_layer({}, {.up_first = true});
+    const FusionStats st = fuse_linear_layers(g);
+    EXPECT_EQ(st.swiglus, 1u);  // up before gate: interleaved the other way round
+    EXPECT_EQ(st.ops_after, 7u);
+  }
 }
 
 class FuseLinearGpu : public test::GpuTest, public ::testing::WithParamInterface<uint32_t> {};
@@ -175,11 +247,12 @@ void expect_fused_matches_unfused(gpu::Device& device, const LayerShape& s, std:
   LoadOptions on, off;
   on.fuse = true;
   off.fuse = false;
-  auto fused = ExecutableGraph::load(device, build_layer(s), on);
-  auto plain = ExecutableGraph::load(device, build_layer(s), off);
+  for (const Variant v : {Variant{}, Variant{.up_first = true, .rope = true}}) {
+  auto fused = ExecutableGraph::load(device, build_layer(s, v), on);
+  auto plain = ExecutableGraph::load(device, build_layer(s, v), off);
   EXPECT_LT(fused->dispatch_count(), plain->dispatch_count());
   for (int64_t m : rows) {
-    SCOPED_TRACE("M=" + std::to_string(m));
+    SCOPED_TRACE(std::string(v.rope ? "RoPE, up before gate, " : "") + "M=" + std::to_string(m));
     const auto xs = test::random_floats(m * s.d, uint32_t(m + 40));
     const HostTensorView in[] = {test::f32_view(xs, {1, m, s.d})};
     const auto a = test::floats(fused->execute(in)[0]);
@@ -192,6 +265,7 @@ void expect_fused_matches_unfused(gpu::Device& device, const LayerShape& s, std:
     }
     EXPECT_GT(scale, 0.0);
     EXPECT_LT(worst, 2e-5 * scale + 1e-6) << "largest |logit| " << scale;
+  }
   }
 }
 

@@ -28,24 +28,32 @@ struct Case {
 
 class QuantLinearTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {};
 
+// How the test hands the weight to the graph: already in the block GPU
+// layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0).
+enum class Given { Blocks, Planar };
+
 // Runs M = 1, kMaxM, 8, 1 and checks each against the double-precision
 // product, relative to the sum of |terms| per output; returns the worst
 // prefill (M > 1) error seen.
 double check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int64_t kMaxM,
-                    MatmulPrecision precision = MatmulPrecision::F32, double prefill_bound = 1e-5) {
+                    MatmulPrecision precision = MatmulPrecision::F32, double prefill_bound = 1e-5,
+                    Given given = Given::Blocks) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   EXPECT_NE(l, nullptr);
   if (l == nullptr) return 1;
   const auto file = test::random_blocks(*l, N, K, c.type + 1);
   std::vector<float> wf(N * K);
   gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
-  const auto gpu_bytes = ops::repack_for_gpu(*l, file, N, K);
+  const bool planar = given == Given::Planar;
+  const auto gpu_bytes = planar ? ops::repack_planar(c.type, file, N, K) : ops::repack_for_gpu(*l, file, N, K);
+  const Dims wdims = planar ? Dims{N, int64_t(ops::planar_row_bytes(c.type, K) / 16), 16}
+                            : Dims{N, int64_t(ops::gpu_row_bytes(*l, K))};
   const auto bias = test::random_floats(N, 77);
 
   GraphBuilder b;
   const ValueId x = b.add_tensor(DType::F32, {kMaxM, K});
   b.mark_input(x);
-  const ValueId w = b.add_constant(DType::U8, {N, int64_t(ops::gpu_row_bytes(*l, K))}, gpu_bytes);
+  const ValueId w = b.add_constant(DType::U8, wdims, gpu_bytes);
   const ValueId bi = b.add_constant(DType::F32, {N}, test::bytes_of(bias));
   const ValueId out = b.add_tensor(DType::F32, {kMaxM, N});
   b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, out});
@@ -180,7 +188,8 @@ TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
 
 // Importers add weights as the file stores them; the ops' prepare step
 // re-lays them out at load. One file-layout table shared by the embedding and
-// a tied output head (prepared once) must give the dequantizer's values.
+// a tied output head (prepared once, by the embedding) must give the
+// dequantizer's values through both ops.
 TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
@@ -201,7 +210,11 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), logits});
   b.mark_output(logits);
   auto g = ExecutableGraph::load(device(), std::move(b).build());
-  EXPECT_EQ(uint64_t(g->graph().tensor(w).max_dims[1]), ops::gpu_row_bytes(*l, kDim));
+  // Q4_0, Q4_1, Q8_0: the planar layout, which both ops read; others: blocks.
+  const Dims prepared = ops::has_planar_layout(c.type)
+                            ? Dims{kVocab, int64_t(ops::planar_row_bytes(c.type, kDim) / 16), 16}
+                            : Dims{kVocab, int64_t(ops::gpu_row_bytes(*l, kDim))};
+  EXPECT_EQ(g->graph().tensor(w).max_dims, prepared);
 
   const int64_t token = 5;
   const HostTensorView in[] = {{DType::I64, {1, 1}, std::span(reinterpret_cast<const uint8_t*>(&token), 8)}};
@@ -232,7 +245,80 @@ TEST(QuantLinearNoSubgroups, MatchesDequantizedMatmul) {
   check_linear(*plain, Case{2, "Q4_0"}, 2400, 37, 9);
   check_linear(*plain, Case{12, "Q4_K"}, 2304, 37, 9);
   check_linear(*plain, Case{1, "F16"}, 2400, 37, 9);
+  check_linear(*plain, Case{3, "Q4_1"}, 4160, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
 }
+
+// The planar layout and its GEMV (gemv_planar.wgsl) for the formats that have
+// it; the prefill GEMMs decode it through dequant.wgsl. Shapes: K = 608
+// (19 blocks, 37 rows), 2048 (one staged chunk), 4160 (130 blocks: a second
+// chunk of 2 blocks at 32 lanes).
+class QuantLinearPlanar : public QuantLinearTest {};
+
+TEST_P(QuantLinearPlanar, OddShapes) {
+  check_linear(device(), GetParam(), 608, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+}
+TEST_P(QuantLinearPlanar, LongRows) {
+  check_linear(device(), GetParam(), 2048, 40, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+  check_linear(device(), GetParam(), 4160, 21, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+}
+// Lanes per row follow the row count (32 for these few rows); 8 and 16 (for
+// matrices of many rows) forced here, with K past one staged chunk.
+TEST_P(QuantLinearPlanar, EveryLaneCount) {
+  for (const char* lanes : {"8", "16"}) {
+    SCOPED_TRACE(std::string("lanes ") + lanes);
+    setenv("WGRT_GEMV_LANES", lanes, 1);
+    check_linear(device(), GetParam(), 2400, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+    unsetenv("WGRT_GEMV_LANES");
+  }
+}
+TEST_P(QuantLinearPlanar, F16Gemm) {
+  check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
+}
+
+// A file-layout weight is put into the planar layout at load, the same bytes but for the scale part's padding; with
+// WGRT_GEMV=blocks it gets the block layout instead.
+TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  constexpr int64_t kN = 24, kK = 576;
+  const auto file = test::random_blocks(*l, kN, kK, c.type + 3);
+  for (const char* mode : {"planar", "blocks"}) {
+    SCOPED_TRACE(mode);
+    setenv("WGRT_GEMV", mode, 1);
+    GraphBuilder b;
+    const ValueId x = b.add_tensor(DType::F32, {1, kK});
+    b.mark_input(x);
+    const ValueId w = b.add_constant_view(DType::U8, {kN, int64_t(ops::file_row_bytes(*l, kK))}, file);
+    const ValueId out = b.add_tensor(DType::F32, {1, kN});
+    b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
+    b.mark_output(out);
+    auto g = ExecutableGraph::load(device(), std::move(b).build());
+    unsetenv("WGRT_GEMV");
+    const Dims want = std::string(mode) == "planar" ? Dims{kN, int64_t(ops::planar_row_bytes(c.type, kK) / 16), 16}
+                                                    : Dims{kN, int64_t(ops::gpu_row_bytes(*l, kK))};
+    EXPECT_EQ(g->graph().tensor(w).max_dims, want);
+    if (std::string(mode) == "planar") {
+      EXPECT_LE(double(numel(want)), 1.04 * double(file.size()));
+    }
+    std::vector<float> wf(kN * kK);
+    gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
+    const auto xs = test::random_floats(kK, 5);
+    const HostTensorView in[] = {test::f32_view(xs, {1, kK})};
+    const auto got = test::floats(g->execute(in)[0]);
+    for (int64_t n = 0; n < kN; ++n) {
+      double want_v = 0, mag = 0;
+      for (int64_t k = 0; k < kK; ++k) {
+        want_v += double(xs[k]) * wf[n * kK + k];
+        mag += std::abs(double(xs[k]) * wf[n * kK + k]);
+      }
+      EXPECT_NEAR(got[n], want_v, 1e-5 * (mag + 1e-6)) << "row " << n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearPlanar,
+                         ::testing::Values(Case{2, "Q4_0"}, Case{3, "Q4_1"}, Case{8, "Q8_0"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,
                          ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},

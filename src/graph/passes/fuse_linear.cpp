@@ -15,6 +15,11 @@ constexpr std::string_view kNorm = "et_vk.rms_norm.default";
 constexpr std::string_view kLinear = "wgrt.linear_ggml";
 constexpr std::string_view kFused = "wgrt.linear_ggml_fused";
 constexpr std::string_view kSplit = "wgrt.linear_ggml_split";
+constexpr std::string_view kLinearSwiglu = "wgrt.linear_ggml_swiglu";
+constexpr std::string_view kSplitRope = "wgrt.linear_ggml_split_rope";
+constexpr std::string_view kSwiglu = "wgrt.swiglu";
+constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacent pairs
+constexpr std::string_view kView = "aten.view_copy.default";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
 constexpr std::string_view kConv = "aten.convolution.default";
@@ -31,13 +36,17 @@ struct Uses {
   std::vector<size_t> producer;  // the last op writing the value
   std::vector<bool> is_output;
 
-  explicit Uses(const Graph& g)
+  // Ops marked in `removed` (rewritten away by an earlier step) are skipped.
+  explicit Uses(const Graph& g, const std::vector<bool>& removed = {})
       : by_value(g.values.size()), producer(g.values.size(), kNoOp), is_output(g.values.size(), false) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const auto& args = g.ops[i].args;
-      if (args.empty()) continue;
-      // The split linear has three outputs (6..8); every other op its last.
-      const size_t first_out = g.ops[i].name == kSplit && args.size() == 9 ? 6 : args.size() - 1;
+      if (args.empty() || (i < removed.size() && removed[i])) continue;
+      // The split linears have three outputs (6..8, 8..10); every other op its last.
+      const std::string& name = g.ops[i].name;
+      const size_t first_out = name == kSplit && args.size() == 9         ? 6
+                               : name == kSplitRope && args.size() == 11 ? 8
+                                                                         : args.size() - 1;
       for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
       for (size_t a = first_out; a < args.size(); ++a) producer[args[a]] = i;
     }
@@ -191,7 +200,7 @@ std::optional<ResidualAdd> residual_add(const Graph& g, const Uses& uses, const 
 // add(y, r) with y a linear's only use: the linear adds r itself.
 size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   size_t fused = 0;
-  const Uses uses(g);
+  const Uses uses(g, removed);
   auto accepts = [&](const OpCall& op) { return is_linear(op) && (op.name != kFused || is_null(g, op.args[6])); };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     for (size_t side = 0; side < 2; ++side) {
@@ -371,6 +380,116 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null) {
   }
   return merged;
 }
+// A constant of 2F rows (gate rows, then up rows) as a new constant with the
+// rows interleaved: row 2i gate i, row 2i + 1 up i. `up_first`: the up rows
+// come first in the source.
+ValueId interleave_halves(Graph& g, ValueId stacked, bool up_first) {
+  const Tensor& src = g.tensor(stacked);
+  Tensor t;
+  t.dtype = src.dtype;
+  t.storage = StorageKind::Constant;
+  t.max_dims = src.max_dims;
+  t.cur_dims = t.max_dims;
+  const uint64_t rows = uint64_t(src.max_dims[0]), half = rows / 2, row_bytes = src.bytes.size() / rows;
+  t.owned.resize(src.bytes.size());
+  for (uint64_t i = 0; i < half; ++i) {
+    const uint8_t* gate = src.bytes.data() + (up_first ? half + i : i) * row_bytes;
+    const uint8_t* up = src.bytes.data() + (up_first ? i : half + i) * row_bytes;
+    std::copy(gate, gate + row_bytes, t.owned.begin() + (2 * i) * row_bytes);
+    std::copy(up, up + row_bytes, t.owned.begin() + (2 * i + 1) * row_bytes);
+  }
+  t.bytes = t.owned;
+  return add_value(g, std::move(t));
+}
+
+// A merged gate/up linear (two outputs of equal width) whose outputs are read
+// only by one swiglu(gate, up) of the same shape: the GEMV applies SwiGLU in
+// its epilogue, over the stacked weight re-stacked with interleaved rows.
+size_t fuse_swiglus(Graph& g, std::vector<bool>& removed) {
+  size_t fused = 0;
+  const Uses uses(g, removed);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpCall& sw = g.ops[i];
+    if (removed[i] || sw.name != kSwiglu || sw.args.size() != 3) continue;
+    const ValueId gate = sw.args[0], up = sw.args[1], h = sw.args[2];
+    const size_t p = uses.producer[gate];
+    if (p == kNoOp || removed[p] || p != uses.producer[up] || g.ops[p].name != kSplit) continue;
+    OpCall& lin = g.ops[p];
+    if (lin.args.size() != 9 || !is_null(g, lin.args[8]) || gate == up) continue;
+    const bool up_first = lin.args[6] == up;
+    if (!uses.only_use(gate, i, 0) || !uses.only_use(up, i, 1)) continue;
+    const Tensor* gt = f32_tensor(g, gate);
+    const Tensor* ut = f32_tensor(g, up);
+    const Tensor* ht = f32_tensor(g, h);
+    if (!gt || !ut || !ht || gt->max_dims != ut->max_dims || ht->max_dims != gt->max_dims) continue;
+    const ValueId w = lin.args[1];
+    if (!g.is_tensor(w) || g.tensor(w).storage != StorageKind::Constant ||
+        g.tensor(w).max_dims.empty() || g.tensor(w).max_dims[0] != 2 * gt->max_dims.back()) {
+      continue;
+    }
+    // h is now written at the linear: nothing in between may touch it.
+    if (memory_object_reused(g, h, p, i)) continue;
+    const ValueId bias = lin.args[3];
+    if (!is_null(g, bias) && (!g.is_tensor(bias) || g.tensor(bias).storage != StorageKind::Constant)) continue;
+    lin.name = std::string(kLinearSwiglu);
+    lin.args = {lin.args[0], interleave_halves(g, w, up_first), lin.args[2],
+                is_null(g, bias) ? bias : interleave_halves(g, bias, up_first), lin.args[4], lin.args[5], h};
+    removed[i] = true;
+    ++fused;
+  }
+  return fused;
+}
+
+// The op that reshapes `v` when v's only use is a view_copy; kNoOp otherwise.
+size_t only_view_of(const Graph& g, const Uses& uses, ValueId v) {
+  if (uses.is_output[v] || uses.by_value[v].size() != 1) return kNoOp;
+  const auto [op, arg] = uses.by_value[v][0];
+  return arg == 0 && g.ops[op].name == kView && g.ops[op].args.size() == 3 ? op : kNoOp;
+}
+
+// split(x, W...) -> q, k[, v]; view(q) -> q4; view(k) -> k4;
+// apply_rotary_emb(q4, k4, cos, sin) -> [qr, kr], the views read only there:
+// the split linear writes qr and kr itself, rotated in its epilogue.
+size_t fuse_ropes(Graph& g, std::vector<bool>& removed) {
+  size_t fused = 0;
+  const Uses uses(g, removed);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const OpCall& rope = g.ops[i];
+    if (removed[i] || rope.name != kRope || rope.args.size() != 5) continue;
+    const auto* outs = std::get_if<ValueList>(&g.values[rope.args[4]]);
+    if (outs == nullptr || outs->items.size() != 2) continue;
+    const ValueId q4 = rope.args[0], k4 = rope.args[1], cos = rope.args[2], sin = rope.args[3];
+    const ValueId qr = outs->items[0], kr = outs->items[1];
+    if (!uses.only_use(q4, i, 0) || !uses.only_use(k4, i, 1)) continue;
+    const size_t vq = uses.producer[q4], vk = uses.producer[k4];
+    if (vq == kNoOp || vk == kNoOp || g.ops[vq].name != kView || g.ops[vk].name != kView) continue;
+    const ValueId q = g.ops[vq].args[0], k = g.ops[vk].args[0];
+    if (only_view_of(g, uses, q) != vq || only_view_of(g, uses, k) != vk) continue;
+    const size_t p = uses.producer[q];
+    if (p == kNoOp || p != uses.producer[k] || g.ops[p].name != kSplit || g.ops[p].args.size() != 9) continue;
+    OpCall& lin = g.ops[p];
+    if (lin.args[6] != q || lin.args[7] != k) continue;
+    // Shapes: qr, kr [..., heads, D] holding q's and k's values; cos, sin
+    // [rows, D / 2] made before the linear.
+    const Tensor *qt = f32_tensor(g, q), *kt = f32_tensor(g, k), *qrt = f32_tensor(g, qr), *krt = f32_tensor(g, kr);
+    const Tensor *ct = f32_tensor(g, cos), *st = f32_tensor(g, sin);
+    if (!qt || !kt || !qrt || !krt || !ct || !st || qrt->max_dims.size() != qt->max_dims.size() + 1) continue;
+    if (numel(qrt->max_dims) != numel(qt->max_dims) || numel(krt->max_dims) != numel(kt->max_dims)) continue;
+    const int64_t head_dim = qrt->max_dims.back();
+    if (head_dim % 2 != 0 || krt->max_dims.back() != head_dim || ct->max_dims != st->max_dims) continue;
+    if (numel(ct->max_dims) != numel(qt->max_dims) / qt->max_dims.back() * head_dim / 2) continue;
+    const size_t cp = uses.producer[cos], sp = uses.producer[sin];
+    if ((cp != kNoOp && cp >= p) || (sp != kNoOp && sp >= p)) continue;
+    if (memory_object_reused(g, qr, p, i) || memory_object_reused(g, kr, p, i)) continue;
+    lin.name = std::string(kSplitRope);
+    lin.args = {lin.args[0], lin.args[1], lin.args[2], lin.args[3], lin.args[4], lin.args[5],
+                cos, sin, qr, kr, lin.args[8]};
+    removed[i] = removed[vq] = removed[vk] = true;
+    ++fused;
+  }
+  return fused;
+}
+
 }  // namespace
 
 bool fusion_from_env() {
@@ -389,6 +508,8 @@ FusionStats fuse_linear_layers(Graph& g) {
   }
   stats.norms = fuse_norms(g, removed, null);
   stats.merged = merge_siblings(g, removed, null);
+  stats.swiglus = fuse_swiglus(g, removed);
+  stats.ropes = fuse_ropes(g, removed);
   stats.residuals = fuse_residuals(g, removed, null);
   stats.conv_residuals = fuse_conv_residuals(g, removed, null);
   std::vector<OpCall> kept;
@@ -397,14 +518,16 @@ FusionStats fuse_linear_layers(Graph& g) {
     if (!removed[i]) kept.push_back(std::move(g.ops[i]));
   }
   g.ops = std::move(kept);
-  // Intermediates and constants (weights stacked into new ones) that no op
-  // names any more would still get buffers: drop them.
+  // Intermediates and constants (weights stacked into new ones, or stacked
+  // ones re-stacked) that no op names any more would still get buffers: drop them.
   std::vector<bool> named(g.values.size(), false);
   for (const OpCall& op : g.ops) {
     for (ValueId a : op.args) named[a] = true;
   }
-  for (ValueId v = 0; v < named_before.size(); ++v) {
-    if (!named_before[v] || named[v] || !g.is_tensor(v)) continue;
+  for (ValueId v = 0; v < g.values.size(); ++v) {
+    // Values made by the passes count as named (a stacked weight re-stacked interleaved).
+    const bool was_named = v >= named_before.size() || named_before[v];
+    if (!was_named || named[v] || !g.is_tensor(v)) continue;
     const StorageKind kind = g.tensor(v).storage;
     if (kind == StorageKind::Intermediate || kind == StorageKind::Constant) g.values[v] = Null{};
   }

@@ -9,6 +9,11 @@
 //     => select_copy(x) -> s'; linear_ggml_fused(s', W..., norm g, eps)
 //   linears reading the same x with the same norm (Q, K, V; gate, up)
 //     => linear_ggml_split(x, stacked weights...) -> their outputs (up to 3)
+//   linear_ggml_split(x, [gate; up]...) -> g, u; swiglu(g, u) -> h
+//     => linear_ggml_swiglu(x, gate/up rows interleaved...) -> h
+//   linear_ggml_split(x, [Q; K; V]...) -> q, k, v; view(q) -> q4; view(k) -> k4;
+//   apply_rotary_emb(q4, k4, cos, sin) -> [qr, kr]
+//     => linear_ggml_split_rope(x, ..., cos, sin) -> qr, kr, v
 //   linear_ggml[_fused](...) -> y; add(y, r) or add(r, y) with alpha 1 -> z
 //     => linear_ggml_fused(..., residual r) -> z
 //   aten.convolution(...) -> y; add(y, r) -> z [; relu(z) or hardtanh(z) -> a]
@@ -29,6 +34,8 @@ namespace wgrt {
 struct FusionStats {
   size_t norms = 0;      // rms_norm ops folded into their consumer GEMVs
   size_t merged = 0;     // groups of linears stacked into one matrix
+  size_t swiglus = 0;    // swiglu ops folded into their gate/up GEMV
+  size_t ropes = 0;      // RoPE ops (and the views before them) folded into the Q/K/V GEMV
   size_t residuals = 0;  // adds folded into the producing GEMV
   size_t conv_residuals = 0;  // adds (and a following relu / hardtanh) folded into the producing convolution
   size_t ops_before = 0, ops_after = 0;

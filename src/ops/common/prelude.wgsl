@@ -10,3 +10,8 @@ fn flat_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 fn div_up(a: u32, b: u32) -> u32 {
   return (a + b - 1u) / b;
 }
+
+// silu(gate) * up, as wgrt.swiglu computes it (elementwise/binary.wgsl).
+fn swiglu(gate: f32, up: f32) -> f32 {
+  return gate / (1.0 + exp(-gate)) * up;
+}

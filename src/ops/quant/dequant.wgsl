@@ -8,11 +8,15 @@
 // has one decode function below, sharing it with the format it extends.
 //
 // QTYPE is the ggml type id: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
-// 8 Q8_0, 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS.
+// 8 Q8_0, 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS;
+// 1000 + the type for the planar layout below.
 // BLOCK_WORDS and BLOCK_UNITS come from the host's QuantLayout.
 override QTYPE: u32 = 3;
 override BLOCK_WORDS: u32 = 5;  // words per block on the GPU
 override BLOCK_UNITS: u32 = 1;  // 32-element units per block
+// wgrt's planar layout (quant_layout.h: QTYPE 1002 Q4_0, 1003 Q4_1, 1008
+// Q8_0): a row is [quants of ROW_UNITS blocks][their scales].
+override ROW_UNITS: u32 = 1;
 
 alias Unit = array<vec4<f32>, 8>;  // elements 4k..4k+3 in [k]
 
@@ -59,7 +63,11 @@ fn decode_q4_q5(base: u32, v: ptr<function, Unit>) {
   let m = select(dm.y, 0.0, symmetric);
   let off = select(0.0, select(-8.0, -16.0, five), symmetric);
   let qh = select(0u, w[base + 1u], five);
-  let qw = base + select(1u, 2u, five);
+  q4_quants(base + select(1u, 2u, five), d, m, off, qh, v);
+}
+
+// The 16 quant bytes of a Q4/Q5 block at word qw: (q + off) * d + m.
+fn q4_quants(qw: u32, d: f32, m: f32, off: f32, qh: u32, v: ptr<function, Unit>) {
   for (var k = 0u; k < 4u; k++) {
     let b = bytes4(w[qw + k]);
     (*v)[k] = (vec4<f32>((b & vec4<u32>(15u)) | (bits4(qh, 4u * k) << vec4<u32>(4u))) + off) * d + m;
@@ -69,12 +77,35 @@ fn decode_q4_q5(base: u32, v: ptr<function, Unit>) {
 
 fn decode_q8_0(base: u32, v: ptr<function, Unit>) {
   // [2 pad][d f16][32 x int8]
-  let d = unpack2x16float(w[base]).y;
+  q8_quants(base + 1u, unpack2x16float(w[base]).y, v);
+}
+
+// The 32 int8 quants of a Q8_0 block at word qw, times d.
+fn q8_quants(qw: u32, d: f32, v: ptr<function, Unit>) {
   for (var k = 0u; k < 8u; k++) {
-    let q = w[base + 1u + k];
+    let q = w[qw + k];
     let s = vec4<i32>(bitcast<i32>(q << 24u), bitcast<i32>(q << 16u), bitcast<i32>(q << 8u), bitcast<i32>(q)) >>
             vec4<u32>(24u);
     (*v)[k] = vec4<f32>(s) * d;
+  }
+}
+
+// The planar layout: unit u's quants at word 4u (Q8_0: 8u) of the row, then
+// the scales: f16 d per block (Q4_0, Q8_0) or f16 d, m (Q4_1).
+fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
+  let q8 = QTYPE == 1008u;
+  let scales = row_base + ROW_UNITS * select(4u, 8u, q8);
+  if (QTYPE == 1003u) {
+    let dm = unpack2x16float(w[scales + unit]);
+    q4_quants(row_base + 4u * unit, dm.x, dm.y, 0.0, 0u, v);
+    return;
+  }
+  let dd = unpack2x16float(w[scales + unit / 2u]);
+  let d = select(dd.x, dd.y, unit % 2u == 1u);
+  if (q8) {
+    q8_quants(row_base + 8u * unit, d, v);
+  } else {
+    q4_quants(row_base + 4u * unit, d, 0.0, -8.0, 0u, v);
   }
 }
 
@@ -198,6 +229,7 @@ fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
     case 10u, 11u: { decode_q2k_q3k(base, sub, v); }
     case 12u, 13u: { decode_q4k_q5k(base, sub, v); }
     case 20u, 23u: { decode_iq4(base, sub, v); }
+    case 1002u, 1003u, 1008u: { decode_planar(row_base, unit, v); }
     default: { decode_q6k(base, sub, v); }
   }
 }

@@ -19,7 +19,7 @@ static_assert(sizeof(EmbeddingParams) == 16, "must match Params in embedding.wgs
 void check(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& w = args.tensor(0, {DType::U8});
-  args.expect_rank(0, 2);
+  if (!is_planar_weight(w)) args.expect_rank(0, 2);
   const int64_t type = args.integer(1);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
   if (layout == nullptr) args.unsupported(1, "ggml type " + std::to_string(type) + " has no GPU kernel");
@@ -28,7 +28,7 @@ void check(const OpArgs& args) {
   args.expect_rank(3, ids.max_dims.size() + 1);
   const int64_t dim = out.max_dims.back();
   if (!ggml_rows_fit(*layout, w, dim) || dim % 32 != 0) {
-    args.fail(0, "rows of " + std::to_string(w.max_dims[1]) + " bytes do not hold " + std::to_string(dim) +
+    args.fail(0, "rows of " + std::to_string(weight_row_words(w) * 4) + " bytes do not hold " + std::to_string(dim) +
                      " elements of ggml type " + std::to_string(type));
   }
   Dims want = ids.max_dims;
@@ -44,9 +44,10 @@ void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), ids = ctx.arg(2), out = ctx.arg(3);
   const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(ctx.args().integer(1)));
   const uint32_t vocab = static_cast<uint32_t>(ctx.max_dims(w)[0]);
-  const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
+  const Tensor& wt = ctx.args().tensor(0);
+  const uint32_t row_words = weight_row_words(wt);
   const uint32_t dim = static_cast<uint32_t>(ctx.max_dims(out).back());
-  gpu::OverrideConstants constants = decode_constants(layout);
+  gpu::OverrideConstants constants = weight_decode_constants(layout, wt, dim);
   constants.emplace_back("WG", kWorkgroup);
   const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main", constants);
   const UniformId u = ctx.uniform(sizeof(EmbeddingParams));

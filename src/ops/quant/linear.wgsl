@@ -19,6 +19,8 @@ var<workgroup> w_tile: array<array<f32, 33>, TILE_N>;  // padded against bank co
 var<workgroup> x_tile: array<array<f32, 33>, TILE_M>;
 var<workgroup> row_squares: array<f32, 256>;
 
+@group(0) @binding(1) var<storage, read> w: array<u32>;
+
 @compute @workgroup_size(256)
 fn main_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
               @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -13,6 +13,20 @@
 // by the fusion pass into one matrix (weight rows and bias concatenated at
 // load); output i takes its block of columns ([..., N_i] each).
 //
+// wgrt.linear_ggml_swiglu (x, weight, type, bias or Null, norm weight or
+// Null, eps, out [..., N / 2]): gate and up projections merged by the fusion
+// pass with their rows interleaved (row 2i gate i, row 2i + 1 up i; bias
+// likewise), out = silu(gate) * up. The GEMV applies it in its epilogue; for
+// prefill the GEMM writes the interleaved columns to scratch and
+// swiglu_pairs.wgsl combines them.
+//
+// wgrt.linear_ggml_split_rope (x, weight, type, bias or Null, norm weight or
+// Null, eps, cos [S, D / 2], sin [S, D / 2], q out [..., H, D], k out [..., Hk,
+// D], v out [..., Nv] or Null): a split linear (Q, K, V) whose query and key
+// outputs get RoPE (adjacent pairs, as et_vk.apply_rotary_emb) by the cos/sin
+// rows of x's positions: in the GEMV's epilogue for decode, by
+// rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
+//
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
 // M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (its
 // tile, the graph's matmul precision; with the same RMSNorm prologue,
@@ -24,6 +38,7 @@
 // The hook gives the one that fits the live shape its workgroups and the
 // others none.
 #include <algorithm>
+#include <cstdlib>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -47,21 +62,66 @@ uint32_t lanes_for(uint32_t k) {
   return units >= 128 ? 32 : units >= 64 ? 16 : 8;
 }
 
+// The same for gemv_planar.wgsl (4 blocks per lane staged at a time, at most
+// 32 lanes), by the matrix's rows n as measured on the H200
+// (bench/RESULTS.md, issue 13 variants): few rows (n <= 2048) get 32 lanes,
+// so 8 rows per workgroup and more workgroups in flight (o, down: -10 %);
+// many rows of short K (n >= 8192, K <= 2048) get 8, so 32 rows share one
+// staging of x (head, gate/up: -15 %); otherwise 8 to 32 by K.
+// WGRT_GEMV_LANES (8, 16 or 32) overrides it for A/B runs.
+uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
+  if (const char* v = std::getenv("WGRT_GEMV_LANES"); v != nullptr) {
+    const int lanes = std::atoi(v);
+    if (lanes == 8 || lanes == 16 || lanes == 32) return static_cast<uint32_t>(lanes);
+  }
+  const uint32_t units = k / 32;
+  if (n <= 2048) return 32;
+  if (n >= 8192 && units <= 64) return 8;
+  return units >= 128 ? 32 : units >= 48 ? 16 : 8;
+}
+
 struct LinearParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
   float eps = 0;
-  uint32_t split1 = 0, split2 = 0, pad = 0;
+  uint32_t split1 = 0, split2 = 0, head_dim = 0;
 };
 static_assert(sizeof(LinearParams) == 32, "must match Params in linear_io.wgsl");
 
 // Argument positions of the three ops (kNone: the op has no such argument).
+constexpr size_t kNone = SIZE_MAX;
 struct Slots {
   size_t bias, norm, eps, residual, out, out1, out2;
+  bool swiglu = false;  // out is silu(gate) * up of interleaved rows, N / 2 wide
+  size_t cos = kNone, sin = kNone;  // RoPE tables: out and out1 are [..., heads, head_dim]
 };
-constexpr size_t kNone = SIZE_MAX;
 constexpr Slots kPlain{3, kNone, kNone, kNone, 4, kNone, kNone};
 constexpr Slots kFused{3, 4, 5, 6, 7, kNone, kNone};
 constexpr Slots kSplit{3, 4, 5, kNone, 6, 7, 8};
+constexpr Slots kSwiglu{3, 4, 5, kNone, 6, kNone, kNone, true};
+constexpr Slots kSplitRope{3, 4, 5, kNone, 8, 9, 10, false, 6, 7};
+
+struct RopeParams {
+  uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
+};
+
+// An output's width and its dims with the width replaced by n; RoPE outputs
+// [..., heads, head_dim] count heads * head_dim.
+std::pair<int64_t, Dims> output_width(const Slots& s, size_t slot, const Dims& dims, int64_t n) {
+  Dims lead = dims;
+  if (s.cos != kNone && slot != s.out2 && lead.size() >= 2) {
+    const int64_t width = lead[lead.size() - 2] * lead.back();
+    lead.pop_back();
+    lead.back() = n;
+    return {width, lead};
+  }
+  const int64_t width = lead.back();
+  lead.back() = n;
+  return {width, lead};
+}
+
+struct PairParams {
+  uint32_t count = 0, pad0 = 0, pad1 = 0, pad2 = 0;
+};
 
 size_t arg_count(const Slots& s) { return s.out2 != kNone ? s.out2 + 1 : s.out + 1; }
 
@@ -72,7 +132,7 @@ void check_with(const OpArgs& args, const Slots& s) {
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
   const Tensor& w = args.tensor(1, {DType::U8});
-  args.expect_rank(1, 2);
+  if (w.max_dims.size() != 3) args.expect_rank(1, 2);  // rank 3: the planar layout
   const int64_t type = args.integer(2);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
   if (layout == nullptr) args.unsupported(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
@@ -82,6 +142,11 @@ void check_with(const OpArgs& args, const Slots& s) {
                      "-element blocks");
   }
   if (!ggml_rows_fit(*layout, w, k)) {
+    if (is_planar_weight(w)) {
+      args.fail(1, "expected planar-layout rows [" + std::to_string(planar_row_bytes(layout->ggml_type, k) / 16) +
+                       ", 16] for K = " + std::to_string(k) + " and ggml type " + std::to_string(type) + ", got " +
+                       dims_string(w.max_dims));
+    }
     args.fail(1, "expected rows of " + std::to_string(gpu_row_bytes(*layout, k)) + " bytes for K = " +
                      std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
   }
@@ -97,6 +162,10 @@ void check_with(const OpArgs& args, const Slots& s) {
   }
   Dims want = x.max_dims;
   want.back() = n;
+  if (s.swiglu) {
+    if (n % 2 != 0) args.fail(1, "expected an even number of interleaved gate/up rows, got " + std::to_string(n));
+    want.back() = n / 2;
+  }
   if (s.out1 == kNone) {
     const Tensor& out = args.tensor(s.out, {DType::F32});
     if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
@@ -105,12 +174,26 @@ void check_with(const OpArgs& args, const Slots& s) {
     for (size_t i : {s.out, s.out1, s.out2}) {
       if (i == s.out2 && args.is_null(i)) continue;
       const Tensor& o = args.tensor(i, {DType::F32});
-      Dims lead = o.max_dims;
-      lead.back() = n;
+      const auto [width, lead] = output_width(s, i, o.max_dims, n);
       if (lead != want) args.fail(i, "expected shape " + dims_string(x.max_dims) + " but the last dim, got " + dims_string(o.max_dims));
-      total += o.max_dims.back();
+      total += width;
     }
     if (total != n) args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) + " rows");
+  }
+  if (s.cos != kNone) {
+    const int64_t head_dim = args.tensor(s.out).max_dims.back();
+    if (head_dim % 2 != 0 || args.tensor(s.out1).max_dims.back() != head_dim) {
+      args.fail(s.out1, "expected query and key heads of one even size, got " + dims_string(args.tensor(s.out).max_dims) +
+                            " and " + dims_string(args.tensor(s.out1).max_dims));
+    }
+    const int64_t rows = numel(x.max_dims) / std::max<int64_t>(1, k);
+    for (size_t i : {s.cos, s.sin}) {
+      const Tensor& t = args.tensor(i, {DType::F32});
+      if (numel(t.max_dims) != rows * head_dim / 2) {
+        args.fail(i, "expected " + std::to_string(rows) + " x " + std::to_string(head_dim / 2) + " RoPE values, got " +
+                         dims_string(t.max_dims));
+      }
+    }
   }
   if (present(args, s.residual)) {
     const Tensor& r = args.tensor(s.residual, {DType::F32});
@@ -136,23 +219,39 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(args.integer(2)));
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   const ValueId out1 = has_out1 ? ctx.arg(s.out1) : out, out2 = has_out2 ? ctx.arg(s.out2) : out;
-  const uint32_t split1 = has_out1 ? static_cast<uint32_t>(ctx.max_dims(out).back()) : n;
-  const uint32_t split2 = has_out2 ? split1 + static_cast<uint32_t>(ctx.max_dims(out1).back()) : n;
-  const uint32_t row_words = static_cast<uint32_t>(ctx.max_dims(w)[1] / 4);
-  const uint32_t lanes = lanes_for(static_cast<uint32_t>(ctx.max_dims(x).back()));
+  const bool rope = s.cos != kNone;
+  const uint32_t width0 = static_cast<uint32_t>(output_width(s, s.out, ctx.max_dims(out), n).first);
+  const uint32_t width1 = has_out1 ? static_cast<uint32_t>(output_width(s, s.out1, ctx.max_dims(out1), n).first) : 0;
+  const uint32_t split1 = has_out1 ? width0 : n;
+  const uint32_t split2 = has_out2 ? split1 + width1 : n;
+  const uint32_t head_dim = rope ? static_cast<uint32_t>(ctx.max_dims(out).back()) : 0;
+  const ValueId cos = rope ? ctx.arg(s.cos) : x, sin = rope ? ctx.arg(s.sin) : x;
+  const Tensor& wt = args.tensor(1);
+  const bool planar = is_planar_weight(wt);
+  const uint32_t row_words = weight_row_words(wt);
+  const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
+  const uint32_t lanes = planar ? planar_lanes_for(k, n) : lanes_for(k);
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
-  gpu::OverrideConstants constants = decode_constants(layout);
+  gpu::OverrideConstants constants = weight_decode_constants(layout, wt, k);
   constants.insert(constants.end(), {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                      {"HAS_NORM", has_norm ? 1.0 : 0.0},
                                      {"HAS_RESIDUAL", has_residual ? 1.0 : 0.0}});
   gpu::OverrideConstants gemv_constants = constants;
-  gemv_constants.insert(gemv_constants.end(), {{"LANES", lanes}, {"ROWS", rows_per_group}});
+  // gemv_planar.wgsl decodes by itself (no dequant.wgsl, so no ROW_UNITS).
+  if (planar) std::erase_if(gemv_constants, [](const auto& c) { return c.first == "ROW_UNITS"; });
+  gemv_constants.insert(gemv_constants.end(),
+                        {{"LANES", lanes},
+                         {"ROWS", rows_per_group},
+                         {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
+                         {"HAS_ROPE", rope ? 1.0 : 0.0}});
   const auto& gemv_pipeline =
-      ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl", "quant/dequant.wgsl",
-                    "quant/linear_io.wgsl",
-                    "quant/gemv.wgsl"},
-                   "main", gemv_constants);
+      planar ? ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
+                            "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_planar.wgsl"},
+                           "main", gemv_constants)
+            : ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
+                            "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv.wgsl"},
+                           "main", gemv_constants);
   const auto& tiled_pipeline =
       ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
   const UniformId u = ctx.uniform(sizeof(LinearParams));
@@ -160,38 +259,71 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
   const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
+  // SwiGLU: the prefill GEMM writes the interleaved gate/up columns to
+  // scratch ([M, N]), which swiglu_pairs.wgsl turns into out.
+  const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(x)) / std::max<int64_t>(1, k));
+  const gpu::BufferBinding gemm_out =
+      s.swiglu ? ctx.scratch(uint64_t(max_m) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
   const auto bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
                          ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                         none2};
-  const std::string suffix = std::string(has_out1 ? " split" : "") + (has_norm ? " +norm" : "") +
-                             (has_residual ? " +residual" : "");
-  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + suffix);
-  const DispatchId gemm = ctx.dispatch(tiled_pipeline, bindings, std::string("linear_ggml gemm") + suffix);
+                         none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
+  // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
+  const auto gemm_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     gemm_out,
+                              ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                              none2};
+  const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
+                             (has_norm ? " +norm" : "") +
+                             (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
+  // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
+  const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
+  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + shape + suffix);
+  const DispatchId gemm = ctx.dispatch(tiled_pipeline, gemm_bindings, std::string("linear_ggml gemm") + suffix);
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
   GemmChoice choice;
   const bool family =
       gemm_choose(ctx.device(), ctx.matmul_precision(), n, static_cast<uint64_t>(ctx.max_dims(x).back()), choice);
   const DispatchId family_gemm =
-      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), bindings,
+      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), gemm_bindings,
                             std::string(kGemmLabel) + suffix)
              : gemm;
+  // After whichever GEMM ran (dispatches run in recording order).
+  DispatchId pairs = gemm;
+  const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
+  if (s.swiglu) {
+    pairs = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "quant/swiglu_pairs.wgsl"}, "main"),
+                         {gemm_out, ctx.tensor(out), ctx.uniform_binding(pair_u)}, "linear_ggml swiglu pairs");
+  }
+  DispatchId rope_pairs = gemm;
+  const UniformId rope_u = rope ? ctx.uniform(sizeof(RopeParams)) : u;
+  if (rope) {
+    rope_pairs = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "quant/rope_pairs.wgsl"}, "main"),
+                              {ctx.tensor(out), ctx.tensor(out1), ctx.tensor(cos), ctx.tensor(sin),
+                               ctx.uniform_binding(rope_u)},
+                              "linear_ggml rope pairs");
+  }
   const uint64_t min_workgroups = gemm_family_min_workgroups();
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
     const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
-    dims.back() = split1;
-    r.set_dims(out, dims);
-    if (has_out1) {
-      dims.back() = split2 - split1;
-      r.set_dims(out1, dims);
-    }
+    // RoPE outputs keep their [heads, head_dim] split of the width.
+    auto with_width = [&](Dims d, uint32_t width) {
+      if (rope) {
+        d.back() = width / head_dim;
+        d.push_back(head_dim);
+      } else {
+        d.back() = width;
+      }
+      return d;
+    };
+    r.set_dims(out, with_width(dims, s.swiglu ? n / 2 : split1));
+    if (has_out1) r.set_dims(out1, with_width(dims, split2 - split1));
     if (has_out2) {
       dims.back() = n - split2;
       r.set_dims(out2, dims);
     }
-    r.write_uniform(u, LinearParams{m, n, k, row_words, eps, split1, split2});
+    r.write_uniform(u, LinearParams{m, n, k, row_words, eps, split1, split2, head_dim});
     const uint64_t row_groups = gpu::div_up(n, rows_per_group);
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
@@ -199,6 +331,14 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const gpu::WorkgroupCount none{0, 1, 1};
     r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
     if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
+    if (rope) {
+      r.write_uniform(rope_u, RopeParams{m, split1, split2 - split1, head_dim});
+      r.set_workgroups(rope_pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * split2 / 2, kWorkgroup)));
+    }
+    if (s.swiglu) {
+      r.write_uniform(pair_u, PairParams{m * (n / 2)});
+      r.set_workgroups(pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * (n / 2), kWorkgroup)));
+    }
   });
 }
 
@@ -214,6 +354,12 @@ void register_linear_ggml(OpRegistry& registry) {
   registry.add("wgrt.linear_ggml_split", {[](const OpArgs& a) { check_with(a, kSplit); },
                                           [](OpContext& c) { lower_with(c, kSplit); }, false, prepare,
                                           "f32 (GGML-quantized weights; RMSNorm before, split outputs)"});
+  registry.add("wgrt.linear_ggml_split_rope",
+               {[](const OpArgs& a) { check_with(a, kSplitRope); }, [](OpContext& c) { lower_with(c, kSplitRope); },
+                false, prepare, "f32 (GGML-quantized weights; RMSNorm before, split outputs, RoPE on Q and K)"});
+  registry.add("wgrt.linear_ggml_swiglu", {[](const OpArgs& a) { check_with(a, kSwiglu); },
+                                           [](OpContext& c) { lower_with(c, kSwiglu); }, false, prepare,
+                                           "f32 (GGML-quantized weights; RMSNorm before, SwiGLU of gate/up after)"});
 }
 
 }  // namespace wgrt::ops

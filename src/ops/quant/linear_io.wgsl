@@ -6,7 +6,7 @@
 // Optional parts (override constants, set from the op's arguments):
 //   HAS_NORM: x is RMS-normalized first (x * norm_w / rms(x)); the kernels
 //     multiply staged x by norm_w, sum squares, and scale each result once.
-//   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].
+//   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].   HAS_SWIGLU: below.
 // Split outputs (the fusion pass's merged Q/K/V or gate/up projections):
 // columns [0, split1) go to out, [split1, split2) to out1, [split2, n) to
 // out2, each its own [M, width] tensor; split1 = split2 = n when there is one.
@@ -14,6 +14,15 @@
 override HAS_BIAS: bool = false;
 override HAS_NORM: bool = false;
 override HAS_RESIDUAL: bool = false;
+// The decode GEMV's SwiGLU epilogue (wgrt.linear_ggml_swiglu): weight rows
+// interleave gate and up (row 2i gate i, row 2i + 1 up i); out[m, i] =
+// silu(gate) * up, out being [M, n / 2].
+override HAS_SWIGLU: bool = false;
+// The decode GEMV's RoPE epilogue (wgrt.linear_ggml_split_rope): columns
+// [0, split2) are query and key heads of head_dim elements, rotated in
+// adjacent pairs (2i, 2i + 1) by rope_cos/rope_sin[m, i] (the table rows of
+// x's positions); columns [split2, n), the values, as they are.
+override HAS_ROPE: bool = false;
 
 struct Params {
   m: u32,          // live rows of x
@@ -23,11 +32,12 @@ struct Params {
   eps: f32,        // RMSNorm epsilon (HAS_NORM)
   split1: u32,
   split2: u32,
-  _pad: u32,
+  head_dim: u32,   // HAS_ROPE
 }
 
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> w: array<u32>;
+// Binding 1, the weights, is declared by each kernel (as u32 words, or as
+// vec4<u32> words by gemv_planar.wgsl).
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
@@ -35,11 +45,19 @@ struct Params {
 @group(0) @binding(6) var<storage, read> residual: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out2: array<f32>;
+@group(0) @binding(9) var<storage, read> rope_cos: array<f32>;
+@group(0) @binding(10) var<storage, read> rope_sin: array<f32>;
 
 // Stores acc (already scaled by the norm) for row m, column n, with bias and residual.
 fn store_result(m: u32, n: u32, acc: f32) {
   var r = acc;
   if (HAS_BIAS) { r += bias[n]; }
+  store_at(m, n, r);
+}
+
+// Stores r for row m, column n into the output holding column n (plus the residual).
+fn store_at(m: u32, n: u32, r_in: f32) {
+  var r = r_in;
   if (n < params.split1) {
     if (HAS_RESIDUAL) { r += residual[m * params.split1 + n]; }
     out[m * params.split1 + n] = r;

@@ -11,20 +11,20 @@ namespace {
 // F32 and F16 are treated as 32-element "blocks" so every format decodes in
 // 32-element units.
 constexpr QuantLayout kLayouts[] = {
-    {0, 32, 128, 0, 128},   // F32
-    {1, 32, 64, 0, 64},     // F16
-    {2, 32, 18, 2, 20},     // Q4_0: d, 16 B quants -> [pad 2][d][quants]
-    {3, 32, 20, 0, 20},     // Q4_1: d, m, 16 B quants: already aligned
-    {6, 32, 22, 2, 24},     // Q5_0: d, qh[4], 16 B quants -> [pad 2][d][qh][quants]
-    {7, 32, 24, 0, 24},     // Q5_1: d, m, qh[4], 16 B quants: already aligned
-    {8, 32, 34, 2, 36},     // Q8_0: d, 32 B quants -> [pad 2][d][quants]
-    {10, 256, 84, 0, 84},   // Q2_K: scales, qs, d, dmin: already aligned
-    {11, 256, 110, 0, 112}, // Q3_K: [hmask][qs][scales][d] -> padded at the end
-    {12, 256, 144, 0, 144}, // Q4_K: already aligned
-    {13, 256, 176, 0, 176}, // Q5_K: already aligned
-    {14, 256, 210, 0, 212}, // Q6_K: [ql][qh][scales][d] -> padded at the end
-    {20, 32, 18, 2, 20},    // IQ4_NL: d, 16 B quants -> [pad 2][d][quants]
-    {23, 256, 136, 0, 136}, // IQ4_XS: d, scales_h, scales_l, qs: already aligned
+    {0, 32, 128, 0, 128, "F32"},
+    {1, 32, 64, 0, 64, "F16"},
+    {2, 32, 18, 2, 20, "Q4_0"},     // d, 16 B quants -> [pad 2][d][quants]
+    {3, 32, 20, 0, 20, "Q4_1"},     // d, m, 16 B quants: already aligned
+    {6, 32, 22, 2, 24, "Q5_0"},     // d, qh[4], 16 B quants -> [pad 2][d][qh][quants]
+    {7, 32, 24, 0, 24, "Q5_1"},     // d, m, qh[4], 16 B quants: already aligned
+    {8, 32, 34, 2, 36, "Q8_0"},     // d, 32 B quants -> [pad 2][d][quants]
+    {10, 256, 84, 0, 84, "Q2_K"},   // scales, qs, d, dmin: already aligned
+    {11, 256, 110, 0, 112, "Q3_K"}, // [hmask][qs][scales][d] -> padded at the end
+    {12, 256, 144, 0, 144, "Q4_K"}, // already aligned
+    {13, 256, 176, 0, 176, "Q5_K"}, // already aligned
+    {14, 256, 210, 0, 212, "Q6_K"}, // [ql][qh][scales][d] -> padded at the end
+    {20, 32, 18, 2, 20, "IQ4_NL"},  // d, 16 B quants -> [pad 2][d][quants]
+    {23, 256, 136, 0, 136, "IQ4_XS"},  // d, scales_h, scales_l, qs: already aligned
 };
 
 }  // namespace
@@ -66,6 +66,54 @@ std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const u
                 layout.file_bytes);
   }
   return out;
+}
+
+namespace {
+
+// Bytes of a block's quants and of its scale(s) in the planar layout.
+uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : 16; }
+uint32_t planar_scale_bytes(uint32_t type) { return type == 3 ? 4 : 2; }
+
+}  // namespace
+
+bool has_planar_layout(uint32_t ggml_type) { return ggml_type == 2 || ggml_type == 3 || ggml_type == 8; }
+
+uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
+  const uint64_t blocks = uint64_t(cols / 32);
+  const uint64_t scales = blocks * planar_scale_bytes(ggml_type);
+  return blocks * planar_quant_bytes(ggml_type) + (scales + 15) / 16 * 16;
+}
+
+std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
+                                  int64_t cols) {
+  const QuantLayout* layout = find_quant_layout(ggml_type);
+  if (!has_planar_layout(ggml_type) || layout == nullptr || cols % 32 != 0) {
+    throw Error(ErrorCode::NotSupported, "no planar layout for ggml type " + std::to_string(ggml_type) +
+                                             " with rows of " + std::to_string(cols));
+  }
+  const uint64_t blocks = uint64_t(cols / 32), file_row = file_row_bytes(*layout, cols);
+  if (file_bytes.size() != uint64_t(rows) * file_row) {
+    throw Error(ErrorCode::InvalidProgram, "quantized data has " + std::to_string(file_bytes.size()) +
+                                               " bytes, expected " + std::to_string(uint64_t(rows) * file_row));
+  }
+  const uint32_t qb = planar_quant_bytes(ggml_type), sb = planar_scale_bytes(ggml_type);
+  const uint64_t row_bytes = planar_row_bytes(ggml_type, cols);
+  std::vector<uint8_t> out(uint64_t(rows) * row_bytes, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* src = file_bytes.data() + uint64_t(r) * file_row;
+    uint8_t* dst = out.data() + uint64_t(r) * row_bytes;
+    for (uint64_t b = 0; b < blocks; ++b) {
+      // File blocks: [scale(s) sb bytes][quants qb bytes].
+      const uint8_t* block = src + b * layout->file_bytes;
+      std::memcpy(dst + blocks * qb + b * sb, block, sb);
+      std::memcpy(dst + b * qb, block + sb, qb);
+    }
+  }
+  return out;
+}
+
+gpu::OverrideConstants planar_decode_constants(uint32_t ggml_type, int64_t cols) {
+  return {{"QTYPE", kPlanarTypeBase + ggml_type}, {"ROW_UNITS", double(cols / 32)}};
 }
 
 }  // namespace wgrt::ops

@@ -18,6 +18,7 @@ struct QuantLayout {
   uint32_t file_bytes = 0;    // bytes per block as stored in GGUF
   uint32_t front_pad = 0;     // zero bytes put before each block
   uint32_t gpu_bytes = 0;     // bytes per block on the GPU (a multiple of 4)
+  const char* name = "";      // ggml's name of the type ("Q4_0")
 };
 
 // The layout for a ggml type id, or nullptr when the GPU kernels lack it.
@@ -38,5 +39,30 @@ uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols);
 // Rewrites `rows` rows of file-layout blocks into the GPU layout.
 std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
                                     int64_t cols);
+
+// wgrt's planar layout for the decode GEMV (gemv_planar.wgsl): Q4_0, Q4_1 and
+// Q8_0 rows re-laid out as [quants of every block, 16 or 32 bytes each]
+// [scales of every block: f16 d (Q4_0, Q8_0) or f16 d, m (Q4_1)], the scale
+// part padded to 16 bytes, so that a thread reads a block's quants as whole
+// vec4<u32> words and neighbouring threads read neighbouring 16 bytes. Same
+// bytes as the file but for that padding (at most 15 per row: 1.00x for K a
+// multiple of 256, 1.04x for SmolLM2's K = 576). On the GPU such a weight has
+// dims [rows, row bytes / 16, 16] (rank 3 tells it from the block layout).
+// Shaders decode it with QTYPE = kPlanarTypeBase + the ggml type.
+inline constexpr uint32_t kPlanarTypeBase = 1000;
+
+// Whether the planar layout exists for a ggml type.
+bool has_planar_layout(uint32_t ggml_type);
+
+// Bytes per row of `cols` elements in the planar layout (a multiple of 16).
+uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols);
+
+// Rewrites `rows` rows of file-layout blocks into the planar layout.
+std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
+                                  int64_t cols);
+
+// The override constants dequant.wgsl reads for a planar-layout weight with
+// rows of `cols` elements (QTYPE, ROW_UNITS).
+gpu::OverrideConstants planar_decode_constants(uint32_t ggml_type, int64_t cols);
 
 }  // namespace wgrt::ops

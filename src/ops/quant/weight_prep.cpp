@@ -1,20 +1,53 @@
 #include "ops/quant/weight_prep.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace wgrt::ops {
 
+bool is_planar_weight(const Tensor& w) { return w.max_dims.size() == 3; }
+
 bool ggml_rows_fit(const QuantLayout& layout, const Tensor& w, int64_t cols) {
+  if (is_planar_weight(w)) {
+    return has_planar_layout(layout.ggml_type) && w.max_dims[2] == 16 &&
+           uint64_t(w.max_dims[1] * 16) == planar_row_bytes(layout.ggml_type, cols);
+  }
   const uint64_t row = uint64_t(w.max_dims[1]);
   return row == gpu_row_bytes(layout, cols) ||
          (w.storage == StorageKind::Constant && row == file_row_bytes(layout, cols));
 }
 
+bool planar_layout_enabled() {
+  const char* v = std::getenv("WGRT_GEMV");
+  return v == nullptr || std::strcmp(v, "blocks") != 0;
+}
+
 void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg, int64_t cols) {
-  const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(prep.args().integer(type_arg)));
+  const uint32_t type = static_cast<uint32_t>(prep.args().integer(type_arg));
+  const QuantLayout& layout = *find_quant_layout(type);
   const Tensor& w = prep.args().tensor(weight_arg);
-  if (uint64_t(w.max_dims[1]) == gpu_row_bytes(layout, cols)) return;  // already in the GPU layout
+  if (is_planar_weight(w)) return;  // already prepared
   const int64_t rows = w.max_dims[0];
+  // Q4_1's file and block layouts have the same bytes: either is a source.
+  const bool file_layout = uint64_t(w.max_dims[1]) == file_row_bytes(layout, cols);
+  if (file_layout && has_planar_layout(type) && planar_layout_enabled()) {
+    const int64_t row_bytes = int64_t(planar_row_bytes(type, cols));
+    prep.replace_constant(weight_arg, {rows, row_bytes / 16, 16},
+                          repack_planar(type, prep.constant(weight_arg).bytes, rows, cols));
+    return;
+  }
+  if (uint64_t(w.max_dims[1]) == gpu_row_bytes(layout, cols)) return;  // already in the block layout
   prep.replace_constant(weight_arg, {rows, int64_t(gpu_row_bytes(layout, cols))},
                         repack_for_gpu(layout, prep.constant(weight_arg).bytes, rows, cols));
+}
+
+gpu::OverrideConstants weight_decode_constants(const QuantLayout& layout, const Tensor& w, int64_t cols) {
+  return is_planar_weight(w) ? planar_decode_constants(layout.ggml_type, cols) : decode_constants(layout);
+}
+
+uint32_t weight_row_words(const Tensor& w) {
+  const int64_t bytes = is_planar_weight(w) ? w.max_dims[1] * w.max_dims[2] : w.max_dims[1];
+  return static_cast<uint32_t>(bytes / 4);
 }
 
 }  // namespace wgrt::ops

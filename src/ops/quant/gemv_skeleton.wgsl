@@ -1,0 +1,86 @@
+// What the decode GEMVs (gemv.wgsl, gemv_planar.wgsl) share, after
+// quant/linear_io.wgsl: a workgroup of 256 owns ROWS weight rows of one x
+// row, LANES invocations per weight row; x is staged in workgroup memory;
+// the lanes' sums meet through lanes_sum and go through the epilogue.
+
+override LANES: u32 = 16;  // invocations per weight row, a power of two
+override ROWS: u32 = 16;   // LANES * ROWS = 256
+
+// The x row (m), weight row (n) and lane of invocation tid; live: m is a
+// live row of x (the same for the whole workgroup).
+struct GemvSlot {
+  m: u32,
+  n: u32,
+  lane: u32,
+  live: bool,
+}
+
+fn gemv_slot(wid: vec3<u32>, nwg: vec3<u32>, tid: u32) -> GemvSlot {
+  let group = flat_group(wid, nwg);
+  let row_groups = div_up(params.n, ROWS);
+  let m = group / row_groups;
+  return GemvSlot(m, (group % row_groups) * ROWS + tid / LANES, tid % LANES, m < params.m);
+}
+
+// The kernel declares `xs`, workgroup vec4s, 9 per 32-element unit (8 of x
+// and one padding vec4, so that lanes reading different units at the same
+// offset hit different banks; read straight from storage, lanes 128 bytes
+// apart touch one cache line each).
+//
+// Stages units c0 .. c0 + cu of the x row starting at vec4 xb into xs (zeros
+// when !live), multiplied by the norm weight with HAS_NORM; returns this
+// invocation's share of the row's sum of squares. Call from uniform control
+// flow: it has barriers before (the previous chunk is consumed) and after.
+fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
+  var squares = 0.0;
+  workgroupBarrier();
+  for (var i = tid; i < cu * 8u; i += 256u) {
+    var xv = vec4<f32>(0.0);
+    if (live) { xv = x[xb + c0 * 8u + i]; }
+    if (HAS_NORM) {
+      squares += dot(xv, xv);
+      xv *= norm_w[c0 * 8u + i];
+    }
+    xs[(i / 8u) * 9u + i % 8u] = xv;
+  }
+  workgroupBarrier();
+  return squares;
+}
+
+var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per weight row (ROWS <= 32)
+
+// Sums the lanes' partial dot products acc, applies the RMSNorm scale from
+// the summed squares, and stores the result. With HAS_SWIGLU or HAS_ROPE,
+// rows 2i and 2i + 1 (one workgroup, ROWS being even) meet in workgroup
+// memory: row 2i's lane stores silu(gate) * up, or both store their element
+// of the rotated pair. Uniform control flow.
+fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
+  let total = lanes_sum(acc, tid, LANES);
+  var scale = 1.0;
+  if (HAS_NORM) { scale = inverseSqrt(workgroup_sum(squares, tid, 256u) / f32(params.k) + params.eps); }
+  let stores = s.lane == 0u && s.live && s.n < params.n;
+  if (!HAS_SWIGLU && !HAS_ROPE) {
+    if (stores) { store_result(s.m, s.n, total * scale); }
+    return;
+  }
+  // Pairs of rows (2i, 2i + 1) meet: one workgroup, ROWS being even.
+  var r = total * scale;
+  if (HAS_BIAS && stores) { r += bias[s.n]; }
+  if (s.lane == 0u) { row_results[tid / LANES] = r; }
+  workgroupBarrier();
+  let i = tid / LANES;
+  if (HAS_SWIGLU) {
+    if (stores && s.n % 2u == 0u) { out[s.m * (params.n / 2u) + s.n / 2u] = swiglu(row_results[i], row_results[i + 1u]); }
+    return;
+  }
+  if (stores) {
+    if (s.n < params.split2) {
+      let e = (s.n - select(params.split1, 0u, s.n < params.split1)) % params.head_dim;
+      let t = s.m * (params.head_dim / 2u) + e / 2u;
+      let a = row_results[i & ~1u];
+      let b = row_results[i | 1u];
+      r = select(a * rope_sin[t] + b * rope_cos[t], a * rope_cos[t] - b * rope_sin[t], e % 2u == 0u);
+    }
+    store_at(s.m, s.n, r);
+  }
+}
