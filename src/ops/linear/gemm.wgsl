@@ -32,6 +32,9 @@
 // when there is one output).
 // Workgroups: ceil(N / BN) * ceil(M / BM), possibly 2D-folded.
 
+// Binding 1, the weights as u32 words (linear_io.wgsl leaves it to each kernel).
+@group(0) @binding(1) var<storage, read> w: array<u32>;
+
 const BK: u32 = 32u;
 const THREADS: u32 = (BM / TM) * (BN / TN);
 const XLOADS: u32 = BM * BK / 4u / THREADS;  // vec4s of x per thread per tile: 2 or 4
