@@ -370,9 +370,10 @@ void lower(OpContext& ctx, ConvOp op) {
 }  // namespace
 
 void register_conv(OpRegistry& registry) {
-  for (const auto& [name, op] : {std::pair{"aten.convolution.default", ConvOp::Plain},
-                                 std::pair{"et_vk.conv_with_clamp.default", ConvOp::Clamp},
-                                 std::pair{"wgrt.conv2d_fused", ConvOp::Fused}}) {
+  for (const auto& [name, kind] : {std::pair{"aten.convolution.default", ConvOp::Plain},
+                                   std::pair{"et_vk.conv_with_clamp.default", ConvOp::Clamp},
+                                   std::pair{"wgrt.conv2d_fused", ConvOp::Fused}}) {
+    const ConvOp op = kind;  // a copy: clang 15 cannot capture a structured binding
     OpDef def{[op](const OpArgs& a) { check(a, op); }, [op](OpContext& c) { lower(c, op); }};
     def.prepare = [op](ConstantPrep& p) { pack_weight(p, op); };
     registry.add(name, std::move(def));
