@@ -11,8 +11,8 @@ DeviceTensor DeviceTensor::upload(const Runtime& runtime, const Tensor& host) {
   std::vector<uint8_t> bytes = to_device_layout(host.dtype(), host.bytes(), "DeviceTensor::upload");
   if (bytes.empty()) return DeviceTensor(host.dtype(), host.shape(), nullptr);
   wgrt::Runtime& rt = *runtime.impl()->runtime;
-  auto memory = std::make_shared<detail::DeviceMemory>(
-      runtime.impl(), rt.allocators().get(DeviceType::WebGPU).allocate(bytes.size(), "uploaded tensor"));
+  auto memory = std::make_shared<detail::DeviceMemory>(detail::DeviceMemory{
+      runtime.impl(), rt.allocators().get(DeviceType::WebGPU).allocate(bytes.size(), "uploaded tensor")});
   bytes.resize((bytes.size() + 3) / 4 * 4, 0);  // WebGPU writes whole 4-byte words
   memory->memory.gpu_buffer().write(0, bytes.data(), bytes.size());
   return DeviceTensor(host.dtype(), host.shape(), std::move(memory));

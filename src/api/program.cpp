@@ -111,7 +111,7 @@ std::vector<Output> Method::execute(std::span<const Input> inputs, const RunOpti
     out.on_device = o.on_device;
     if (o.on_device) {
       std::shared_ptr<detail::DeviceMemory> memory;
-      if (o.memory) memory = std::make_shared<detail::DeviceMemory>(program_->runtime, std::move(o.memory));
+      if (o.memory) memory = std::make_shared<detail::DeviceMemory>(detail::DeviceMemory{program_->runtime, std::move(o.memory)});
       out.device = DeviceTensor(o.dtype, std::move(o.dims), std::move(memory));
     } else {
       out.host = Tensor(o.dtype, std::move(o.dims), std::move(o.data));
