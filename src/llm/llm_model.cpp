@@ -14,6 +14,16 @@ namespace wgrt::llm {
 LlmModel::LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat)
     : file_(std::move(file)), tokenizer_(std::move(tokenizer)), chat_(std::move(chat)) {}
 
+namespace {
+// How an LLM's graph is loaded: its decode steps are in flight (generate.h),
+// so one submit per step unless the caller or WGRT_SUBMIT_EVERY chose.
+LoadOptions graph_options(const LlmLoadOptions& options) {
+  LoadOptions lopt = options.graph;
+  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;
+  return lopt;
+}
+}  // namespace
+
 std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptions& options) {
   if (options.path.size() > 4 && options.path.compare(options.path.size() - 4, 4, ".pte") == 0) {
     return load_pte(device, options);
@@ -38,9 +48,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
-  LoadOptions lopt = options.graph;
-  // Decode steps are in flight (generate.h): one submit per step.
-  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;
+  LoadOptions lopt = graph_options(options);
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
@@ -79,9 +87,7 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
   m->device_ = &device;
-  LoadOptions lopt = options.graph;
-  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;  // as load()
-  m->program_ = Program::load(device, options.path, "", lopt);
+  m->program_ = Program::load(device, options.path, "", graph_options(options));
   m->graph_ = &m->program_->method("forward").graph();
 
   // ExecuTorch's Llama export: forward(tokens i64 [1, S], input_pos i64 [1])

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "api/api_test.h"
 #include "gpu_test_env.h"
 #include "wgrt/error.h"
 #include "wgrt/testing.h"
@@ -40,15 +41,7 @@ std::vector<float> ramp(size_t n, float start, float step) {
   return v;
 }
 
-class DeviceTensorTest : public test::GpuTest {
- protected:
-  void SetUp() override {
-    test::GpuTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    runtime_.emplace(api::Runtime::create());
-  }
-  std::optional<api::Runtime> runtime_;
-};
+class DeviceTensorTest : public test::ApiTest {};
 
 TEST_F(DeviceTensorTest, UploadRoundTripsAndReportsItsBuffer) {
   const api::Tensor f = tensor_of<float>(DType::F32, {2, 3}, ramp(6, -1.5f, 0.75f));

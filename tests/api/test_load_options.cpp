@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "api/api_test.h"
 #include "gpu_test_env.h"
 #include "wgrt/error.h"
 #include "wgrt/wgrt.h"
@@ -19,13 +20,8 @@ namespace {
 
 std::string fixture(const std::string& name) { return std::string(WGRT_FIXTURES_DIR) + "/" + name; }
 
-class LoadOptionsTest : public test::GpuTest {
+class LoadOptionsTest : public test::ApiTest {
  protected:
-  void SetUp() override {
-    test::GpuTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    runtime_.emplace(api::Runtime::create());
-  }
   api::Llm load(const api::LoadOptions& load) {
     api::LlmOptions o;
     o.path = fixture("gguf/tiny_llama_q4_0.gguf");
@@ -44,7 +40,6 @@ class LoadOptionsTest : public test::GpuTest {
     for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
     return d;
   }
-  std::optional<api::Runtime> runtime_;
 };
 
 TEST_F(LoadOptionsTest, FlashAttentionOnOrOffChangesTheScratchNotTheLogits) {

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "api/api_test.h"
 #include "gpu_test_env.h"
 #include "graph/op_registry.h"
 #include "wgrt/error.h"
@@ -34,15 +35,7 @@ Error error_of(Fn&& fn) {
   return Error(ErrorCode::Internal, "none thrown");
 }
 
-class PublicApiTest : public test::GpuTest {
- protected:
-  void SetUp() override {
-    test::GpuTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    runtime_.emplace(api::Runtime::create());
-  }
-  std::optional<api::Runtime> runtime_;
-};
+class PublicApiTest : public test::ApiTest {};
 
 TEST_F(PublicApiTest, RuntimeDescribesTheEnginesAdapter) {
   const api::AdapterInfo a = runtime_->adapter_info();

@@ -304,10 +304,10 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   // The weight stands in for an absent bias (never read).
   const gpu::BufferBinding b = ctx.tensor(has_bias ? args.id(2) : w), o = ctx.tensor(out), pu = ctx.uniform_binding(u);
   // x stands in for an absent residual (never read).
-  const gpu::BufferBinding res = ctx.tensor(c.residual_arg >= 0 ? args.id(size_t(c.residual_arg)) : x);
+  const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
+  const gpu::BufferBinding res = ctx.tensor(res_id);
   const DispatchId d_gemm = ctx.dispatch(gemm, {b, o, part, pu, res, ctx.tensor(x), ctx.tensor(w)});
   const DispatchId d_reduce = ctx.dispatch(reduce, {b, o, part, pu, res}, "conv split-K reduce");
-  const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
   ctx.on_resize({x, res_id}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
     const Dims od = out_dims(c, xd);
@@ -345,12 +345,10 @@ void lower(OpContext& ctx, ConvOp op) {
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ConvParams));
-  // The weight stands in for an absent bias (never read).
-  // x stands in for an absent residual (never read).
-  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
-                                               ctx.tensor(out), ctx.uniform_binding(u),
-                                               ctx.tensor(c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x)});
+  // The weight stands in for an absent bias, x for an absent residual (never read).
   const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
+  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
+                                               ctx.tensor(out), ctx.uniform_binding(u), ctx.tensor(res_id)});
   ctx.on_resize({x, res_id}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
     const Dims od = out_dims(c, xd);
