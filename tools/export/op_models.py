@@ -178,6 +178,18 @@ OPS = [
     _case("minimum", lambda: Fn(torch.minimum), lambda: (randn(3, 7), randn(3, 1))),
     _case("div_trunc", lambda: Fn(lambda a, b: torch.div(a, b, rounding_mode="trunc")), lambda: (randn(3, 7) * 5, randn(3, 7) + 3)),
     _case("div_floor", lambda: Fn(lambda a, b: torch.div(a, b, rounding_mode="floor")), lambda: (randn(3, 7) * 5, randn(3, 7) + 3)),
+    # int32 operands: VulkanPartitioner takes the binary ops for ints too (FP_INT_T)
+    _case("int_arith", lambda: Fn(lambda a, b, e: (torch.add(a, b, alpha=3), a - b, a * b, torch.minimum(a, b),
+                                                torch.div(a, b, rounding_mode="floor"),
+                                                torch.div(a, b, rounding_mode="trunc"), a / b, torch.pow(a, e))),
+          lambda: (torch.randint(-20, 21, (3, 7), dtype=torch.int32),
+                   torch.randint(1, 6, (3, 7), dtype=torch.int32) * (torch.randint(0, 2, (3, 7), dtype=torch.int32) * 2 - 1),
+                   torch.randint(0, 4, (7,), dtype=torch.int32)),
+          dynamic={0: {0: ("rows", 1, 6)}, 1: {0: ("rows", 1, 6)}},
+          extra=[lambda: (torch.randint(-20, 21, (5, 7), dtype=torch.int32),
+                          -torch.randint(1, 6, (5, 7), dtype=torch.int32), torch.randint(0, 4, (7,), dtype=torch.int32))]),
+    _case("int_float_mixed", lambda: Fn(lambda a, x: a * x + a - torch.minimum(x, a.float())),
+          lambda: (torch.randint(-5, 6, (3, 7), dtype=torch.int32), randn(3, 7))),
     # --- normalization, linear, layout ---------------------------------------------------
     _case("batch_norm", lambda: Norm("batch", 5), _spatial(7, 9, 5), dynamic=HW, extra=[_spatial(6, 5, 5)]),
     _case("group_norm", lambda: Norm("group", 6, groups=3), _spatial(5, 7, 6), atol=2e-4),

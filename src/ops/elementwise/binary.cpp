@@ -3,6 +3,7 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/shapes.h"
+#include "ops/elementwise/typed.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -14,8 +15,18 @@ constexpr size_t kMaxRank = 8;
 // Argument layout: add/sub are (a, b, alpha, out); mul, div and wgrt.swiglu are (a, b, out).
 bool has_alpha(BinaryOp op) { return op == BinaryOp::Add || op == BinaryOp::Sub; }
 
-void check(BinaryOp op, const OpArgs& args) {
+// add/sub/mul/div over operands that are not all f32 (integers) run on
+// typed.wgsl; this file's kernels are f32 only.
+bool forwards_to_typed(BinaryOp op, DType a, DType b) {
+  return op != BinaryOp::SiluMul && (a != DType::F32 || b != DType::F32);
+}
+
+void check(BinaryOp op, const char* name, const OpArgs& args) {
   args.expect_count(has_alpha(op) ? 4 : 3);
+  if (forwards_to_typed(op, args.tensor(0).dtype, args.tensor(1).dtype)) {
+    check_typed_arith(name, args);
+    return;
+  }
   const Tensor& a = args.tensor(0, {DType::F32});
   const Tensor& b = args.tensor(1, {DType::F32});
   const Tensor& out = args.tensor(args.size() - 1, {DType::F32});
@@ -30,9 +41,13 @@ void check(BinaryOp op, const OpArgs& args) {
   }
 }
 
-void lower(BinaryOp op, OpContext& ctx) {
+void lower(BinaryOp op, const char* name, OpContext& ctx) {
   const OpArgs& args = ctx.args();
   const ValueId a = ctx.arg(0), b = ctx.arg(1), out = ctx.arg(args.size() - 1);
+  if (forwards_to_typed(op, ctx.tensor_info(a).dtype, ctx.tensor_info(b).dtype)) {
+    lower_typed_arith(name, ctx);
+    return;
+  }
   const float alpha = has_alpha(op) && !args.is_null(2) ? static_cast<float>(args.number(2)) : 1.0f;
   // Same maximum shapes resize together, so the flat paths stay valid; vec4
   // needs buffers sized to whole vec4s, which the maximum shape decides.
@@ -78,7 +93,9 @@ void register_binary(OpRegistry& registry) {
       {"wgrt.swiglu", BinaryOp::SiluMul},
   };
   for (const auto& [name, op] : ops) {
-    registry.add(name, {[op = op](const OpArgs& a) { check(op, a); }, [op = op](OpContext& c) { lower(op, c); }});
+    registry.add(name, {[op = op, name = name](const OpArgs& a) { check(op, name, a); },
+                        [op = op, name = name](OpContext& c) { lower(op, name, c); }, false,
+                        nullptr, op == BinaryOp::SiluMul ? "f32" : "f32, i32, i64"});
   }
 }
 

@@ -4,7 +4,10 @@
 //   bitwise_and/or.Tensor (a, b, out), bitwise_not (a, out): integers or bools
 //   where.self (cond bool, a, b, out)
 //   pow.Tensor_Tensor (a, b, out), pow.Tensor_Scalar (a, scalar, out): f32
-//   minimum (a, b, out), div.Tensor_mode (a, b, 'trunc' | 'floor', out): f32
+//   minimum (a, b, out), div.Tensor_mode (a, b, 'trunc' | 'floor', out): f32 or integers
+//   add/sub.Tensor (a, b, alpha, out), mul/div.Tensor (a, b, out) when an
+//   operand is not f32 (binary.cpp takes the all-f32 case and forwards these
+//   here): integers add, subtract and multiply as i32; div is true division.
 //   dtype conversions and plain copies: _to_copy (x, dtype, layout, device,
 //   pin_memory, non_blocking, memory_format, out), dim_order_ops'
 //   _to_dim_order_copy (x, dtype, layout, device, pin_memory, non_blocking,
@@ -20,6 +23,7 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/shapes.h"
+#include "ops/elementwise/typed.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
 
@@ -41,10 +45,10 @@ static_assert(sizeof(TypedParams) == 144, "must match Params in typed.wgsl");
 // OP codes of typed.wgsl.
 enum class TypedOp : uint32_t {
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalNot, BitwiseAnd, BitwiseOr, BitwiseNot, Where, Pow,
-  Minimum, DivTrunc, DivFloor, Convert
+  Minimum, DivTrunc, DivFloor, Convert, Add, Sub, Mul, Div
 };
 
-enum class Operands { Float, Any, Integer };  // which tensor dtypes the op takes
+enum class Operands { Float, Numeric, Any, Integer };  // which tensor dtypes the op takes
 
 struct TypedDef {
   const char* name;
@@ -58,9 +62,11 @@ struct TypedDef {
   size_t first = 0;       // the first operand's argument index
   int dim_order = -1;     // the dim_order argument, if any
   int shape_of = -1;      // a tensor argument whose shape the output has (copy's self), the operands broadcasting to it
+  bool alpha = false;     // the scalar is add/sub's alpha: it may be None (1)
 };
 
 constexpr const char* kConvertTypes = "f32, i32, i64, bool -> f32, i32, i64, bool";
+constexpr const char* kNumericTypes = "f32, i32, i64";
 
 constexpr TypedDef kOps[] = {
     {"aten.eq.Tensor", TypedOp::Eq, 2, false, false, Operands::Any, "f32, i32, i64, bool -> bool"},
@@ -81,15 +87,23 @@ constexpr TypedDef kOps[] = {
     {"aten.bitwise_or.Tensor", TypedOp::BitwiseOr, 2, false, false, Operands::Integer, "i32, i64, bool"},
     {"aten.bitwise_not.default", TypedOp::BitwiseNot, 1, false, false, Operands::Integer, "i32, i64, bool"},
     {"aten.where.self", TypedOp::Where, 3, false, false, Operands::Any, "bool condition; f32, i32, i64, bool values"},
-    {"aten.pow.Tensor_Tensor", TypedOp::Pow, 2, false, false, Operands::Float, "f32"},
-    {"aten.pow.Tensor_Scalar", TypedOp::Pow, 1, true, false, Operands::Float, "f32"},
-    {"aten.minimum.default", TypedOp::Minimum, 2, false, false, Operands::Float, "f32"},
-    {"aten.div.Tensor_mode", TypedOp::DivTrunc, 2, false, true, Operands::Float, "f32"},
+    {"aten.pow.Tensor_Tensor", TypedOp::Pow, 2, false, false, Operands::Numeric, kNumericTypes},
+    {"aten.pow.Tensor_Scalar", TypedOp::Pow, 1, true, false, Operands::Numeric, kNumericTypes},
+    {"aten.minimum.default", TypedOp::Minimum, 2, false, false, Operands::Numeric, kNumericTypes},
+    {"aten.div.Tensor_mode", TypedOp::DivTrunc, 2, false, true, Operands::Numeric, kNumericTypes},
     {"aten._to_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 6},
     {"dim_order_ops._to_dim_order_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 6, 0, 6},
     {"dim_order_ops._clone_dim_order.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 2, 0, 2},
     {"aten.alias_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
     {"aten.copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 1, 1, -1, 0},
+};
+
+// Registered by binary.cpp, which forwards operands that are not all f32.
+constexpr TypedDef kArith[] = {
+    {"aten.add.Tensor", TypedOp::Add, 2, true, false, Operands::Numeric, kNumericTypes, 0, 0, -1, -1, true},
+    {"aten.sub.Tensor", TypedOp::Sub, 2, true, false, Operands::Numeric, kNumericTypes, 0, 0, -1, -1, true},
+    {"aten.mul.Tensor", TypedOp::Mul, 2, false, false, Operands::Numeric, kNumericTypes},
+    {"aten.div.Tensor", TypedOp::Div, 2, false, false, Operands::Numeric, kNumericTypes},
 };
 
 uint32_t type_code(DType t) {
@@ -113,6 +127,7 @@ void check(const TypedDef& def, const OpArgs& args) {
   std::optional<Dims> shape = Dims{};
   for (size_t i = def.first; i < def.first + def.tensors; ++i) {
     const Tensor& t = def.operands == Operands::Float     ? args.tensor(i, {DType::F32})
+                      : def.operands == Operands::Numeric ? args.tensor(i, {DType::F32, DType::I32, DType::I64})
                       : def.operands == Operands::Integer ? args.tensor(i, {DType::I32, DType::I64, DType::Bool})
                                                           : args.tensor(i, {DType::F32, DType::I32, DType::I64, DType::Bool});
     if (def.op == TypedOp::Where && i == 0 && t.dtype != DType::Bool) {
@@ -140,7 +155,7 @@ void check(const TypedDef& def, const OpArgs& args) {
     if (!ok) args.fail(size_t(def.dim_order), "dim_order " + dims_string(order) + " is not a permutation of " +
                                                   std::to_string(shape->size()) + " dims");
   }
-  if (def.scalar) args.number(def.tensors);
+  if (def.scalar && !(def.alpha && args.is_null(def.tensors))) args.number(def.tensors);
   if (def.mode) {
     // True division (None) is aten.div.Tensor; this overload only rounds.
     const size_t m = mode_arg(def);
@@ -154,7 +169,7 @@ void check(const TypedDef& def, const OpArgs& args) {
   if (out.max_dims != *shape) {
     args.fail(out_arg(def), "expected shape " + dims_string(*shape) + ", got " + dims_string(out.max_dims));
   }
-  if (def.operands == Operands::Float && out.dtype != DType::F32) {
+  if ((def.operands == Operands::Float || def.op == TypedOp::Div) && out.dtype != DType::F32) {
     args.fail(out_arg(def), "expected f32, got " + std::string(dtype_name(out.dtype)));
   }
 }
@@ -171,7 +186,10 @@ void lower(const TypedDef& def, OpContext& ctx) {
     int_math &= is_integer(ctx.tensor_info(ins[i]).dtype);
   }
   TypedParams base;
-  if (def.scalar) {
+  if (def.alpha && args.is_null(def.tensors)) {
+    base.scalar_f = 1.0f;
+    base.scalar_i = 1;
+  } else if (def.scalar) {
     const Value& s = args.value(def.tensors);
     int_math &= !std::holds_alternative<double>(s);
     const double v = args.number(def.tensors);
@@ -188,6 +206,11 @@ void lower(const TypedDef& def, OpContext& ctx) {
   // where's condition is only tested for truth: its type does not decide the math.
   if (def.op == TypedOp::Where) int_math = is_integer(ctx.tensor_info(ins[1]).dtype) && is_integer(ctx.tensor_info(ins[2]).dtype);
   if (def.operands == Operands::Float) int_math = false;
+  // Arithmetic is exact i32 math only when the result is an integer too (true
+  // division, and a float result of mixed operands, compute in f32).
+  if (def.operands == Operands::Numeric && (def.op == TypedOp::Div || !is_integer(ctx.tensor_info(out).dtype))) {
+    int_math = false;
+  }
   TypedOp op = def.op;
   if (def.mode) {
     op = std::get<std::string>(args.value(mode_arg(def))) == "floor" ? TypedOp::DivFloor : TypedOp::DivTrunc;
@@ -230,6 +253,21 @@ void lower(const TypedDef& def, OpContext& ctx) {
 }
 
 }  // namespace
+
+namespace {
+
+const TypedDef& arith_def(std::string_view name) {
+  for (const TypedDef& def : kArith) {
+    if (name == def.name) return def;
+  }
+  throw Error(ErrorCode::Internal, "no typed arithmetic op " + std::string(name));
+}
+
+}  // namespace
+
+void check_typed_arith(std::string_view name, const OpArgs& args) { check(arith_def(name), args); }
+
+void lower_typed_arith(std::string_view name, OpContext& ctx) { lower(arith_def(name), ctx); }
 
 void register_typed(OpRegistry& registry) {
   for (const TypedDef& def : kOps) {

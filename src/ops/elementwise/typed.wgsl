@@ -1,13 +1,14 @@
 // Elementwise ops over mixed element types with numpy broadcasting:
-// comparisons, logic, bitwise, where, pow, minimum, div with rounding, and
-// dtype conversion.
+// comparisons, logic, bitwise, where, pow, minimum, div with rounding, the
+// arithmetic ops on integers (add, sub, mul, true div), and dtype conversion.
 // Tensors are read and written as 32-bit words: TYPE codes 0 f32, 1 i32
 // (also i64 tensors, which live on the GPU as i32), 2 bool (one byte per
 // element, four to a word), 3 the scalar in Params (for .Scalar overloads).
 // Each invocation writes four consecutive output elements, so a bool output
 // is written a whole word at a time.
 // INT_MATH: every operand is an integer or bool: compare and combine as i32
-// (exact), not f32.
+// (exact, wrapping like torch's int32), not f32.
+// add/sub carry their alpha in the scalar slot (scalar_f, scalar_i).
 
 override WG: u32 = 256u;
 override OP: u32 = 0u;
@@ -94,7 +95,47 @@ fn real_pow(x: f32, y: f32) -> f32 {
   return select(r, -r, abs(y % 2.0) == 1.0);
 }
 
+fn from_i32(i: i32) -> V { return V(f32(i), i); }
+
+// Integer power by squaring; a negative exponent gives what truncating
+// 1 / x^-e gives (torch refuses it on the CPU).
+fn int_pow(x: i32, e: i32) -> i32 {
+  if (e < 0) {
+    if (x == 1) { return 1; }
+    if (x == -1) { return select(1, -1, (e & 1) == 1); }
+    return 0;
+  }
+  var r = 1;
+  var b = x;
+  var k = e;
+  while (k > 0) {
+    if ((k & 1) == 1) { r *= b; }
+    b *= b;
+    k >>= 1u;
+  }
+  return r;
+}
+
+// Floor division of integers (WGSL's `/` truncates toward zero).
+fn int_div_floor(x: i32, y: i32) -> i32 {
+  let q = x / y;
+  if (y != 0 && q * y != x && ((x < 0) != (y < 0))) { return q - 1; }
+  return q;
+}
+
 fn apply(x: V, y: V, z: V) -> V {
+  if (INT_MATH != 0u) {
+    switch OP {
+      case 13u: { return from_i32(int_pow(x.i, y.i)); }
+      case 14u: { return from_i32(min(x.i, y.i)); }
+      case 15u: { return from_i32(x.i / y.i); }
+      case 16u: { return from_i32(int_div_floor(x.i, y.i)); }
+      case 18u: { return from_i32(x.i + p.scalar_i * y.i); }
+      case 19u: { return from_i32(x.i - p.scalar_i * y.i); }
+      case 20u: { return from_i32(x.i * y.i); }
+      default: {}
+    }
+  }
   switch OP {
     case 0u, 1u, 2u, 3u, 4u, 5u: { return from_bool(compare(x, y)); }
     case 6u: { return from_bool(truthy(x) && truthy(y)); }
@@ -118,6 +159,10 @@ fn apply(x: V, y: V, z: V) -> V {
     }
     case 15u: { return from_f32(trunc(x.f / y.f)); }
     case 16u: { return from_f32(floor(x.f / y.f)); }
+    case 18u: { return from_f32(x.f + p.scalar_f * y.f); }
+    case 19u: { return from_f32(x.f - p.scalar_f * y.f); }
+    case 20u: { return from_f32(x.f * y.f); }
+    case 21u: { return from_f32(x.f / y.f); }
     default: { return x; }  // conversion: encode() writes the output's type
   }
 }
