@@ -188,6 +188,15 @@ OPS = [
           dynamic={0: {0: ("rows", 1, 6)}, 1: {0: ("rows", 1, 6)}},
           extra=[lambda: (torch.randint(-20, 21, (5, 7), dtype=torch.int32),
                           -torch.randint(1, 6, (5, 7), dtype=torch.int32), torch.randint(0, 4, (7,), dtype=torch.int32))]),
+    # bool tensors through the data-movement ops (one-byte elements)
+    _case("bool_layout", lambda: Fn(lambda x, y: (
+              (x > 0).permute(1, 0, 2), (x > 0)[:, 1:6:2], (x > 0).unsqueeze(0).expand(2, -1, 5, 7),
+              torch.flip(x > 0.5, (1,)), (x < 0).repeat(1, 2, 1),
+              (x > 0).select(1, 3), F.pad((x > 0).float(), (1, 2)).bool() | F.pad(y > 0, (2, 1)),
+              torch.where((x > 0).transpose(1, 2)[:, 2:5], y.transpose(1, 2)[:, 2:5], x.transpose(1, 2)[:, 2:5]))),
+          lambda: (randn(3, 5, 7), randn(3, 5, 7)),
+          dynamic={0: {0: ("rows", 1, 6)}, 1: {0: ("rows", 1, 6)}},
+          extra=[lambda: (randn(5, 5, 7), randn(5, 5, 7))]),
     _case("int_float_mixed", lambda: Fn(lambda a, x: a * x + a - torch.minimum(x, a.float())),
           lambda: (torch.randint(-5, 6, (3, 7), dtype=torch.int32), randn(3, 7))),
     # --- normalization, linear, layout ---------------------------------------------------

@@ -19,7 +19,7 @@ namespace {
 
 void check_copyable(const OpArgs& args, size_t i) {
   const Tensor& t = args.tensor(i);
-  if (!copyable(t.dtype)) args.fail(i, "expected a 32-bit or i64 dtype, got " + std::string(dtype_name(t.dtype)));
+  if (!copyable(t.dtype)) args.fail(i, "expected f32, i32, i64, bool, i8 or u8, got " + std::string(dtype_name(t.dtype)));
   if (t.max_dims.size() > kMaxCopyRank) args.fail(i, "rank above " + std::to_string(kMaxCopyRank));
 }
 

@@ -21,7 +21,7 @@ Dims padded_dims(Dims dims, const IntList& pad) {
 void check(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& x = args.tensor(0);
-  if (!copyable(x.dtype)) args.fail(0, "expected a 32-bit or i64 dtype, got " + std::string(dtype_name(x.dtype)));
+  if (!copyable(x.dtype)) args.fail(0, "expected f32, i32, i64, bool, i8 or u8, got " + std::string(dtype_name(x.dtype)));
   args.expect_same_dtype(0, 3);
   if (x.max_dims.size() > kMaxCopyRank) args.fail(0, "rank above " + std::to_string(kMaxCopyRank));
   const IntList& pad = args.int_list(1);

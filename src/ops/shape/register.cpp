@@ -17,9 +17,9 @@ void register_shape(OpRegistry& registry) {
   register_layout_ops(registry);
   register_split_copy(registry);
   register_pad(registry);
-  // Every shape op moves 32-bit words (strided_copy's `copyable`).
+  // Every shape op moves what strided_copy's `copyable` takes.
   for (const auto& name : registry.names()) {
-    if (!std::binary_search(before.begin(), before.end(), name)) registry.set_dtypes(name, "f32, i32, i64");
+    if (!std::binary_search(before.begin(), before.end(), name)) registry.set_dtypes(name, "f32, i32, i64, bool, i8, u8");
   }
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 void check_copy_pair(const OpArgs& args, size_t in, size_t out) {
   const Tensor& t = args.tensor(in);
-  if (!copyable(t.dtype)) args.fail(in, "expected a 32-bit or i64 dtype, got " + std::string(dtype_name(t.dtype)));
+  if (!copyable(t.dtype)) args.fail(in, "expected f32, i32, i64, bool, i8 or u8, got " + std::string(dtype_name(t.dtype)));
   args.expect_same_dtype(in, out);
   if (t.max_dims.size() > kMaxCopyRank || args.tensor(out).max_dims.size() > kMaxCopyRank) {
     args.fail(out, "rank above " + std::to_string(kMaxCopyRank));
@@ -137,7 +137,7 @@ void lower_clone(OpContext& ctx) {
   if (byte_elements(ctx.tensor_info(in).dtype)) {
     const bool in_place = ctx.same_buffer(in, out);
     std::optional<StridedCopy> copy;
-    if (!in_place) copy = record_strided_copy(ctx, in, out);
+    if (!in_place) copy = record_strided_copy(ctx, in, out, /*words=*/true);
     ctx.on_resize({in}, [=](ResizeContext& r) {
       r.set_dims(out, r.dims(in));
       if (copy) write_plan(r, *copy, CopyPlan::flat((numel(r.dims(in)) + 3) / 4));

@@ -24,7 +24,7 @@ size_t dim_arg(const OpArgs& args, size_t rank) {
 
 void check_in_out(const OpArgs& args, size_t out) {
   const Tensor& in = args.tensor(0);
-  if (!copyable(in.dtype)) args.fail(0, "expected a 32-bit or i64 dtype, got " + std::string(dtype_name(in.dtype)));
+  if (!copyable(in.dtype)) args.fail(0, "expected f32, i32, i64, bool, i8 or u8, got " + std::string(dtype_name(in.dtype)));
   args.expect_same_dtype(0, out);
   if (in.max_dims.size() > kMaxCopyRank) args.fail(0, "rank above " + std::to_string(kMaxCopyRank));
 }

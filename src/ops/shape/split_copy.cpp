@@ -22,7 +22,7 @@ size_t split_dim(const OpArgs& args) {
 void check_split(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& in = args.tensor(0);
-  if (!copyable(in.dtype)) args.fail(0, "expected a 32-bit or i64 dtype, got " + std::string(dtype_name(in.dtype)));
+  if (!copyable(in.dtype)) args.fail(0, "expected f32, i32, i64, bool, i8 or u8, got " + std::string(dtype_name(in.dtype)));
   if (in.max_dims.size() > kMaxCopyRank) args.fail(0, "rank above " + std::to_string(kMaxCopyRank));
   const size_t d = split_dim(args);
   const IntList& sizes = args.int_list(1);

@@ -8,7 +8,7 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 256;
 
-// Mirrors `Params` in strided_copy.wgsl.
+// Mirrors `Params` in strided_index.wgsl.
 struct CopyParams {
   uint32_t count = 0;
   uint32_t rank = 0;
@@ -18,18 +18,24 @@ struct CopyParams {
   uint32_t in_strides[kMaxCopyRank] = {};
   uint32_t out_strides[kMaxCopyRank] = {};
 };
-static_assert(sizeof(CopyParams) == 112, "must match Params in strided_copy.wgsl");
+static_assert(sizeof(CopyParams) == 112, "must match Params in strided_index.wgsl");
 
 }  // namespace
 
 CopyPlan CopyPlan::flat(int64_t count) { return {{count}, {1}, {1}, 0, 0}; }
 
-bool copyable(DType t) { return t == DType::F32 || t == DType::I32 || t == DType::I64; }
+bool copyable(DType t) {
+  return t == DType::F32 || t == DType::I32 || t == DType::I64 || one_byte(t);
+}
 
-StridedCopy record_strided_copy(OpContext& ctx, ValueId in, ValueId out) {
+bool one_byte(DType t) { return t == DType::Bool || t == DType::I8 || t == DType::U8; }
+
+StridedCopy record_strided_copy(OpContext& ctx, ValueId in, ValueId out, bool words) {
   StridedCopy c;
   c.uniform = ctx.uniform(sizeof(CopyParams));
-  c.dispatch = ctx.dispatch(ctx.pipeline("shape/strided_copy.wgsl", "main", {{"WG", kWorkgroup}}),
+  const bool bytes = !words && one_byte(ctx.tensor_info(in).dtype);
+  const char* kernel = bytes ? "shape/strided_copy_bytes.wgsl" : "shape/strided_copy.wgsl";
+  c.dispatch = ctx.dispatch(ctx.pipeline({"shape/strided_index.wgsl", kernel}, "main", {{"WG", kWorkgroup}}),
                             {ctx.tensor(in), ctx.tensor(out), ctx.uniform_binding(c.uniform)});
   return c;
 }

@@ -29,13 +29,16 @@ struct StridedCopy {
 };
 
 // Records one strided copy from tensor `in` to tensor `out` (its count stays
-// 0 until write_plan runs).
-StridedCopy record_strided_copy(OpContext& ctx, ValueId in, ValueId out);
+// 0 until write_plan runs), in elements of in's dtype; with words, in 32-bit
+// words whatever the dtype (a whole one-byte tensor copied as its words).
+StridedCopy record_strided_copy(OpContext& ctx, ValueId in, ValueId out, bool words = false);
 
 // Writes the plan's uniforms and workgroup count.
 void write_plan(ResizeContext& r, const StridedCopy& copy, const CopyPlan& plan);
 
-// True for dtypes the copy moves as 32-bit words (f32, i32, i64 as i32).
+// True for dtypes the copy moves: 32-bit words (f32, i32, i64 as i32) and
+// one-byte elements (bool, i8, u8).
 bool copyable(DType t);
+bool one_byte(DType t);
 
 }  // namespace wgrt::ops
