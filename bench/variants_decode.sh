@@ -17,6 +17,10 @@
 #   planar-lN      the same with N (8, 16, 32) lanes per row for every matrix
 #   blocks         WGRT_GEMV=blocks: block layout + gemv.wgsl (the previous default)
 #   planar-nofuse  the default GEMV with --no-fuse (no fusion passes)
+#   q8             WGRT_GEMV_ACT=q8: x rounded to int8 per 32 elements, packed
+#                  integer dot products (gemv_planar_q8.wgsl)
+#   q8-lN          the same with N lanes per row for every matrix
+# TG_PREFILL (default 0) starts each tg test after that many cached tokens.
 set -uo pipefail
 WGRT=${WGRT:-build/wgrt}
 TG=${TG:-128}
@@ -49,13 +53,15 @@ for v in $VARIANTS; do
     planar) envs=(WGRT_GEMV=planar) ;;
     planar-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=${v#planar-l}) ;;
     planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
+    q8) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8) ;;
+    q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
     *) echo "unknown variant $v"; continue ;;
   esac
   for m in $MODELS; do
     model=$LLAMA; [ $m = smollm2 ] && model=$SMOL
     echo "=== $v $m (t=${SECONDS}s)"
     env "${envs[@]}" timeout -k 5 "$STEP_S" "$WGRT" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 8 \
-        --profile --top 12 ${flags[@]+"${flags[@]}"} --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1
+        --profile --top 12 --tg-prefill "${TG_PREFILL:-0}" ${flags[@]+"${flags[@]}"} --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1
     echo "rc=$?"; tail -n 16 "$RUN/$v-$m.out"
   done
 done

@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "gpu/device.h"
+#include "wgrt/error.h"
 
 namespace wgrt::test {
 
@@ -35,6 +37,30 @@ class GpuTest : public ::testing::Test {
 
  private:
   gpu::Device* device_ = nullptr;
+};
+
+// A device of its own without subgroups, for the workgroup-memory reductions
+// (common/reduce_workgroup.wgsl) that such adapters get.
+class NoSubgroupsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gpu::DeviceOptions o;
+    o.want_subgroups = false;
+    try {
+      device_ = gpu::Device::create(o);
+    } catch (const Error& e) {
+      if (gpu_required()) {
+        FAIL() << e.what();
+      } else {
+        GTEST_SKIP() << "SKIPPED: no GPU adapter: " << e.what();
+      }
+    }
+    ASSERT_FALSE(device_->features().subgroups);
+  }
+  gpu::Device& device() { return *device_; }
+
+ private:
+  std::unique_ptr<gpu::Device> device_;
 };
 
 template <typename T>

@@ -21,6 +21,8 @@
 namespace wgrt {
 namespace {
 
+using test::NoSubgroupsTest;
+
 struct Case {
   uint32_t type;
   const char* name;
@@ -231,21 +233,11 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
 
 // The workgroup-memory reduction that devices without subgroups get: a
 // 32-element format, a K-quant, and F16, over two staged chunks of x.
-TEST(QuantLinearNoSubgroups, MatchesDequantizedMatmul) {
-  gpu::DeviceOptions o;
-  o.want_subgroups = false;
-  std::unique_ptr<gpu::Device> plain;
-  try {
-    plain = gpu::Device::create(o);
-  } catch (const Error& e) {
-    if (test::gpu_required()) FAIL() << e.what();
-    GTEST_SKIP() << "SKIPPED: no GPU adapter: " << e.what();
-  }
-  ASSERT_FALSE(plain->features().subgroups);
-  check_linear(*plain, Case{2, "Q4_0"}, 2400, 37, 9);
-  check_linear(*plain, Case{12, "Q4_K"}, 2304, 37, 9);
-  check_linear(*plain, Case{1, "F16"}, 2400, 37, 9);
-  check_linear(*plain, Case{3, "Q4_1"}, 4160, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+TEST_F(NoSubgroupsTest, QuantLinearMatchesDequantizedMatmul) {
+  check_linear(device(), Case{2, "Q4_0"}, 2400, 37, 9);
+  check_linear(device(), Case{12, "Q4_K"}, 2304, 37, 9);
+  check_linear(device(), Case{1, "F16"}, 2400, 37, 9);
+  check_linear(device(), Case{3, "Q4_1"}, 4160, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
 }
 
 // The planar layout and its GEMV (gemv_planar.wgsl) for the formats that have
@@ -273,6 +265,60 @@ TEST_P(QuantLinearPlanar, EveryLaneCount) {
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {
   check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
+}
+
+// gemv_planar_q8.wgsl (WGRT_GEMV_ACT=q8): x rounded to int8 per 32-element
+// unit (scale max|x| / 127) and packed integer dot products. Each term's error
+// is at most |w_k| * max|x over k's unit| / 254 (half a quantization step), so
+// |got - exact| <= sum_k |w_k| * unit_max(k) / 254, plus f32 slack; checked
+// per row. Shapes: K = 608 (19 units), 2048, 6400 (200 units: two staged
+// chunks of x), every lane count; N odd.
+TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
+  const Case c = GetParam();
+  const ops::QuantLayout* l = ops::find_quant_layout(c.type);
+  constexpr int64_t kN = 37;
+  setenv("WGRT_GEMV_ACT", "q8", 1);
+  double worst_ratio = 0;
+  for (int64_t k : {int64_t{608}, int64_t{2048}, int64_t{6400}}) {
+    for (const char* lanes : {"8", "16", "32"}) {
+      SCOPED_TRACE("K=" + std::to_string(k) + " lanes " + lanes);
+      setenv("WGRT_GEMV_LANES", lanes, 1);
+      const auto file = test::random_blocks(*l, kN, k, c.type + 5);
+      std::vector<float> wf(kN * k);
+      gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
+      GraphBuilder b;
+      const ValueId x = b.add_tensor(DType::F32, {1, k});
+      b.mark_input(x);
+      const ValueId w = b.add_constant(DType::U8, {kN, int64_t(ops::planar_row_bytes(c.type, k) / 16), 16},
+                                       ops::repack_planar(c.type, file, kN, k));
+      const ValueId out = b.add_tensor(DType::F32, {1, kN});
+      b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
+      b.mark_output(out);
+      auto g = ExecutableGraph::load(device(), std::move(b).build());
+      unsetenv("WGRT_GEMV_LANES");
+      auto xs = test::random_floats(k, uint32_t(k));
+      for (int64_t i = 0; i < k; i += 97) xs[i] *= 8.0f;  // units with an outlier: a coarse step
+      const HostTensorView in[] = {test::f32_view(xs, {1, k})};
+      const auto got = test::floats(g->execute(in)[0]);
+      for (int64_t n = 0; n < kN; ++n) {
+        double want = 0, mag = 0, bound = 0;
+        for (int64_t u = 0; u < k / 32; ++u) {
+          double top = 0;
+          for (int64_t e = u * 32; e < u * 32 + 32; ++e) top = std::max(top, std::abs(double(xs[e])));
+          for (int64_t e = u * 32; e < u * 32 + 32; ++e) {
+            want += double(xs[e]) * wf[n * k + e];
+            mag += std::abs(double(xs[e]) * wf[n * k + e]);
+            bound += std::abs(double(wf[n * k + e])) * top / 254.0;
+          }
+        }
+        const double err = std::abs(got[n] - want);
+        EXPECT_LE(err, bound + 1e-5 * (mag + 1e-6)) << "row " << n;
+        worst_ratio = std::max(worst_ratio, err / bound);
+      }
+    }
+  }
+  unsetenv("WGRT_GEMV_ACT");
+  std::printf("[ bound    ] %s int8-x GEMV: worst |error| / rounding bound = %.3g\n", c.name, worst_ratio);
 }
 
 // A file-layout weight is put into the planar layout at load, the same bytes but for the scale part's padding; with

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 
 #include "gpu/device.h"
 #include "gpu_test_env.h"
@@ -18,6 +20,7 @@ namespace wgrt {
 namespace {
 
 using test::load_npy;
+using test::NoSubgroupsTest;
 
 // Stated tolerances (absolute; outputs are O(1)).
 constexpr double kSmallTolerance = 1e-5;
@@ -30,7 +33,9 @@ struct Dimensions {
 enum class StartPos { Int0, SymIntInput, FromTensorInput };
 
 // q, k, v inputs [1, S, H(kv), D]; start_pos per `pos`; zero caches; out.
-Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt, int64_t window = 0) {
+// The caches start as `cache_init` (zeros when empty).
+Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt, int64_t window = 0,
+                 const std::vector<float>& k_init = {}, const std::vector<float>& v_init = {}) {
   GraphBuilder b;
   const ValueId q = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   const ValueId k = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
@@ -49,9 +54,13 @@ Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale 
     start = b.add_symint(0);
     b.add_op("et_vk.select_as_symint.default", {input_pos, b.add_int(0), b.add_int(0), start});
   }
-  const std::vector<uint8_t> zeros(size_t(d.cache * d.kv_heads * d.dim * 4), 0);
-  const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
-  const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, zeros);
+  const auto cache_bytes = [&](const std::vector<float>& init) {
+    std::vector<uint8_t> bytes(size_t(d.cache * d.kv_heads * d.dim * 4), 0);
+    if (!init.empty()) std::memcpy(bytes.data(), init.data(), bytes.size());
+    return bytes;
+  };
+  const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(k_init));
+  const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(v_init));
   const ValueId out = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   std::vector<ValueId> args = {q, k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0),
                                b.add_bool(true), scale ? b.add_double(*scale) : b.add_null(), out};
@@ -136,8 +145,8 @@ TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
   setenv("WGRT_FLASH_ATTENTION", "0", 1);
   auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput));
   unsetenv("WGRT_FLASH_ATTENTION");
-  EXPECT_EQ(g->dispatch_count(), 3 + 3 * chunks)
-      << "two cache writes, the decode kernel, then three passes per head chunk";
+  EXPECT_EQ(g->dispatch_count(), 4 + 3 * chunks)
+      << "two cache writes, the decode kernel and its split combine, then three passes per head chunk";
   const auto handles = test::buffer_handles(*g);
   double worst = 0;
   for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 512}, {512, 1}, {513, 1}, {0, 2048}}) {
@@ -290,6 +299,50 @@ TEST_F(SdpaTest, DecodeStepsWithAWindowAndGroupedHeads) {
     }
   }
   EXPECT_LE(worst, kSmallTolerance);
+}
+
+// One decode step at a long context: the decode kernel splits the positions
+// over workgroups and a second dispatch merges the splits. Caches hold random
+// rows (constants); the reference is the same attention in double. Head
+// shapes: 8 query heads per KV head (both vec4s of scores), 3 per KV head with
+// D = 128 (teams of 32 lanes, wider than lavapipe's subgroups); positions
+// that make one split, several, a short last split, and the most splits.
+void check_long_decode(gpu::Device& device, const Dimensions& d, std::initializer_list<int64_t> starts) {
+  const auto kc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 11);
+  const auto vc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 12);
+  auto g = ExecutableGraph::load(device, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, kc, vc));
+  std::vector<float> kr = kc, vr = vc;  // the caches as the kernel leaves them
+  double worst = 0;
+  for (int64_t pos : starts) {
+    SCOPED_TRACE("start_pos=" + std::to_string(pos));
+    const auto q = test::random_floats(size_t(d.heads * d.dim), 20 + uint32_t(pos));
+    const auto k = test::random_floats(size_t(d.kv_heads * d.dim), 40 + uint32_t(pos));
+    const auto v = test::random_floats(size_t(d.kv_heads * d.dim), 60 + uint32_t(pos));
+    const std::vector<int64_t> start{pos};
+    const HostTensorView in[] = {test::f32_view(q, {1, 1, d.heads, d.dim}), test::f32_view(k, {1, 1, d.kv_heads, d.dim}),
+                                 test::f32_view(v, {1, 1, d.kv_heads, d.dim}), test::i64_view(start, {1})};
+    const auto got = test::floats(g->execute(in)[0]);
+    // Each step's new row lands at its own position, seen by later steps.
+    std::copy(k.begin(), k.end(), kr.begin() + pos * d.kv_heads * d.dim);
+    std::copy(v.begin(), v.end(), vr.begin() + pos * d.kv_heads * d.dim);
+    std::vector<float> qr(size_t((pos + 1) * d.heads * d.dim), 0.0f);
+    std::copy(q.begin(), q.end(), qr.begin() + pos * d.heads * d.dim);
+    for (int64_t h = 0; h < d.heads; ++h) {
+      const auto want = window_reference(qr, kr, vr, d, pos + 1, pos, h);
+      for (int64_t i = 0; i < d.dim; ++i) worst = std::max(worst, std::abs(got[h * d.dim + i] - want[i]));
+    }
+  }
+  EXPECT_LE(worst, kLongTolerance);
+}
+
+TEST_F(SdpaTest, LongContextDecodeSplitsThePositions) {
+  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 700, 8999});
+  check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {0, 129, 999});
+}
+
+TEST_F(NoSubgroupsTest, SdpaLongContextDecodeSplitsThePositions) {
+  check_long_decode(device(), Dimensions{1, 1000, 16, 2, 64}, {3, 200, 999});
+  check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130});
 }
 
 }  // namespace

@@ -5,10 +5,11 @@
 // decode (S = 1): the hook reads the live S from q and start_pos (an Int or a
 // SymInt) and rewrites every pass's uniforms and workgroup counts. Attention
 // is always causal with the query block at start_pos (Llama's use; attn_mask
-// must be Null). A decode step (S = 1) runs sdpa_decode.wgsl instead: the
-// cache write and the attention in one dispatch per KV head, where the head
-// shape allows (decode_fits); the three passes and the cache write then get
-// no workgroups.
+// must be Null). A decode step (S = 1) runs sdpa_decode.wgsl instead, where
+// the head shape allows (decode_fits): the cache write and the attention in
+// one dispatch of (KV head, split of the positions) workgroups, plus a
+// combine dispatch once the context is long enough for several splits; the
+// three passes and the cache write then get no workgroups.
 //
 // Prefill (S > 1) runs flash attention (flash_attention.wgsl: tiled, online
 // softmax, no score buffer) when the head dim is at most 128 and the device
@@ -30,6 +31,7 @@
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
 #include "ops/attention/kv_cache.h"
+#include "ops/common/reduce.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
 
@@ -57,19 +59,36 @@ static_assert(sizeof(SdpaParams) == 48, "must match Params in sdpa.wgsl");
 struct DecodeParams {
   uint32_t start = 0;
   uint32_t kv_heads = 0;
-  uint32_t pad1 = 0, pad2 = 0;
-  uint32_t row_stride = 0;
+  uint32_t first = 0;
+  uint32_t split_len = 0;
+  uint32_t splits = 0;
   float scale = 0;
-  uint32_t window = 0;
-  uint32_t pad0 = 0;
+  uint32_t q_heads = 0;
+  uint32_t pad = 0;
 };
 static_assert(sizeof(DecodeParams) == 32, "must match Params in sdpa_decode.wgsl");
 
-// The shapes sdpa_decode.wgsl handles: up to 8 query heads per KV head, the
-// group's query rows in 256 vec4s, and vec4 columns dividing 256 threads.
+// The shapes sdpa_decode.wgsl handles: up to 8 query heads per KV head, and
+// teams of D / 4 lanes (a power of two up to 64) in its 256 invocations.
 bool decode_fits(uint32_t group, int64_t head_dim) {
   const int64_t dim4 = head_dim / 4;
-  return group <= 8 && group * dim4 <= 256 && dim4 > 0 && 256 % dim4 == 0;
+  return group >= 1 && group <= 8 && dim4 > 0 && dim4 <= 64 && (dim4 & (dim4 - 1)) == 0;
+}
+
+// How the decode kernel splits the attended positions over workgroups: about
+// kDecodeSplitPositions per split (a few positions per team of lanes), at
+// most kDecodeMaxSplits splits and as many as the scratch holds (longer contexts take longer splits).
+constexpr uint32_t kDecodeSplitPositions = 64;
+constexpr uint32_t kDecodeMaxSplits = 128;
+
+struct DecodeSplits {
+  uint32_t splits, split_len;
+};
+
+DecodeSplits decode_splits(uint32_t positions, uint32_t max_splits) {
+  const auto want = static_cast<uint32_t>(std::clamp<uint64_t>(gpu::div_up(positions, kDecodeSplitPositions), 1, max_splits));
+  const auto split_len = static_cast<uint32_t>(gpu::div_up(positions, want));
+  return {static_cast<uint32_t>(gpu::div_up(positions, split_len)), split_len};  // no empty last split
 }
 
 // Mirrors `Params` in flash_attention.wgsl.
@@ -183,16 +202,25 @@ void lower(OpContext& ctx) {
   const uint32_t group = heads / kv_heads;
   const bool has_decode = !f16_cache && decode_fits(group, head_dim);  // it reads f32 rows
   UniformId decode_uniform = 0;
-  DispatchId decode = 0;
+  DispatchId decode = 0, decode_combine = 0;
+  // The splits' partials (D + 4 floats per head each) take no more scratch
+  // than one score per head and cached position would.
+  const auto max_splits = static_cast<uint32_t>(
+      std::clamp<uint64_t>(uint64_t(cache_max) / uint64_t(head_dim + 4), 1, kDecodeMaxSplits));
   if (has_decode) {
     decode_uniform = ctx.uniform(sizeof(DecodeParams));
-    const auto decode_scores = ctx.scratch(uint64_t(heads) * cache_max * sizeof(float), "sdpa decode scores");
-    const auto& pipeline = ctx.pipeline("attention/sdpa_decode.wgsl", "main",
-                                        {{"GROUP", group}, {"DIM4", double(head_dim / 4)}});
+    const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
+    const gpu::OverrideConstants constants = {{"GROUP", group}, {"DIM4", double(head_dim / 4)}};
+    const std::string_view reduce = reduce_shader(ctx.device());
+    const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", reduce, "attention/sdpa_decode.wgsl"}, "main", constants);
     decode = ctx.dispatch(pipeline,
                           {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(k), ctx.tensor(v),
-                           ctx.tensor(ctx.arg(kKCache)), ctx.tensor(ctx.arg(kVCache)), decode_scores, ctx.tensor(out)},
+                           ctx.tensor(ctx.arg(kKCache)), ctx.tensor(ctx.arg(kVCache)), parts, ctx.tensor(out)},
                           "sdpa decode");
+    const auto& combine =
+        ctx.pipeline({"common/prelude.wgsl", reduce, "attention/sdpa_decode.wgsl"}, "combine", constants);
+    decode_combine = ctx.dispatch(combine, {ctx.uniform_binding(decode_uniform), parts, ctx.tensor(out)},
+                                  "sdpa decode combine");
   }
 
   const uint32_t chunk = sdpa_heads_per_chunk(heads, pass_seq, cache_max,
@@ -253,11 +281,16 @@ void lower(OpContext& ctx) {
       DecodeParams d;
       d.start = static_cast<uint32_t>(start);
       d.kv_heads = kv_heads;
-      d.row_stride = static_cast<uint32_t>(cache_max);
+      d.first = window > 0 && start + 1 > int64_t(window) ? static_cast<uint32_t>(start + 1 - window) : 0;
+      const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - d.first, max_splits);
+      d.split_len = split.split_len;
+      d.splits = split.splits;
       d.scale = scale;
-      d.window = window;
+      d.q_heads = heads;
       r.write_uniform(decode_uniform, d);
-      r.set_workgroups(decode, gpu::WorkgroupCount{one_step ? kv_heads : 0, 1, 1});
+      r.set_workgroups(decode, one_step ? r.fold(uint64_t(kv_heads) * split.splits) : gpu::WorkgroupCount{0, 1, 1});
+      const uint64_t combine_groups = one_step && split.splits > 1 ? gpu::div_up(uint64_t(heads) * (head_dim / 4), 256) : 0;
+      r.set_workgroups(decode_combine, gpu::WorkgroupCount{static_cast<uint32_t>(combine_groups), 1, 1});
     }
     if (one_step) {  // the decode kernel writes the cache itself
       if (flash) r.set_workgroups(flash_d, gpu::WorkgroupCount{0, 1, 1});

@@ -1,32 +1,43 @@
-// Decode attention (S = 1) in one dispatch, one workgroup per KV head: the
-// workgroup writes the new K/V row into the caches at `start`, then attends
-// with the GROUP query heads that share the KV head, reading each cached K
-// and V row once for all of them (grouped-query attention):
-//   1. scores[h, c] = scale * q[h] . k_cache[c, kvh] for c in [first, start]
-//      (first > 0 under a sliding window), positions split across threads;
-//   2. per head, max and sum of exp over the workgroup (all heads at once);
-//   3. out[h] = sum_c p[h, c] v_cache[c, kvh] / sum: thread t takes vec4
-//      column t % dim4 of every (WG / dim4)-th position, and the slices meet
-//      in workgroup memory.
-// q, out: [H, D]; k_new, v_new: [Hkv, D]; caches: [MAX, Hkv, D]; scores:
-// [H, row_stride] scratch. sdpa.cpp checks GROUP <= 8, GROUP * DIM4 <= 256 and
-// WG % DIM4 == 0 before it picks this kernel.
+// Decode attention (S = 1), split over the cached positions (flash decoding).
+// Sources before this one: common/prelude.wgsl and a common/reduce_*.wgsl.
+//
+// `main`: workgroup (kvh, split) attends positions [p0, p1) of its split
+// with the GROUP query heads that share KV head kvh, so each cached K and V
+// row is read once for all of them (grouped-query attention). Its 256
+// invocations are 256 / DIM4 teams of DIM4 lanes; a team takes one position
+// at a time, lane j holding vec4 column j of the K and V rows. The lanes'
+// partial dot products meet through lanes_sum4, and each lane keeps the
+// online-softmax state (running max, sum, its column of the weighted V sum)
+// for every head of the group in registers: no score buffer, and no global
+// memory written then read back. The teams' states meet in workgroup memory.
+// With one split the result goes straight to `out`; with several, each
+// split's unnormalized output and (max, sum) go to `parts`, and `combine`
+// merges them (a second dispatch).
+//
+// Why splits: at long contexts one workgroup per KV head leaves most of the
+// GPU idle and walks the positions in one long chain of dependent loads.
+//
+// The new K/V row is written into the caches by split 0 and read from
+// k_new/v_new by the split holding `start`, so no workgroup reads what
+// another writes in the same dispatch.
+// q, out: [H, D]; k_new, v_new: [Hkv, D]; caches: [MAX, Hkv, D];
+// parts: [splits, H, DIM4 + 1] vec4s. sdpa.cpp checks decode_fits.
 
 const WG: u32 = 256u;
-// Known when the pipeline is made, so that loops over heads and the head
-// vector unroll and the per-head arrays stay in registers.
+// Known when the pipeline is made, so loops over heads unroll and the
+// per-head state stays in registers.
 override GROUP: u32 = 4;  // query heads per KV head (<= 8)
-override DIM4: u32 = 16;  // D / 4
+override DIM4: u32 = 16;  // D / 4, a power of two (<= 64)
 
 struct Params {
-  start: u32,       // position of the new token (cache rows before it: start)
+  start: u32,      // position of the new token
   kv_heads: u32,
-  pad1: u32,
-  pad2: u32,
-  row_stride: u32,  // scores row length (the cache's MAX)
+  first: u32,      // first position attended (> 0 under a sliding window)
+  split_len: u32,  // positions per split (the last may have fewer)
+  splits: u32,
   scale: f32,
-  window: u32,      // 0: none
-  pad0: u32,
+  q_heads: u32,
+  pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -35,103 +46,134 @@ struct Params {
 @group(0) @binding(3) var<storage, read> v_new: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> k_cache: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> v_cache: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read_write> scores: array<f32>;
+@group(0) @binding(6) var<storage, read_write> parts: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> out: array<vec4<f32>>;
 
-var<workgroup> qs: array<vec4<f32>, 256>;   // the group's query rows
-var<workgroup> red: array<f32, 2048>;       // [8 heads][WG] reduction lanes
-var<workgroup> part: array<vec4<f32>, 256>; // per-thread partial output column
+var<workgroup> team_acc: array<vec4<f32>, 256>;  // one head's weighted V sums, per invocation
+var<workgroup> team_stat: array<vec2<f32>, 256>;  // one head's (max, sum), per team
 
-// Reduces red[g * WG + i] over i into red[g * WG] for every g < group, by max
-// or by sum; every invocation calls it.
-fn reduce_heads(tid: u32, group: u32, take_max: bool) {
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    workgroupBarrier();
-    if (tid < stride) {
-      for (var g = 0u; g < group; g++) {
-        let a = red[g * WG + tid];
-        let b = red[g * WG + tid + stride];
-        red[g * WG + tid] = select(a + b, max(a, b), take_max);
+const LOWEST: f32 = -3.402823e38;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let wg = flat_group(wid, nwg);
+  let kvh = wg % params.kv_heads;
+  let split = wg / params.kv_heads;
+  let dim4 = DIM4;
+  let teams = WG / dim4;
+  let team = tid / dim4;
+  let j = tid % dim4;
+  let start = params.start;
+  let head0 = kvh * GROUP;
+  let new_at = kvh * dim4 + j;
+
+  if (split == 0u && tid < dim4) {
+    let row = (start * params.kv_heads + kvh) * dim4 + tid;
+    k_cache[row] = k_new[new_at];
+    v_cache[row] = v_new[new_at];
+  }
+
+  var qv: array<vec4<f32>, 8>;
+  var m: array<f32, 8>;
+  var l: array<f32, 8>;
+  var acc: array<vec4<f32>, 8>;
+  for (var g = 0u; g < GROUP; g++) {
+    qv[g] = q[(head0 + g) * dim4 + j] * params.scale;
+    m[g] = LOWEST;
+    l[g] = 0.0;
+    acc[g] = vec4<f32>(0.0);
+  }
+
+  let p0 = params.first + split * params.split_len;
+  let p1 = min(p0 + params.split_len, start + 1u);
+  let steps = div_up(params.split_len, teams);  // the same in every invocation: lanes_sum4 needs it
+  for (var step = 0u; step < steps; step++) {
+    let c = p0 + step * teams + team;
+    let valid = c < p1;
+    var kv = vec4<f32>(0.0);
+    var vv = vec4<f32>(0.0);
+    if (valid) {
+      if (c == start) {
+        kv = k_new[new_at];
+        vv = v_new[new_at];
+      } else {
+        let at = (c * params.kv_heads + kvh) * dim4 + j;
+        kv = k_cache[at];
+        vv = v_cache[at];
+      }
+    }
+    var lo = vec4<f32>(0.0);  // heads 0..3 of the group
+    var hi = vec4<f32>(0.0);  // heads 4..7
+    for (var g = 0u; g < GROUP; g++) {
+      let d = dot(qv[g], kv);
+      if (g < 4u) { lo[g] = d; } else { hi[g - 4u] = d; }
+    }
+    lo = lanes_sum4(lo, tid, dim4);
+    if (GROUP > 4u) { hi = lanes_sum4(hi, tid, dim4); }
+    if (valid) {
+      for (var g = 0u; g < GROUP; g++) {
+        let s = select(hi[g % 4u], lo[g % 4u], g < 4u);
+        let top = max(m[g], s);
+        let rescale = exp(m[g] - top);
+        let p = exp(s - top);
+        l[g] = l[g] * rescale + p;
+        acc[g] = acc[g] * rescale + p * vv;
+        m[g] = top;
       }
     }
   }
-  workgroupBarrier();
-}
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-  let kvh = wid.x;
-  let group = GROUP;
-  let dim4 = DIM4;
-  let start = params.start;
-  var first = 0u;
-  if (params.window > 0u && start + 1u > params.window) { first = start + 1u - params.window; }
-  let head0 = kvh * group;  // query heads head0 .. head0 + group share this KV head
-
-  // The new row into the caches; the group's queries into workgroup memory.
-  let row = (start * params.kv_heads + kvh) * dim4;
-  for (var i = tid; i < dim4; i += WG) {
-    k_cache[row + i] = k_new[kvh * dim4 + i];
-    v_cache[row + i] = v_new[kvh * dim4 + i];
-  }
-  for (var i = tid; i < group * dim4; i += WG) { qs[i] = q[head0 * dim4 + i]; }
-  storageBarrier();
-  workgroupBarrier();
-
-  // 1. Scores, with each thread's running max per head.
-  var mx: array<f32, 8>;
-  for (var g = 0u; g < 8u; g++) { mx[g] = -3.402823e38; }
-  for (var c = first + tid; c <= start; c += WG) {
-    let kb = (c * params.kv_heads + kvh) * dim4;
-    var dots: array<f32, 8>;
-    for (var g = 0u; g < 8u; g++) { dots[g] = 0.0; }
-    for (var i = 0u; i < dim4; i++) {
-      let kv = k_cache[kb + i];
-      for (var g = 0u; g < group; g++) { dots[g] += dot(qs[g * dim4 + i], kv); }
-    }
-    for (var g = 0u; g < group; g++) {
-      let s = dots[g] * params.scale;
-      scores[(head0 + g) * params.row_stride + c] = s;
-      mx[g] = max(mx[g], s);
-    }
-  }
-  // 2. Softmax statistics per head.
-  for (var g = 0u; g < group; g++) { red[g * WG + tid] = mx[g]; }
-  reduce_heads(tid, group, true);
-  var sums: array<f32, 8>;
-  for (var g = 0u; g < 8u; g++) { mx[g] = red[g * WG]; sums[g] = 0.0; }
-  workgroupBarrier();
-  for (var c = first + tid; c <= start; c += WG) {
-    for (var g = 0u; g < group; g++) {
-      let at = (head0 + g) * params.row_stride + c;
-      let e = exp(scores[at] - mx[g]);
-      scores[at] = e;
-      sums[g] += e;
-    }
-  }
-  for (var g = 0u; g < group; g++) { red[g * WG + tid] = sums[g]; }
-  reduce_heads(tid, group, false);
-  for (var g = 0u; g < group; g++) { sums[g] = red[g * WG]; }
-  storageBarrier();  // the exps written above are read by other threads below
-
-  // 3. Weighted sum of V rows.
-  let col = tid % dim4;
-  let slice = tid / dim4;
-  let slices = WG / dim4;
-  var acc: array<vec4<f32>, 8>;
-  for (var g = 0u; g < 8u; g++) { acc[g] = vec4<f32>(0.0); }
-  for (var c = first + slice; c <= start; c += slices) {
-    let vv = v_cache[(c * params.kv_heads + kvh) * dim4 + col];
-    for (var g = 0u; g < group; g++) { acc[g] += scores[(head0 + g) * params.row_stride + c] * vv; }
-  }
-  for (var g = 0u; g < group; g++) {
+  // The teams' states meet, one head at a time.
+  for (var g = 0u; g < GROUP; g++) {
     workgroupBarrier();
-    part[tid] = acc[g];
+    team_acc[tid] = acc[g];
+    if (j == 0u) { team_stat[team] = vec2<f32>(m[g], l[g]); }
     workgroupBarrier();
     if (tid < dim4) {
-      var total = vec4<f32>(0.0);
-      for (var j = 0u; j < slices; j++) { total += part[j * dim4 + tid]; }
-      out[(head0 + g) * dim4 + tid] = total / sums[g];
+      var top = LOWEST;
+      for (var t = 0u; t < teams; t++) { top = max(top, team_stat[t].x); }
+      var sum = 0.0;
+      var o = vec4<f32>(0.0);
+      for (var t = 0u; t < teams; t++) {
+        let w = exp(team_stat[t].x - top);
+        sum += team_stat[t].y * w;
+        o += team_acc[t * dim4 + tid] * w;
+      }
+      let h = head0 + g;
+      if (params.splits == 1u) {
+        out[h * dim4 + tid] = o / sum;
+      } else {
+        let base = (split * params.q_heads + h) * (dim4 + 1u);
+        parts[base + tid] = o;
+        if (tid == 0u) { parts[base + dim4] = vec4<f32>(top, sum, 0.0, 0.0); }
+      }
     }
   }
+}
+
+@group(0) @binding(1) var<storage, read> split_parts: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> merged: array<vec4<f32>>;
+
+// Merges the splits' outputs: one invocation per (query head, vec4 column).
+@compute @workgroup_size(256)
+fn combine(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let dim4 = DIM4;
+  let i = gid.x;
+  if (i >= params.q_heads * dim4) { return; }
+  let h = i / dim4;
+  let j = i % dim4;
+  let stride = params.q_heads * (dim4 + 1u);
+  let stat_at = h * (dim4 + 1u) + dim4;
+  var top = LOWEST;
+  for (var s = 0u; s < params.splits; s++) { top = max(top, split_parts[s * stride + stat_at].x); }
+  var sum = 0.0;
+  var o = vec4<f32>(0.0);
+  for (var s = 0u; s < params.splits; s++) {
+    let stat = split_parts[s * stride + stat_at];
+    let w = exp(stat.x - top);
+    sum += stat.y * w;
+    o += split_parts[s * stride + h * (dim4 + 1u) + j] * w;
+  }
+  merged[i] = o / sum;
 }

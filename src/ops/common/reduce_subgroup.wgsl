@@ -29,3 +29,24 @@ fn lanes_sum(v: f32, tid: u32, lanes: u32) -> f32 {
   }
   return t;
 }
+
+var<workgroup> reduce_scratch4: array<vec4<f32>, 256>;
+
+// The sum of v over the aligned group of `lanes` consecutive invocations
+// (a power of two) that holds invocation `tid`, in every invocation of the
+// group (unlike lanes_sum, whose result is valid in the group's first only).
+fn lanes_sum4(v: vec4<f32>, tid: u32, lanes: u32) -> vec4<f32> {
+  let sg = subgroupAdd(1u);
+  var s = v;
+  for (var o = min(lanes, sg) / 2u; o > 0u; o /= 2u) {
+    s += subgroupShuffleXor(s, o);
+  }
+  if (lanes <= sg) { return s; }
+  workgroupBarrier();
+  if (tid % sg == 0u) { reduce_scratch4[tid / sg] = s; }
+  workgroupBarrier();
+  var t = vec4<f32>(0.0);
+  let first = (tid / lanes) * (lanes / sg);
+  for (var i = 0u; i < lanes / sg; i++) { t += reduce_scratch4[first + i]; }
+  return t;
+}

@@ -1,14 +1,11 @@
-// The decode GEMV for weights in the planar layout (quant_layout.h: Q4_0,
-// Q4_1 and Q8_0 rows as [16- or 32-byte quants per block][f16 scales]).
+// The decode GEMV for weights in the planar layout, on f32 x.
 // Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl,
-// common/reduce.wgsl, quant/linear_io.wgsl, quant/gemv_skeleton.wgsl.
+// common/reduce.wgsl, quant/linear_io.wgsl, quant/gemv_skeleton.wgsl,
+// quant/gemv_stage_x.wgsl, quant/gemv_planar_weights.wgsl.
 //
 // The skeleton is gemv.wgsl's (a workgroup of 256 owns ROWS weight rows,
 // LANES threads per row take its blocks lane-strided, x staged in workgroup
 // memory, lanes_sum); the weight access and decode differ:
-// - a thread reads a block's quants as one or two vec4<u32> (neighbouring
-//   lanes: neighbouring 16 bytes, whole 32-byte sectors), not 5 words at a
-//   20-byte stride, and its scale from the row's scale part;
 // - the loads of a chunk's UPL blocks per lane are all issued before x is
 //   staged, so they are in flight together and behind the staging;
 // - nibbles and bytes become floats by OR-ing them into the mantissa of
@@ -17,21 +14,9 @@
 //   NVIDIA GPUs); Q4_0's -8 and Q8_0's +128 bias fold into that subtraction,
 //   Q4_1's min is applied once per block as m * sum(x).
 
-override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0 (planar layout)
-
-const UPL: u32 = 4u;  // blocks per lane per staged chunk: a chunk is UPL * LANES blocks (LANES <= 32)
 const MAGIC: u32 = 0x4b000000u;  // the bits of 2^23
 
 var<workgroup> xs: array<vec4<f32>, 1152>;  // UPL * 32 units * 9
-
-@group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
-
-// Scale (and Q4_1's min) of block g of the row whose scales start at vec4 s.
-fn block_scale(s: u32, g: u32) -> vec2<f32> {
-  if (QTYPE == 1003u) { return unpack2x16float(wq[s + g / 4u][g % 4u]); }
-  let dd = unpack2x16float(wq[s + g / 8u][(g / 2u) % 4u]);
-  return vec2<f32>(select(dd.x, dd.y, g % 2u == 1u), 0.0);
-}
 
 // Nibbles of one quant word: low ones are elements 4j..4j+3 of the block
 // (x in xl), high ones 16+4j.. (x in xh); off = 2^23 + the format's bias.
@@ -96,8 +81,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       let u = lane + i * LANES;
       if (row_live && u < cu) {
         let g = c0 + u;
-        qa[i] = wq[row + g * per_block];
-        if (QTYPE == 1008u) { qb[i] = wq[row + g * 2u + 1u]; }
+        let quants = block_quants(row, g);
+        qa[i] = quants[0];
+        qb[i] = quants[1];
         sc[i] = block_scale(scales, g);
       }
     }

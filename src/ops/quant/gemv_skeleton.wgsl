@@ -1,6 +1,7 @@
-// What the decode GEMVs (gemv.wgsl, gemv_planar.wgsl) share, after
-// quant/linear_io.wgsl: a workgroup of 256 owns ROWS weight rows of one x
-// row, LANES invocations per weight row; x is staged in workgroup memory;
+// What the decode GEMVs (gemv.wgsl, gemv_planar.wgsl, gemv_planar_q8.wgsl)
+// share, after quant/linear_io.wgsl: a workgroup of 256 owns ROWS weight rows
+// of one x row, LANES invocations per weight row; x is staged in workgroup
+// memory (as f32 by gemv_stage_x.wgsl, or as int8 by gemv_planar_q8.wgsl);
 // the lanes' sums meet through lanes_sum and go through the epilogue.
 
 override LANES: u32 = 16;  // invocations per weight row, a power of two
@@ -20,31 +21,6 @@ fn gemv_slot(wid: vec3<u32>, nwg: vec3<u32>, tid: u32) -> GemvSlot {
   let row_groups = div_up(params.n, ROWS);
   let m = group / row_groups;
   return GemvSlot(m, (group % row_groups) * ROWS + tid / LANES, tid % LANES, m < params.m);
-}
-
-// The kernel declares `xs`, workgroup vec4s, 9 per 32-element unit (8 of x
-// and one padding vec4, so that lanes reading different units at the same
-// offset hit different banks; read straight from storage, lanes 128 bytes
-// apart touch one cache line each).
-//
-// Stages units c0 .. c0 + cu of the x row starting at vec4 xb into xs (zeros
-// when !live), multiplied by the norm weight with HAS_NORM; returns this
-// invocation's share of the row's sum of squares. Call from uniform control
-// flow: it has barriers before (the previous chunk is consumed) and after.
-fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
-  var squares = 0.0;
-  workgroupBarrier();
-  for (var i = tid; i < cu * 8u; i += 256u) {
-    var xv = vec4<f32>(0.0);
-    if (live) { xv = x[xb + c0 * 8u + i]; }
-    if (HAS_NORM) {
-      squares += dot(xv, xv);
-      xv *= norm_w[c0 * 8u + i];
-    }
-    xs[(i / 8u) * 9u + i % 8u] = xv;
-  }
-  workgroupBarrier();
-  return squares;
 }
 
 var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per weight row (ROWS <= 32)

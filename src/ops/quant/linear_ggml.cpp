@@ -39,6 +39,7 @@
 // others none.
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -78,6 +79,14 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
   if (n <= 2048) return 32;
   if (n >= 8192 && units <= 64) return 8;
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
+}
+
+// Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
+// with packed integer dot products (gemv_planar_q8.wgsl) instead of decoding
+// the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it (A/B).
+bool gemv_int8_activations() {
+  const char* v = std::getenv("WGRT_GEMV_ACT");
+  return v != nullptr && std::string_view(v) == "q8";
 }
 
 struct LinearParams {
@@ -245,13 +254,20 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          {"ROWS", rows_per_group},
                          {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
                          {"HAS_ROPE", rope ? 1.0 : 0.0}});
+  const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
-      planar ? ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
-                            "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_planar.wgsl"},
-                           "main", gemv_constants)
-            : ctx.pipeline({"common/prelude.wgsl", reduce_shader(ctx.device()), "common/reduce.wgsl",
-                            "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv.wgsl"},
-                           "main", gemv_constants);
+      !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
+                              "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl",
+                              "quant/gemv.wgsl"},
+                             "main", gemv_constants)
+      : gemv_int8_activations()
+          ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
+                          "quant/gemv_skeleton.wgsl", "quant/gemv_planar_weights.wgsl", "quant/gemv_planar_q8.wgsl"},
+                         "main", gemv_constants)
+          : ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
+                          "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl", "quant/gemv_planar_weights.wgsl",
+                          "quant/gemv_planar.wgsl"},
+                         "main", gemv_constants);
   const auto& tiled_pipeline =
       ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
   const UniformId u = ctx.uniform(sizeof(LinearParams));

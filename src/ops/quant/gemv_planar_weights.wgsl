@@ -1,0 +1,27 @@
+// The weight side of the decode GEMVs for the planar layout (quant_layout.h:
+// Q4_0, Q4_1 and Q8_0 rows as [16- or 32-byte quants per block][f16
+// scales]), shared by gemv_planar.wgsl (f32 x) and gemv_planar_q8.wgsl (x as
+// int8). A lane reads a block's quants as one or two vec4<u32> (neighbouring
+// lanes: neighbouring 16 bytes, whole 32-byte sectors) and its scale from the
+// row's scale part.
+
+override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0 (planar layout)
+
+const UPL: u32 = 4u;  // blocks per lane whose loads are issued together (LANES <= 32)
+
+@group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
+
+// Scale (and Q4_1's min) of block g of the row whose scales start at vec4 s.
+fn block_scale(s: u32, g: u32) -> vec2<f32> {
+  if (QTYPE == 1003u) { return unpack2x16float(wq[s + g / 4u][g % 4u]); }
+  let dd = unpack2x16float(wq[s + g / 8u][(g / 2u) % 4u]);
+  return vec2<f32>(select(dd.x, dd.y, g % 2u == 1u), 0.0);
+}
+
+// The quants of block g of the row starting at vec4 `row`: one vec4 (Q4_0,
+// Q4_1: 32 nibbles, byte b holding elements b and b + 16), or two (Q8_0:
+// bytes 0-15, then 16-31).
+fn block_quants(row: u32, g: u32) -> array<vec4<u32>, 2> {
+  if (QTYPE == 1008u) { return array<vec4<u32>, 2>(wq[row + g * 2u], wq[row + g * 2u + 1u]); }
+  return array<vec4<u32>, 2>(wq[row + g], vec4<u32>(0u));
+}
