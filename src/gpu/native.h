@@ -27,6 +27,16 @@ void poll_until(WGPUDevice device, uint64_t index);
 // rather than the standard WGPUFeatureName_Subgroups; this is its value.
 unsigned subgroups_feature();
 
+// Which checks wgpu's shader translator adds to every shader (wgpu's
+// ShaderRuntimeChecks): index clamping on arrays and buffers, and a counter
+// in every loop that ends it after 2^64 iterations.
+struct ShaderChecks {
+  bool bounds = true;
+  bool loop_bounding = true;
+};
+// Creates a shader module with only the given checks.
+WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, ShaderChecks checks);
+
 // "wgpu-native X.Y.Z.W".
 std::string version();
 

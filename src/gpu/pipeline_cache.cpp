@@ -3,15 +3,39 @@
 #include <webgpu.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "gpu/buffer.h"
 #include "gpu/device.h"
+#include "gpu/native.h"
 #include "gpu/shader_source.h"
 #include "gpu/webgpu_util.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gpu {
+namespace {
+
+// The checks wgpu adds to every shader (native.h). Off by default: on the
+// H200 (bench/RESULTS.md, 2026-12-01) the loop counters alone cost llama1b
+// decode 35 % of its speed (573 -> 882 tok/s without them) and the index
+// clamps another 2 % (901), prefill 17 % (9,363 -> 10,921 tok/s pp512). Our
+// shaders bound every loop by their parameters and compute their indices
+// from the shapes the host checked; the ones indexed by data clamp those
+// indices themselves (embeddings, gather). Out-of-range accesses left would
+// stay inside their buffer under Vulkan's robust buffer access.
+// WGRT_SHADER_CHECKS=all (wgpu's default), bounds (clamps, no loop counters)
+// or none (the default), for A/B runs.
+native::ShaderChecks shader_checks() {
+  const char* v = std::getenv("WGRT_SHADER_CHECKS");
+  const std::string_view mode = v != nullptr ? v : "none";
+  if (mode == "all") return {};
+  if (mode == "bounds") return {true, false};
+  return {false, false};
+}
+
+}  // namespace
 
 ComputePipeline::ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::string label)
     : pipeline_(std::move(pipeline)), label_(std::move(label)) {}
@@ -60,7 +84,8 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
     if (device_.consume_injected_failure(Device::Site::ShaderModule)) {
       throw Error(ErrorCode::OutOfMemory, "compiling shader: injected failure (test hook)");
     }
-    module = device_.scoped("compiling shader", [&] { return wgpuDeviceCreateShaderModule(device_.raw(), &mdesc); });
+    module = device_.scoped("compiling shader",
+                            [&] { return native::create_shader_module(device_.raw(), mdesc, shader_checks()); });
     WGPUComputePipelineDescriptor pdesc = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
     pdesc.label = to_view(what);
     pdesc.compute.module = module.get();

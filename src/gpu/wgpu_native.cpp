@@ -25,6 +25,13 @@ void poll_until(WGPUDevice device, uint64_t index) {
   wgpuDevicePoll(device, true, &i);
 }
 
+WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, ShaderChecks checks) {
+  WGPUShaderRuntimeChecks flags = WGPUShaderRuntimeChecks_None;
+  if (checks.bounds) flags |= WGPUShaderRuntimeChecks_BoundsChecks;
+  if (checks.loop_bounding) flags |= WGPUShaderRuntimeChecks_ForceLoopBounding;
+  return wgpuDeviceCreateShaderModuleTrusted(device, &desc, flags);
+}
+
 unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
 
 std::string version() {

@@ -2,8 +2,8 @@
 // (x, indices, out) and aten.gather.default (x, dim, index, sparse_grad, out)
 // on gather.wgsl: x and out f32, i32 or i64; index i32 or i64. index.Tensor
 // takes the form VulkanPartitioner delegates, one 1D index tensor among
-// Nulls (x[:, i]), which is index_select along that index's position. Out-of-range indices are not checked on the GPU
-// (as in ExecuTorch's Vulkan kernels); every dim may change at run time.
+// Nulls (x[:, i]), which is index_select along that index's position. Out-of-range indices are not reported (as in ExecuTorch's
+// Vulkan kernels): they read the nearest edge row. Every dim may change at run time.
 #include <optional>
 #include <utility>
 

@@ -34,5 +34,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   var idx = index[select(along, i, MODE == 1u)];
   if (idx < 0) { idx += i32(p.dim_size); }
+  // Out-of-range indices read an edge row, never outside x (shaders run
+  // without wgpu's bounds checks: gpu/pipeline_cache.cpp).
+  idx = clamp(idx, 0, i32(p.dim_size) - 1);
   out[i] = x[src + u32(idx) * at(p.x_strides, p.dim)];
 }

@@ -26,15 +26,14 @@ const GemmTile* find_gemm_tile(std::string_view name) {
   return nullptr;
 }
 
-const GemmTile& gemm_tile(uint64_t n, uint64_t k) {
+const GemmTile& gemm_tile([[maybe_unused]] uint64_t n, [[maybe_unused]] uint64_t k) {
   const char* v = std::getenv("WGRT_GEMM_TILE");
   if (v == nullptr || *v == 0) {
-    // Measured on the H200 (bench/RESULTS.md, 2026-12-01 third run, f16):
-    // llama1b's matrices (N x K >= 2048 x 2048) ran fastest on 64 x 128
-    // tiles (pp512 9,128 tok/s vs 8,402 on 64 x 64), SmolLM2's (at most
-    // 3072 x 576) on 64 x 64 (25,902 vs 22,431): more workgroups for the
-    // small ones. The 4M-weight threshold separates those two models only.
-    return n * k >= (uint64_t{4} << 20) ? kTiles[3] : kTiles[0];
+    // Measured on the H200 (bench/RESULTS.md, 2026-12-01 fifth run, f16,
+    // shaders without wgpu's runtime checks): 64 x 64 tiles are fastest on
+    // both models (llama1b pp512 11,617 tok/s vs 10,843 on 64 x 128 x 8 x 8,
+    // the earlier choice for large matrices; SmolLM2 37,016 vs 28,120).
+    return kTiles[0];
   }
   if (const GemmTile* t = find_gemm_tile(v)) return *t;
   std::string known;

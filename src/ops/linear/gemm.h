@@ -22,8 +22,8 @@ struct GemmTile {
 };
 
 // The tile for an N x K weight matrix: the one WGRT_GEMM_TILE names (read at
-// each call: ops read it when they are lowered), else 64x128_8x8 from 4M
-// weights up and 64x64_4x4 below (measured, see gemm.cpp). Throws
+// each call: ops read it when they are lowered), else 64x64_4x4 at every
+// size (measured, see gemm.cpp; the shape stays for a later policy). Throws
 // wgrt::Error naming the known tiles for an unknown name.
 const GemmTile& gemm_tile(uint64_t n, uint64_t k);
 // The tile called `name`, or nullptr.

@@ -16,7 +16,8 @@
 
 const MAGIC: u32 = 0x4b000000u;  // the bits of 2^23
 
-var<workgroup> xs: array<vec4<f32>, 1152>;  // UPL * 32 units * 9
+var<workgroup> xs: array<vec4<f32>, 1152>;  // CHUNK_UNITS * 9
+const CHUNK_UNITS: u32 = 128u;  // units of x staged at a time
 
 // Nibbles of one quant word: low ones are elements 4j..4j+3 of the block
 // (x in xl), high ones 16+4j.. (x in xh); off = 2^23 + the format's bias.
@@ -68,15 +69,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let row = n * (params.row_words / 4u);
   let scales = row + units * per_block;
   let xb = slot.m * (params.k / 4u);
-  let chunk = UPL * LANES;
+  let chunk = min(UPL * LANES, CHUNK_UNITS);
 
   var acc = 0.0;
   var squares = 0.0;
   for (var c0 = 0u; c0 < units; c0 += chunk) {
     let cu = min(chunk, units - c0);
-    var qa: array<vec4<u32>, UPL>;
-    var qb: array<vec4<u32>, UPL>;
-    var sc: array<vec2<f32>, UPL>;
+    var qa: array<vec4<u32>, UPL_MAX>;
+    var qb: array<vec4<u32>, UPL_MAX>;
+    var sc: array<vec2<f32>, UPL_MAX>;
     for (var i = 0u; i < UPL; i++) {
       let u = lane + i * LANES;
       if (row_live && u < cu) {

@@ -101,9 +101,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     squares += stage_xq(c0, cu, xb, slot.live, tid);
     // UPL blocks per lane loaded together, then their dot products.
     for (var u0 = 0u; u0 < cu; u0 += UPL * LANES) {
-      var qa: array<vec4<u32>, UPL>;
-      var qb: array<vec4<u32>, UPL>;
-      var sc: array<vec2<f32>, UPL>;
+      var qa: array<vec4<u32>, UPL_MAX>;
+      var qb: array<vec4<u32>, UPL_MAX>;
+      var sc: array<vec2<f32>, UPL_MAX>;
       for (var i = 0u; i < UPL; i++) {
         let u = u0 + lane + i * LANES;
         if (row_live && u < cu) {

@@ -7,7 +7,10 @@
 
 override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0 (planar layout)
 
-const UPL: u32 = 4u;  // blocks per lane whose loads are issued together (LANES <= 32)
+// Blocks per lane whose loads are issued together (at most UPL_MAX; the
+// per-lane arrays are sized by UPL_MAX, loops run to UPL and unroll).
+const UPL_MAX: u32 = 8u;
+override UPL: u32 = 4u;
 
 @group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
 

@@ -81,6 +81,14 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
 
+// Blocks per lane that the planar GEMVs load together (the UPL override):
+// WGRT_GEMV_UPL (1 to 8) for A/B runs.
+double planar_blocks_per_lane() {
+  const char* v = std::getenv("WGRT_GEMV_UPL");
+  const int upl = v != nullptr ? std::atoi(v) : 0;
+  return upl >= 1 && upl <= 8 ? upl : 4;
+}
+
 // Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
 // with packed integer dot products (gemv_planar_q8.wgsl) instead of decoding
 // the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it (A/B).
@@ -254,6 +262,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          {"ROWS", rows_per_group},
                          {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
                          {"HAS_ROPE", rope ? 1.0 : 0.0}});
+  if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
       !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
