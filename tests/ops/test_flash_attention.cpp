@@ -111,7 +111,8 @@ TEST_F(FlashAttentionTest, SlidingWindowMatchesThreePass) {
 }
 
 // The opt-in f16 KV cache: rows rounded to f16 (2^-11 relative; values in
-// [-1, 1]) and read by flash attention for every S, decode steps included.
+// [-1, 1]) and read by flash attention for S > 1 and by the decode kernel for
+// S = 1 (up to 2 splits of the positions at this cache size).
 TEST_F(FlashAttentionTest, F16CacheMatchesF32WithinRounding) {
   const Dims4 d{64, 160, 4, 2, 64};
   auto f16 = load(device(), d, true, 0, DType::F16), plain = load(device(), d, false);

@@ -35,7 +35,8 @@ enum class StartPos { Int0, SymIntInput, FromTensorInput };
 // q, k, v inputs [1, S, H(kv), D]; start_pos per `pos`; zero caches; out.
 // The caches start as `cache_init` (zeros when empty).
 Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale = std::nullopt, int64_t window = 0,
-                 const std::vector<float>& k_init = {}, const std::vector<float>& v_init = {}) {
+                 const std::vector<float>& k_init = {}, const std::vector<float>& v_init = {},
+                 DType cache_type = DType::F32) {
   GraphBuilder b;
   const ValueId q = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   const ValueId k = b.add_tensor(DType::F32, {1, d.max_s, d.kv_heads, d.dim});
@@ -54,13 +55,21 @@ Graph sdpa_graph(const Dimensions& d, StartPos pos, std::optional<double> scale 
     start = b.add_symint(0);
     b.add_op("et_vk.select_as_symint.default", {input_pos, b.add_int(0), b.add_int(0), start});
   }
+  const size_t cache_elems = size_t(d.cache * d.kv_heads * d.dim);
   const auto cache_bytes = [&](const std::vector<float>& init) {
-    std::vector<uint8_t> bytes(size_t(d.cache * d.kv_heads * d.dim * 4), 0);
+    if (cache_type == DType::F16) {
+      std::vector<_Float16> halves(cache_elems, _Float16(0));
+      for (size_t i = 0; i < init.size() && i < cache_elems; ++i) halves[i] = static_cast<_Float16>(init[i]);
+      std::vector<uint8_t> bytes(cache_elems * 2);
+      std::memcpy(bytes.data(), halves.data(), bytes.size());
+      return bytes;
+    }
+    std::vector<uint8_t> bytes(cache_elems * 4, 0);
     if (!init.empty()) std::memcpy(bytes.data(), init.data(), bytes.size());
     return bytes;
   };
-  const ValueId kc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(k_init));
-  const ValueId vc = b.add_constant(DType::F32, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(v_init));
+  const ValueId kc = b.add_constant(cache_type, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(k_init));
+  const ValueId vc = b.add_constant(cache_type, {1, d.cache, d.kv_heads, d.dim}, cache_bytes(v_init));
   const ValueId out = b.add_tensor(DType::F32, {1, d.max_s, d.heads, d.dim});
   std::vector<ValueId> args = {q, k, v, kc, vc, start, b.add_int(d.max_s), b.add_null(), b.add_double(0.0),
                                b.add_bool(true), scale ? b.add_double(*scale) : b.add_null(), out};
@@ -307,11 +316,20 @@ TEST_F(SdpaTest, DecodeStepsWithAWindowAndGroupedHeads) {
 // shapes: 8 query heads per KV head (both vec4s of scores), 3 per KV head with
 // D = 128 (teams of 32 lanes, wider than lavapipe's subgroups); positions
 // that make one split, several, a short last split, and the most splits.
-void check_long_decode(gpu::Device& device, const Dimensions& d, std::initializer_list<int64_t> starts) {
+// With an f16 cache the reference reads rows rounded to f16, except the new
+// row of the step itself (attended as given, stored rounded).
+void check_long_decode(gpu::Device& device, const Dimensions& d, std::initializer_list<int64_t> starts,
+                       DType cache_type = DType::F32) {
   const auto kc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 11);
   const auto vc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 12);
-  auto g = ExecutableGraph::load(device, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, kc, vc));
-  std::vector<float> kr = kc, vr = vc;  // the caches as the kernel leaves them
+  auto g = ExecutableGraph::load(device, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, kc, vc, cache_type));
+  const auto stored = [&](std::vector<float> x) {
+    if (cache_type == DType::F16) {
+      for (float& e : x) e = float(static_cast<_Float16>(e));
+    }
+    return x;
+  };
+  std::vector<float> kr = stored(kc), vr = stored(vc);  // the caches as the kernel leaves them
   double worst = 0;
   for (int64_t pos : starts) {
     SCOPED_TRACE("start_pos=" + std::to_string(pos));
@@ -331,6 +349,9 @@ void check_long_decode(gpu::Device& device, const Dimensions& d, std::initialize
       const auto want = window_reference(qr, kr, vr, d, pos + 1, pos, h);
       for (int64_t i = 0; i < d.dim; ++i) worst = std::max(worst, std::abs(got[h * d.dim + i] - want[i]));
     }
+    const auto kq = stored(k), vq = stored(v);
+    std::copy(kq.begin(), kq.end(), kr.begin() + pos * d.kv_heads * d.dim);
+    std::copy(vq.begin(), vq.end(), vr.begin() + pos * d.kv_heads * d.dim);
   }
   EXPECT_LE(worst, kLongTolerance);
 }
@@ -338,6 +359,7 @@ void check_long_decode(gpu::Device& device, const Dimensions& d, std::initialize
 TEST_F(SdpaTest, LongContextDecodeSplitsThePositions) {
   check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 700, 8999});
   check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {0, 129, 999});
+  check_long_decode(device(), Dimensions{1, 3000, 8, 2, 64}, {40, 2999}, DType::F16);
 }
 
 TEST_F(NoSubgroupsTest, SdpaLongContextDecodeSplitsThePositions) {

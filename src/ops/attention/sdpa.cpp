@@ -143,7 +143,7 @@ void check(const OpArgs& args) {
     args.tensor(i, {DType::F32});
     args.expect_rank(i, 4);
   }
-  // Caches: f32, or f16 (the opt-in f16 KV cache, read by flash attention only).
+  // Caches: f32, or f16 (the opt-in f16 KV cache, read by flash attention and the decode kernel).
   const DType cache_type = args.tensor(kKCache, {DType::F32, DType::F16}).dtype;
   args.tensor(kVCache, {cache_type});
   args.expect_rank(kKCache, 4);
@@ -195,12 +195,12 @@ void lower(OpContext& ctx) {
                                              " bytes of workgroup memory; the device has " +
                                              std::to_string(ctx.device().limits().max_compute_workgroup_storage_size));
   }
-  // f16 caches: flash attention for every S (the three passes read f32 rows).
+  // f16 caches: flash attention for every S the decode kernel does not take (the three passes read f32 rows).
   const uint64_t score_bytes = uint64_t(heads) * max_seq * cache_max * sizeof(float);
   const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.flash_attention(), score_bytes));
   const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
-  const bool has_decode = !f16_cache && decode_fits(group, head_dim);  // it reads f32 rows
+  const bool has_decode = decode_fits(group, head_dim);
   UniformId decode_uniform = 0;
   DispatchId decode = 0, decode_combine = 0;
   // The splits' partials (D + 4 floats per head each) take no more scratch
@@ -212,13 +212,15 @@ void lower(OpContext& ctx) {
     const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
     const gpu::OverrideConstants constants = {{"GROUP", group}, {"DIM4", double(head_dim / 4)}};
     const std::string_view reduce = reduce_shader(ctx.device());
-    const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", reduce, "attention/sdpa_decode.wgsl"}, "main", constants);
+    const char* cache = f16_cache ? "attention/decode_cache_f16.wgsl" : "attention/decode_cache_f32.wgsl";
+    const auto& pipeline =
+        ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "main", constants);
     decode = ctx.dispatch(pipeline,
                           {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(k), ctx.tensor(v),
                            ctx.tensor(ctx.arg(kKCache)), ctx.tensor(ctx.arg(kVCache)), parts, ctx.tensor(out)},
                           "sdpa decode");
     const auto& combine =
-        ctx.pipeline({"common/prelude.wgsl", reduce, "attention/sdpa_decode.wgsl"}, "combine", constants);
+        ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "combine", constants);
     decode_combine = ctx.dispatch(combine, {ctx.uniform_binding(decode_uniform), parts, ctx.tensor(out)},
                                   "sdpa decode combine");
   }
@@ -300,7 +302,7 @@ void lower(OpContext& ctx) {
       }
       return;
     }
-    const bool use_flash = flash && (s > 1 || f16_cache);  // never with one_step: has_decode needs an f32 cache
+    const bool use_flash = flash && (s > 1 || f16_cache);  // one_step returned above
     if (flash) {
       FlashParams p;
       p.seq = static_cast<uint32_t>(s);

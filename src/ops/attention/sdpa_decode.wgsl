@@ -1,5 +1,7 @@
 // Decode attention (S = 1), split over the cached positions (flash decoding).
-// Sources before this one: common/prelude.wgsl and a common/reduce_*.wgsl.
+// Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl and
+// attention/decode_cache_f32.wgsl or decode_cache_f16.wgsl (the caches'
+// bindings 4 and 5, load_k, load_v, store_kv).
 //
 // `main`: workgroup (kvh, split) attends positions [p0, p1) of its split
 // with the GROUP query heads that share KV head kvh, so each cached K and V
@@ -19,7 +21,8 @@
 //
 // The new K/V row is written into the caches by split 0 and read from
 // k_new/v_new by the split holding `start`, so no workgroup reads what
-// another writes in the same dispatch.
+// another writes in the same dispatch. (With an f16 cache the new row is
+// attended unrounded; later steps read it rounded.)
 // q, out: [H, D]; k_new, v_new: [Hkv, D]; caches: [MAX, Hkv, D];
 // parts: [splits, H, DIM4 + 1] vec4s. sdpa.cpp checks decode_fits.
 
@@ -44,8 +47,6 @@ struct Params {
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> k_new: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> v_new: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> k_cache: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read_write> v_cache: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> parts: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> out: array<vec4<f32>>;
 
@@ -70,8 +71,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
   if (split == 0u && tid < dim4) {
     let row = (start * params.kv_heads + kvh) * dim4 + tid;
-    k_cache[row] = k_new[new_at];
-    v_cache[row] = v_new[new_at];
+    store_kv(row, k_new[new_at], v_new[new_at]);
   }
 
   var qv: array<vec4<f32>, 8>;
@@ -99,8 +99,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         vv = v_new[new_at];
       } else {
         let at = (c * params.kv_heads + kvh) * dim4 + j;
-        kv = k_cache[at];
-        vv = v_cache[at];
+        kv = load_k(at);
+        vv = load_v(at);
       }
     }
     var lo = vec4<f32>(0.0);  // heads 0..3 of the group
