@@ -145,6 +145,9 @@ for m in $MODELS; do
       --max-seconds 10 --profile --top 6
   WGRT_FLASH_ATTENTION=0 step "wgrt-$m-pp-no-flash" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
       --max-seconds 10
+  # A/B: shaders with wgpu's runtime checks (loop counters, index clamps), off by default.
+  WGRT_SHADER_CHECKS=all step "wgrt-$m-checks-all" 60 "$D/wgrt" bench --model "$model" -p 512 -n "$TG" -r 3 \
+      --max-seconds 15
   for kv in "" --kv-f16; do
     step "wgrt-$m-tg-at-2048${kv}" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" --tg-prefill 2048 -r 3 \
         --max-seconds 15 $kv
@@ -160,8 +163,8 @@ for m in $MODELS; do
 done
 
 # Vision programs (bench/export_vision_models.py, made where torch is; carried
-# in $VISION_DIR as NAME.pte.xz, or NAME.pte): median latency of 50 runs and
-# the per-dispatch GPU profile. Carry only the .xz files (e.g. both 224x224
+# in $VISION_DIR as NAME.pte.xz, or NAME.pte): median latency of 50 runs with
+# the per-dispatch GPU profile, then of 200 runs without it. Carry only the .xz files (e.g. both 224x224
 # programs: mobilenet_v2_224.pte.xz and resnet18_224.pte.xz).
 VISION_DIR=${VISION_DIR:-bench/models}
 VISION_RUN=/tmp/bench-vision
@@ -177,6 +180,8 @@ done
 for f in "$VISION_RUN"/*.pte; do
   [ -f "$f" ] || continue
   step "wgrt-vision-$(basename "${f%.pte}")" 60 "$D/wgrt" run "$f" --repeat 50 --profile
+  # The latency without profiling (which opens a compute pass per dispatch).
+  step "wgrt-vision-$(basename "${f%.pte}")-unprofiled" 60 "$D/wgrt" run "$f" --repeat 200
 done
 
 if [ -n "$peer_pid" ]; then   # llama-bench-cuda built here: run it now

@@ -148,7 +148,8 @@ def main():
 
 def vision_table(run):
     """The vision programs' `wgrt run --repeat --profile` outputs (wgrt-vision-NAME.out):
-    median wall latency, dispatches, GPU time and the top kernels."""
+    median wall latency, dispatches, GPU time and the top kernels; NAME-unprofiled
+    rows are the same program without the profile (wall latency only)."""
     outs = sorted(glob.glob(os.path.join(run, "wgrt-vision-*.out")))
     if not outs:
         return

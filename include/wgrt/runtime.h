@@ -137,10 +137,10 @@ struct LoadOptions {
   // See MatmulPrecision.
   MatmulPrecision matmul_precision = MatmulPrecision::Default;
   // Flash attention for prompt chunks (one pass, flat scratch at any
-  // context) instead of three passes over a score matrix. Default: only
-  // where that matrix would pass 64 MiB (the three passes were faster on the
-  // H200); WGRT_FLASH_ATTENTION=1 or 0 forces it on or off. An f16 KV cache
-  // uses it whatever this says.
+  // context) instead of three passes over a score matrix. Default: on
+  // wherever the head dim and the device's workgroup memory allow (faster
+  // on the H200); WGRT_FLASH_ATTENTION=1 or 0 forces it on or off. An f16
+  // KV cache uses it whatever this says.
   int flash_attention = -1;  // -1: the default, 0: off, 1: on
 };
 

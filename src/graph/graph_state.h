@@ -47,7 +47,7 @@ inline constexpr ValueId kNotAnInput = ~ValueId{0};
 enum class MatmulPrecision { Auto, F32, F16, F16Acc };
 
 // Flash attention (ops/attention) for prompt chunks:
-//   Auto  only where the three passes' score matrix would pass 64 MiB
+//   Auto  wherever the device can run it (the default; measured faster)
 //   Off   never (an f16 KV cache still needs it)
 //   On    wherever the device can run it
 enum class FlashAttention { Auto, Off, On };

@@ -111,18 +111,14 @@ bool flash_fits(const gpu::Device& device, int64_t head_dim) {
          flash_workgroup_bytes(head_dim) <= device.limits().max_compute_workgroup_storage_size;
 }
 
-// Flash attention for S > 1 only where the three passes' score matrix would
-// pass this size: on the H200 (2026-12-01) the three passes were faster
-// (SmolLM2 pp512 21,400 tok/s against 15,400 with flash attention), flash
-// attention keeps the scratch flat at long contexts. LoadOptions::
-// flash_attention (WGRT_FLASH_ATTENTION=1 or 0) forces it on or off.
-constexpr uint64_t kFlashAboveScoreBytes = uint64_t{64} << 20;
-
-bool flash_wanted(FlashAttention setting, uint64_t score_bytes) {
-  if (setting == FlashAttention::Off) return false;
-  if (setting == FlashAttention::On) return true;
-  return score_bytes > kFlashAboveScoreBytes;
-}
+// Flash attention for every S > 1 by default: on the H200 (bench/RESULTS.md,
+// 2026-12-01, shaders without wgpu's runtime checks) it is faster than the
+// three passes (pp512: llama1b 11,622 vs 10,868 tok/s, SmolLM2 41,158 vs
+// 37,447), and its scratch does not grow with S x context. (With the checks
+// the three passes had been faster: SmolLM2 21,400 vs 15,400.)
+// LoadOptions::flash_attention (WGRT_FLASH_ATTENTION=1 or 0) forces it on or
+// off; off keeps the three passes for every S.
+bool flash_wanted(FlashAttention setting) { return setting != FlashAttention::Off; }
 
 enum Arg { kQ, kK, kV, kKCache, kVCache, kStartPos, kSeqLen, kMask, kDropout, kCausal, kScale, kOut, kArgCount };
 constexpr size_t kWindow = kArgCount;  // the windowed variant's extra argument
@@ -196,8 +192,7 @@ void lower(OpContext& ctx) {
                                              std::to_string(ctx.device().limits().max_compute_workgroup_storage_size));
   }
   // f16 caches: flash attention for every S the decode kernel does not take (the three passes read f32 rows).
-  const uint64_t score_bytes = uint64_t(heads) * max_seq * cache_max * sizeof(float);
-  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.flash_attention(), score_bytes));
+  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.flash_attention()));
   const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
   const bool has_decode = decode_fits(group, head_dim);
