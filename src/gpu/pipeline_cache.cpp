@@ -29,10 +29,12 @@ namespace {
 // or none (the default), for A/B runs.
 native::ShaderChecks shader_checks() {
   const char* v = std::getenv("WGRT_SHADER_CHECKS");
-  const std::string_view mode = v != nullptr ? v : "none";
+  const std::string_view mode = v != nullptr && *v != 0 ? v : "none";
   if (mode == "all") return {};
   if (mode == "bounds") return {true, false};
-  return {false, false};
+  if (mode == "none") return {false, false};
+  throw Error(ErrorCode::InvalidArgument,
+              "WGRT_SHADER_CHECKS: expected all, bounds or none, got '" + std::string(mode) + "'");
 }
 
 }  // namespace
@@ -78,6 +80,7 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
   mdesc.nextInChain = &source.chain;
   mdesc.label = to_view(label);
 
+  const native::ShaderChecks checks = shader_checks();  // throws for a bad WGRT_SHADER_CHECKS, as itself
   Handle<WGPUShaderModule> module;
   Handle<WGPUComputePipeline> pipeline;
   try {
@@ -85,7 +88,7 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
       throw Error(ErrorCode::OutOfMemory, "compiling shader: injected failure (test hook)");
     }
     module = device_.scoped("compiling shader",
-                            [&] { return native::create_shader_module(device_.raw(), mdesc, shader_checks()); });
+                            [&] { return native::create_shader_module(device_.raw(), mdesc, checks); });
     WGPUComputePipelineDescriptor pdesc = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
     pdesc.label = to_view(what);
     pdesc.compute.module = module.get();

@@ -1,6 +1,8 @@
 // The WebGPU device layer on a real adapter (lavapipe in CI).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <webgpu.h>
 
 #include <numeric>
@@ -95,6 +97,32 @@ TEST_F(DeviceTest, ShaderCompileErrorCarriesTheCompilersMessage) {
   }
   // The device still works afterwards.
   EXPECT_NO_THROW(device().check_errors());
+}
+
+// Shaders are made without wgpu's runtime checks unless WGRT_SHADER_CHECKS
+// asks for them (all, bounds); each mode compiles, an unknown one is refused
+// by name.
+TEST_F(DeviceTest, ShaderChecksModesCompileAndAnUnknownOneIsRefused) {
+  const char* src = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
+                    "@compute @workgroup_size(1) fn main() { for (var i = 0u; i < 4u; i++) { v[i] = i; } }";
+  int n = 0;
+  for (const char* mode : {"all", "bounds", "none"}) {
+    setenv("WGRT_SHADER_CHECKS", mode, 1);
+    // A distinct label per mode: the cache keys on source, entry and constants.
+    const std::string s = std::string(src) + "\n// " + std::to_string(n++);
+    EXPECT_NO_THROW(device().pipelines().get_from_source(s, "main", {}, mode)) << mode;
+  }
+  setenv("WGRT_SHADER_CHECKS", "loose", 1);
+  try {
+    device().pipelines().get_from_source(std::string(src) + "\n// loose", "main", {}, "loose");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("WGRT_SHADER_CHECKS: expected all, bounds or none, got 'loose'"),
+              std::string::npos)
+        << e.what();
+  }
+  unsetenv("WGRT_SHADER_CHECKS");
 }
 
 TEST_F(DeviceTest, PipelineCacheKeysOnSourceEntryAndConstants) {

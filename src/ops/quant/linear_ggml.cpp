@@ -39,6 +39,7 @@
 // others none.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "gpu/workgroups.h"
@@ -47,6 +48,7 @@
 #include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
+#include "wgrt/error.h"
 
 namespace wgrt::ops {
 namespace {
@@ -85,16 +87,21 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
 // WGRT_GEMV_UPL (1 to 8) for A/B runs.
 double planar_blocks_per_lane() {
   const char* v = std::getenv("WGRT_GEMV_UPL");
-  const int upl = v != nullptr ? std::atoi(v) : 0;
-  return upl >= 1 && upl <= 8 ? upl : 4;
+  if (v == nullptr || *v == 0) return 4;
+  const int upl = std::atoi(v);
+  if (upl < 1 || upl > 8) throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_UPL: expected 1 to 8, got '" + std::string(v) + "'");
+  return upl;
 }
 
 // Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
 // with packed integer dot products (gemv_planar_q8.wgsl) instead of decoding
-// the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it (A/B).
+// the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it, f32
+// (the default) does not (A/B).
 bool gemv_int8_activations() {
   const char* v = std::getenv("WGRT_GEMV_ACT");
-  return v != nullptr && std::string_view(v) == "q8";
+  if (v == nullptr || *v == 0 || std::string_view(v) == "f32") return false;
+  if (std::string_view(v) == "q8") return true;
+  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ACT: expected f32 or q8, got '" + std::string(v) + "'");
 }
 
 struct LinearParams {
