@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
@@ -261,6 +262,22 @@ TEST_P(QuantLinearPlanar, EveryLaneCount) {
     setenv("WGRT_GEMV_LANES", lanes, 1);
     check_linear(device(), GetParam(), 2400, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
     unsetenv("WGRT_GEMV_LANES");
+  }
+}
+// Several blocks of rows per workgroup over one staging of x (the output
+// heads' default; forced here): row counts that leave the last workgroup's
+// blocks partly or wholly past N, each lane count, K up to one staging.
+TEST_P(QuantLinearPlanar, RowBlocksPerWorkgroup) {
+  for (auto [blocks, lanes] : {std::pair{"3", "8"}, std::pair{"8", "32"}, std::pair{"2", "16"}}) {
+    {
+      SCOPED_TRACE(std::string("row blocks ") + blocks + ", lanes " + lanes);
+      setenv("WGRT_GEMV_ROW_BLOCKS", blocks, 1);
+      setenv("WGRT_GEMV_LANES", lanes, 1);
+      check_linear(device(), GetParam(), 608, 75, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+      check_linear(device(), GetParam(), 4096, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+      unsetenv("WGRT_GEMV_LANES");
+      unsetenv("WGRT_GEMV_ROW_BLOCKS");
+    }
   }
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {

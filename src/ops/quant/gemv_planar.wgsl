@@ -8,6 +8,9 @@
 // memory, lanes_sum); the weight access and decode differ:
 // - the loads of a chunk's UPL blocks per lane are all issued before x is
 //   staged, so they are in flight together and behind the staging;
+// - with ROW_BLOCKS > 1 (matrices of many rows: output heads) x is staged
+//   once and serves ROW_BLOCKS blocks of ROWS rows, so each workgroup's
+//   fixed costs (staging, norm, epilogue set-up) are shared by more rows;
 // - nibbles and bytes become floats by OR-ing them into the mantissa of
 //   2^23 (bitcast<f32>(0x4b000000 | q) = 2^23 + q, exact) and one subtraction,
 //   instead of integer-to-float conversions (a quarter-rate instruction on
@@ -56,43 +59,49 @@ fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
   return r;
 }
 
+// The staged units u0 + lane + i * LANES (below cu) of b against xs.
+fn dot_blocks(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
+  var acc = 0.0;
+  for (var i = 0u; i < UPL; i++) {
+    let u = u0 + lane + i * LANES;
+    if (live && u < cu) { acc += block_dot(b.qa[i], b.qb[i], b.sc[i], u * 9u); }
+  }
+  return acc;
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
-  let n = slot.n;
   let lane = slot.lane;
-  let live = slot.live;
-  let row_live = live && n < params.n;
   let units = params.k / 32u;
-  let per_block = select(1u, 2u, QTYPE == 1008u);  // vec4s of quants per block
-  let row = n * (params.row_words / 4u);
-  let scales = row + units * per_block;
   let xb = slot.m * (params.k / 4u);
-  let chunk = min(UPL * LANES, CHUNK_UNITS);
-
-  var acc = 0.0;
-  var squares = 0.0;
-  for (var c0 = 0u; c0 < units; c0 += chunk) {
-    let cu = min(chunk, units - c0);
-    var qa: array<vec4<u32>, UPL_MAX>;
-    var qb: array<vec4<u32>, UPL_MAX>;
-    var sc: array<vec2<f32>, UPL_MAX>;
-    for (var i = 0u; i < UPL; i++) {
-      let u = lane + i * LANES;
-      if (row_live && u < cu) {
-        let g = c0 + u;
-        let quants = block_quants(row, g);
-        qa[i] = quants[0];
-        qb[i] = quants[1];
-        sc[i] = block_scale(scales, g);
-      }
+  if (ROW_BLOCKS == 1u) {
+    // x in chunks of UPL blocks per lane, each chunk's weight loads issued before its staging.
+    let row_live = slot.live && slot.n < params.n;
+    let chunk = min(UPL * LANES, CHUNK_UNITS);
+    var acc = 0.0;
+    var squares = 0.0;
+    for (var c0 = 0u; c0 < units; c0 += chunk) {
+      let cu = min(chunk, units - c0);
+      let b = load_planar_blocks(slot.n, c0, cu, 0u, lane, row_live);
+      squares += stage_x(c0, cu, xb, slot.live, tid);
+      acc += dot_blocks(b, cu, 0u, lane, row_live);
     }
-    squares += stage_x(c0, cu, xb, live, tid);
-    for (var i = 0u; i < UPL; i++) {
-      let u = lane + i * LANES;
-      if (row_live && u < cu) { acc += block_dot(qa[i], qb[i], sc[i], u * 9u); }
-    }
+    gemv_finish(slot, acc, squares, tid);
+    return;
   }
-  gemv_finish(slot, acc, squares, tid);
+  // Row blocks: all of x staged once (the host keeps K <= CHUNK_UNITS * 32),
+  // then ROW_BLOCKS blocks of ROWS rows against it.
+  let squares = stage_x(0u, units, xb, slot.live, tid);
+  for (var r = 0u; r < ROW_BLOCKS; r++) {
+    workgroupBarrier();  // the epilogue's workgroup memory is free again
+    let s = GemvSlot(slot.m, slot.n + r * ROWS, lane, slot.live);
+    let row_live = s.live && s.n < params.n;
+    var acc = 0.0;
+    for (var u0 = 0u; u0 < units; u0 += UPL * LANES) {
+      acc += dot_blocks(load_planar_blocks(s.n, 0u, units, u0, lane, row_live), units, u0, lane, row_live);
+    }
+    gemv_finish(s, acc, squares, tid);
+  }
 }

@@ -89,9 +89,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let lane = slot.lane;
   let row_live = slot.live && slot.n < params.n;
   let units = params.k / 32u;
-  let per_block = select(1u, 2u, QTYPE == 1008u);  // vec4s of quants per block
-  let row = slot.n * (params.row_words / 4u);
-  let scales = row + units * per_block;
   let xb = slot.m * (params.k / 4u);
 
   var acc = 0.0;
@@ -101,21 +98,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     squares += stage_xq(c0, cu, xb, slot.live, tid);
     // UPL blocks per lane loaded together, then their dot products.
     for (var u0 = 0u; u0 < cu; u0 += UPL * LANES) {
-      var qa: array<vec4<u32>, UPL_MAX>;
-      var qb: array<vec4<u32>, UPL_MAX>;
-      var sc: array<vec2<f32>, UPL_MAX>;
+      let b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
       for (var i = 0u; i < UPL; i++) {
         let u = u0 + lane + i * LANES;
-        if (row_live && u < cu) {
-          let quants = block_quants(row, c0 + u);
-          qa[i] = quants[0];
-          qb[i] = quants[1];
-          sc[i] = block_scale(scales, c0 + u);
-        }
-      }
-      for (var i = 0u; i < UPL; i++) {
-        let u = u0 + lane + i * LANES;
-        if (row_live && u < cu) { acc += block_dot_q8(qa[i], qb[i], sc[i], u); }
+        if (row_live && u < cu) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }
       }
     }
   }

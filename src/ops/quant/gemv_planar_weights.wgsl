@@ -28,3 +28,30 @@ fn block_quants(row: u32, g: u32) -> array<vec4<u32>, 2> {
   if (QTYPE == 1008u) { return array<vec4<u32>, 2>(wq[row + g * 2u], wq[row + g * 2u + 1u]); }
   return array<vec4<u32>, 2>(wq[row + g], vec4<u32>(0u));
 }
+
+// UPL blocks of one lane, loaded together.
+struct PlanarBlocks {
+  qa: array<vec4<u32>, UPL_MAX>,
+  qb: array<vec4<u32>, UPL_MAX>,  // Q8_0's second halves
+  sc: array<vec2<f32>, UPL_MAX>,
+}
+
+// Blocks c0 + u of weight row n for u = u0 + lane + i * LANES (i < UPL), those
+// with u < cu, when live.
+fn load_planar_blocks(n: u32, c0: u32, cu: u32, u0: u32, lane: u32, live: bool) -> PlanarBlocks {
+  let units = params.k / 32u;
+  let per_block = select(1u, 2u, QTYPE == 1008u);  // vec4s of quants per block
+  let row = n * (params.row_words / 4u);
+  let scales = row + units * per_block;
+  var b: PlanarBlocks;
+  for (var i = 0u; i < UPL; i++) {
+    let u = u0 + lane + i * LANES;
+    if (live && u < cu) {
+      let quants = block_quants(row, c0 + u);
+      b.qa[i] = quants[0];
+      b.qb[i] = quants[1];
+      b.sc[i] = block_scale(scales, c0 + u);
+    }
+  }
+  return b;
+}

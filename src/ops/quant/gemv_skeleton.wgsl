@@ -6,9 +6,13 @@
 
 override LANES: u32 = 16;  // invocations per weight row, a power of two
 override ROWS: u32 = 16;   // LANES * ROWS = 256
+// Blocks of ROWS weight rows per workgroup, one after another over one
+// staging of x (gemv_planar.wgsl; the other kernels keep 1).
+override ROW_BLOCKS: u32 = 1;
 
-// The x row (m), weight row (n) and lane of invocation tid; live: m is a
-// live row of x (the same for the whole workgroup).
+// The x row (m), weight row (n, in the workgroup's first row block) and lane
+// of invocation tid; live: m is a live row of x (the same for the whole
+// workgroup). Row block r holds rows n + r * ROWS.
 struct GemvSlot {
   m: u32,
   n: u32,
@@ -18,9 +22,9 @@ struct GemvSlot {
 
 fn gemv_slot(wid: vec3<u32>, nwg: vec3<u32>, tid: u32) -> GemvSlot {
   let group = flat_group(wid, nwg);
-  let row_groups = div_up(params.n, ROWS);
-  let m = group / row_groups;
-  return GemvSlot(m, (group % row_groups) * ROWS + tid / LANES, tid % LANES, m < params.m);
+  let groups = div_up(div_up(params.n, ROWS), ROW_BLOCKS);  // workgroups per x row
+  let m = group / groups;
+  return GemvSlot(m, (group % groups) * ROWS * ROW_BLOCKS + tid / LANES, tid % LANES, m < params.m);
 }
 
 var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per weight row (ROWS <= 32)

@@ -93,6 +93,26 @@ double planar_blocks_per_lane() {
   return upl;
 }
 
+// Row blocks per workgroup for gemv_planar.wgsl (ROW_BLOCKS): 4 for
+// matrices of at least 2048 row groups (output heads) whose whole x row fits
+// one staging (K <= 4096) and that have no paired-row epilogue, else 1.
+// Measured on the H200 (bench/RESULTS.md, 2026-12-01): llama1b's head 121.3
+// -> 110.6 us (2 blocks 109.1, 8 111.4); on matrices of 2048 rows or fewer
+// more blocks were slower (fewer workgroups: 2048x2048 8.7 -> 11.1 us at 2).
+// WGRT_GEMV_ROW_BLOCKS (1 to 8) overrides it where the kernel allows (A/B).
+uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
+  constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl
+  if (k / 32 > kMaxUnits || paired_rows) return 1;
+  if (const char* v = std::getenv("WGRT_GEMV_ROW_BLOCKS"); v != nullptr && *v != 0) {
+    const int r = std::atoi(v);
+    if (r < 1 || r > 8) {
+      throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ROW_BLOCKS: expected 1 to 8, got '" + std::string(v) + "'");
+    }
+    return static_cast<uint32_t>(r);
+  }
+  return row_groups >= 2048 ? 4 : 1;
+}
+
 // Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
 // with packed integer dot products (gemv_planar_q8.wgsl) instead of decoding
 // the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it, f32
@@ -269,15 +289,18 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          {"ROWS", rows_per_group},
                          {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
                          {"HAS_ROPE", rope ? 1.0 : 0.0}});
+  const bool q8 = planar && gemv_int8_activations();
+  const uint32_t row_blocks =
+      planar && !q8 ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
+  if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
       !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
                               "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl",
                               "quant/gemv.wgsl"},
                              "main", gemv_constants)
-      : gemv_int8_activations()
-          ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
+      : q8 ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
                           "quant/gemv_skeleton.wgsl", "quant/gemv_planar_weights.wgsl", "quant/gemv_planar_q8.wgsl"},
                          "main", gemv_constants)
           : ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
@@ -356,7 +379,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
       r.set_dims(out2, dims);
     }
     r.write_uniform(u, LinearParams{m, n, k, row_words, eps, split1, split2, head_dim});
-    const uint64_t row_groups = gpu::div_up(n, rows_per_group);
+    const uint64_t row_groups = gpu::div_up(gpu::div_up(n, rows_per_group), row_blocks);  // workgroups per x row
     const bool decode = m <= 1;
     r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
     const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
