@@ -3,9 +3,9 @@
 // dequant.wgsl decodes (F32 and F16 included). Sources before this one:
 // common/prelude.wgsl, a common/reduce_*.wgsl, quant/dequant.wgsl,
 // quant/linear_io.wgsl (parameters, bindings, the optional RMSNorm prologue,
-// bias/residual epilogue and split outputs), quant/gemv_skeleton.wgsl. Weights
-// in the block layout (quant_layout.h); gemv_planar.wgsl is the kernel for
-// the planar layout of Q4_0, Q4_1 and Q8_0.
+// bias/residual epilogue and split outputs), quant/gemv_skeleton.wgsl,
+// quant/gemv_stage_x.wgsl. Weights in the block layout (quant_layout.h);
+// gemv_planar.wgsl is the kernel for the planar layout of Q4_0, Q4_1 and Q8_0.
 //
 // A workgroup of 256 owns ROWS weight rows; LANES threads per row take its
 // 32-element units lane-strided (neighbouring lanes read neighbouring
