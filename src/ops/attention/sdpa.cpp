@@ -207,12 +207,12 @@ void lower(OpContext& ctx) {
     const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
     const gpu::OverrideConstants constants = {{"GROUP", group}, {"DIM4", double(head_dim / 4)}};
     const std::string_view reduce = reduce_shader(ctx.device());
-    const char* cache = f16_cache ? "attention/decode_cache_f16.wgsl" : "attention/decode_cache_f32.wgsl";
+    const char* cache = f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
     const auto& pipeline =
         ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "main", constants);
     decode = ctx.dispatch(pipeline,
-                          {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(k), ctx.tensor(v),
-                           ctx.tensor(ctx.arg(kKCache)), ctx.tensor(ctx.arg(kVCache)), parts, ctx.tensor(out)},
+                          {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)),
+                           ctx.tensor(ctx.arg(kVCache)), ctx.tensor(k), ctx.tensor(v), parts, ctx.tensor(out)},
                           "sdpa decode");
     const auto& combine =
         ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "combine", constants);
@@ -274,22 +274,25 @@ void lower(OpContext& ctx) {
     r.set_dims(out, live);
     const uint64_t context = uint64_t(start + s);
     const bool one_step = has_decode && s == 1;
-    if (has_decode) {
-      DecodeParams d;
-      d.start = static_cast<uint32_t>(start);
-      d.kv_heads = kv_heads;
-      d.first = window > 0 && start + 1 > int64_t(window) ? static_cast<uint32_t>(start + 1 - window) : 0;
-      const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - d.first, max_splits);
-      d.split_len = split.split_len;
-      d.splits = split.splits;
-      d.scale = scale;
-      d.q_heads = heads;
-      r.write_uniform(decode_uniform, d);
-      r.set_workgroups(decode, one_step ? r.fold(uint64_t(kv_heads) * split.splits) : gpu::WorkgroupCount{0, 1, 1});
-      const uint64_t combine_groups = one_step && split.splits > 1 ? gpu::div_up(uint64_t(heads) * (head_dim / 4), 256) : 0;
-      r.set_workgroups(decode_combine, gpu::WorkgroupCount{static_cast<uint32_t>(combine_groups), 1, 1});
+    if (has_decode && !one_step) {
+      r.set_workgroups(decode, gpu::WorkgroupCount{0, 1, 1});
+      r.set_workgroups(decode_combine, gpu::WorkgroupCount{0, 1, 1});
     }
-    if (one_step) {  // the decode kernel writes the cache itself
+    if (one_step) {
+      DecodeParams dp;
+      dp.start = static_cast<uint32_t>(start);
+      dp.kv_heads = kv_heads;
+      dp.first = window > 0 && start + 1 > int64_t(window) ? static_cast<uint32_t>(start + 1 - window) : 0;
+      const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - dp.first, max_splits);
+      dp.split_len = split.split_len;
+      dp.splits = split.splits;
+      dp.scale = scale;
+      dp.q_heads = heads;
+      r.write_uniform(decode_uniform, dp);
+      r.set_workgroups(decode, r.fold(uint64_t(kv_heads) * split.splits));
+      const uint64_t combine_groups = split.splits > 1 ? gpu::div_up(uint64_t(heads) * (head_dim / 4), 256) : 0;
+      r.set_workgroups(decode_combine, gpu::WorkgroupCount{static_cast<uint32_t>(combine_groups), 1, 1});
+      // The decode kernel writes the cache itself.
       if (flash) r.set_workgroups(flash_d, gpu::WorkgroupCount{0, 1, 1});
       for (DispatchId d : cache_write.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
       for (const Chunk& c : chunks) {

@@ -1,7 +1,7 @@
 // Decode attention (S = 1), split over the cached positions (flash decoding).
 // Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl and
-// attention/decode_cache_f32.wgsl or decode_cache_f16.wgsl (the caches'
-// bindings 4 and 5, load_k, load_v, store_kv).
+// attention/cache_f32.wgsl or cache_f16.wgsl (the caches' bindings 2 and 3,
+// load_k, load_v, store_kv).
 //
 // `main`: workgroup (kvh, split) attends positions [p0, p1) of its split
 // with the GROUP query heads that share KV head kvh, so each cached K and V
@@ -12,6 +12,7 @@
 // online-softmax state (running max, sum, its column of the weighted V sum)
 // for every head of the group in registers: no score buffer, and no global
 // memory written then read back. The teams' states meet in workgroup memory.
+// Every step (a new position, a team, a split) is one merge_states.
 // With one split the result goes straight to `out`; with several, each
 // split's unnormalized output and (max, sum) go to `parts`, and `combine`
 // merges them (a second dispatch).
@@ -45,8 +46,8 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> q: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> k_new: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> v_new: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> k_new: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> v_new: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> parts: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> out: array<vec4<f32>>;
 
@@ -54,6 +55,25 @@ var<workgroup> team_acc: array<vec4<f32>, 256>;  // one head's weighted V sums, 
 var<workgroup> team_stat: array<vec2<f32>, 256>;  // one head's (max, sum), per team
 
 const LOWEST: f32 = -3.402823e38;
+
+// Online-softmax state of one head over some positions (one vec4 column):
+// the largest score, the sum of exp(score - top), and the weighted V sum
+// (unnormalized) on the same scale.
+struct SoftmaxState {
+  top: f32,
+  sum: f32,
+  o: vec4<f32>,
+}
+
+const EMPTY = SoftmaxState(LOWEST, 0.0, vec4<f32>(0.0));
+
+// The state of the union of two sets of positions.
+fn merge_states(a: SoftmaxState, b: SoftmaxState) -> SoftmaxState {
+  let top = max(a.top, b.top);
+  let wa = exp(a.top - top);
+  let wb = exp(b.top - top);
+  return SoftmaxState(top, a.sum * wa + b.sum * wb, a.o * wa + b.o * wb);
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
@@ -75,14 +95,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 
   var qv: array<vec4<f32>, 8>;
-  var m: array<f32, 8>;
-  var l: array<f32, 8>;
-  var acc: array<vec4<f32>, 8>;
+  var st: array<SoftmaxState, 8>;
   for (var g = 0u; g < GROUP; g++) {
     qv[g] = q[(head0 + g) * dim4 + j] * params.scale;
-    m[g] = LOWEST;
-    l[g] = 0.0;
-    acc[g] = vec4<f32>(0.0);
+    st[g] = EMPTY;
   }
 
   let p0 = params.first + split * params.split_len;
@@ -113,13 +129,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (GROUP > 4u) { hi = lanes_sum4(hi, tid, dim4); }
     if (valid) {
       for (var g = 0u; g < GROUP; g++) {
-        let s = select(hi[g % 4u], lo[g % 4u], g < 4u);
-        let top = max(m[g], s);
-        let rescale = exp(m[g] - top);
-        let p = exp(s - top);
-        l[g] = l[g] * rescale + p;
-        acc[g] = acc[g] * rescale + p * vv;
-        m[g] = top;
+        st[g] = merge_states(st[g], SoftmaxState(select(hi[g % 4u], lo[g % 4u], g < 4u), 1.0, vv));
       }
     }
   }
@@ -127,26 +137,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   // The teams' states meet, one head at a time.
   for (var g = 0u; g < GROUP; g++) {
     workgroupBarrier();
-    team_acc[tid] = acc[g];
-    if (j == 0u) { team_stat[team] = vec2<f32>(m[g], l[g]); }
+    team_acc[tid] = st[g].o;
+    if (j == 0u) { team_stat[team] = vec2<f32>(st[g].top, st[g].sum); }
     workgroupBarrier();
     if (tid < dim4) {
-      var top = LOWEST;
-      for (var t = 0u; t < teams; t++) { top = max(top, team_stat[t].x); }
-      var sum = 0.0;
-      var o = vec4<f32>(0.0);
+      var all = EMPTY;
       for (var t = 0u; t < teams; t++) {
-        let w = exp(team_stat[t].x - top);
-        sum += team_stat[t].y * w;
-        o += team_acc[t * dim4 + tid] * w;
+        all = merge_states(all, SoftmaxState(team_stat[t].x, team_stat[t].y, team_acc[t * dim4 + tid]));
       }
       let h = head0 + g;
       if (params.splits == 1u) {
-        out[h * dim4 + tid] = o / sum;
+        out[h * dim4 + tid] = all.o / all.sum;
       } else {
         let base = (split * params.q_heads + h) * (dim4 + 1u);
-        parts[base + tid] = o;
-        if (tid == 0u) { parts[base + dim4] = vec4<f32>(top, sum, 0.0, 0.0); }
+        parts[base + tid] = all.o;
+        if (tid == 0u) { parts[base + dim4] = vec4<f32>(all.top, all.sum, 0.0, 0.0); }
       }
     }
   }
@@ -164,16 +169,11 @@ fn combine(@builtin(global_invocation_id) gid: vec3<u32>) {
   let h = i / dim4;
   let j = i % dim4;
   let stride = params.q_heads * (dim4 + 1u);
-  let stat_at = h * (dim4 + 1u) + dim4;
-  var top = LOWEST;
-  for (var s = 0u; s < params.splits; s++) { top = max(top, split_parts[s * stride + stat_at].x); }
-  var sum = 0.0;
-  var o = vec4<f32>(0.0);
+  var all = EMPTY;
   for (var s = 0u; s < params.splits; s++) {
-    let stat = split_parts[s * stride + stat_at];
-    let w = exp(stat.x - top);
-    sum += stat.y * w;
-    o += split_parts[s * stride + h * (dim4 + 1u) + j] * w;
+    let at = s * stride + h * (dim4 + 1u);
+    let stat = split_parts[at + dim4];
+    all = merge_states(all, SoftmaxState(stat.x, stat.y, split_parts[at + j]));
   }
-  merged[i] = o / sum;
+  merged[i] = all.o / all.sum;
 }
