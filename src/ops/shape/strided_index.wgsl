@@ -1,5 +1,6 @@
 // What the strided copies share (strided_copy.wgsl for 32-bit elements,
-// strided_copy_bytes.wgsl for one-byte ones): the plan and the index walk.
+// strided_copy_bytes.wgsl for one-byte ones): the plan, the index walk and the
+// entry point; each kernel declares `dst` and copy_element(source index, destination index).
 // out[out_base + sum(c_d * out_strides[d])] = in[in_base + sum(c_d * in_strides[d])]
 // for every coordinate c of the iteration shape `dims` (row-major). One plan
 // serves every data-movement op: a flat copy (rank 1), slice and select
@@ -39,4 +40,13 @@ fn copy_indices(i: u32) -> vec2<u32> {
     di += c * at(params.out_strides, u32(d));
   }
   return vec2<u32>(si, di);
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  if (i >= params.count) { return; }
+  let at = copy_indices(i);
+  copy_element(at.x, at.y);
 }
