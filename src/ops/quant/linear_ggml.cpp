@@ -83,15 +83,19 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
 
+// An A/B switch holding a count from 1 to 8: `fallback` when unset, its
+// value when in range, else InvalidArgument naming it.
+uint32_t count_from_env(const char* name, uint32_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == 0) return fallback;
+  const int n = std::atoi(v);
+  if (n < 1 || n > 8) throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected 1 to 8, got '" + v + "'");
+  return static_cast<uint32_t>(n);
+}
+
 // Blocks per lane that the planar GEMVs load together (the UPL override):
 // WGRT_GEMV_UPL (1 to 8) for A/B runs.
-double planar_blocks_per_lane() {
-  const char* v = std::getenv("WGRT_GEMV_UPL");
-  if (v == nullptr || *v == 0) return 4;
-  const int upl = std::atoi(v);
-  if (upl < 1 || upl > 8) throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_UPL: expected 1 to 8, got '" + std::string(v) + "'");
-  return upl;
-}
+double planar_blocks_per_lane() { return count_from_env("WGRT_GEMV_UPL", 4); }
 
 // Row blocks per workgroup for gemv_planar.wgsl (ROW_BLOCKS): 4 for
 // matrices of at least 2048 row groups (output heads) whose whole x row fits
@@ -103,14 +107,7 @@ double planar_blocks_per_lane() {
 uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
   constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl
   if (k / 32 > kMaxUnits || paired_rows) return 1;
-  if (const char* v = std::getenv("WGRT_GEMV_ROW_BLOCKS"); v != nullptr && *v != 0) {
-    const int r = std::atoi(v);
-    if (r < 1 || r > 8) {
-      throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ROW_BLOCKS: expected 1 to 8, got '" + std::string(v) + "'");
-    }
-    return static_cast<uint32_t>(r);
-  }
-  return row_groups >= 2048 ? 4 : 1;
+  return count_from_env("WGRT_GEMV_ROW_BLOCKS", row_groups >= 2048 ? 4 : 1);
 }
 
 // Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
