@@ -26,7 +26,7 @@ const GemmTile* find_gemm_tile(std::string_view name) {
   return nullptr;
 }
 
-const GemmTile& gemm_tile([[maybe_unused]] uint64_t n, [[maybe_unused]] uint64_t k) {
+const GemmTile& gemm_tile() {
   const char* v = std::getenv("WGRT_GEMM_TILE");
   if (v == nullptr || *v == 0) {
     // Measured on the H200 (bench/RESULTS.md, 2026-12-01 fifth run, f16,
@@ -41,14 +41,14 @@ const GemmTile& gemm_tile([[maybe_unused]] uint64_t n, [[maybe_unused]] uint64_t
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
 }
 
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen) {
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
   // The family is the prefill GEMM by default since it was measured faster
   // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
   // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and
   // 22,021). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
   const char* off = std::getenv("WGRT_GEMM_FAMILY");
   if (off != nullptr && std::string(off) == "0") return false;
-  chosen.tile = gemm_tile(n, k);
+  chosen.tile = gemm_tile();
   const bool f16 = device.features().shader_f16;
   chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
                      : f16                           ? wanted

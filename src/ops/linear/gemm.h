@@ -21,11 +21,11 @@ struct GemmTile {
   const char* prelude;  // linear/gemm_tile_*.wgsl
 };
 
-// The tile for an N x K weight matrix: the one WGRT_GEMM_TILE names (read at
+// The GEMM tile: the one WGRT_GEMM_TILE names (read at
 // each call: ops read it when they are lowered), else 64x64_4x4 at every
-// size (measured, see gemm.cpp; the shape stays for a later policy). Throws
+// size (measured, see gemm.cpp). Throws
 // wgrt::Error naming the known tiles for an unknown name.
-const GemmTile& gemm_tile(uint64_t n, uint64_t k);
+const GemmTile& gemm_tile();
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
 
@@ -35,12 +35,12 @@ struct GemmChoice {
   GemmTile tile{};
 };
 
-// Whether the family serves an N x K linear of this graph, and in which
+// Whether the family serves this graph's linears, and in which
 // precision and tile: Auto is F16 where the device offers shader-f16, F32
 // otherwise; F16 and F16Acc fall back to F32 without it (fail-open). False
 // with WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's
 // workgroup memory or threads (the op then keeps its own GEMM).
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, uint64_t n, uint64_t k, GemmChoice& chosen);
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
 // "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's

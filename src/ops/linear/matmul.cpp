@@ -102,7 +102,7 @@ void lower_linear(OpContext& ctx) {
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
   const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
-                      gemm_choose(ctx.device(), ctx.matmul_precision(), uint64_t(n), uint64_t(k), choice);
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   DispatchId d_gemm;
   if (family) {

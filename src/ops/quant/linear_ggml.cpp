@@ -334,7 +334,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
   GemmChoice choice;
   const bool family =
-      gemm_choose(ctx.device(), ctx.matmul_precision(), n, static_cast<uint64_t>(ctx.max_dims(x).back()), choice);
+      gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), gemm_bindings,
                             std::string(kGemmLabel) + suffix)
