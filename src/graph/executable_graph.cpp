@@ -74,6 +74,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
     }
   }
   std::fill(st.changed.begin(), st.changed.end(), 0);
+  st.uniforms.flush();
   for (ValueId out : st.graph.outputs) {
     eg->readback_.push_back(gpu::Buffer::create(device, st.graph.tensor(out).max_device_bytes(),
                                                 gpu::BufferKind::Readback, "output " + std::to_string(out)));
@@ -253,6 +254,7 @@ void ExecutableGraph::propagate_resizes() {
     ++fired;
   }
   std::fill(state_.changed.begin(), state_.changed.end(), 0);
+  state_.uniforms.flush();
   hooks_fired_last_ = fired;
 }
 
@@ -513,7 +515,7 @@ MemoryStats ExecutableGraph::memory_stats() const {
   MemoryStats s;
   memory_.add_to(s);
   for (const auto& b : readback_) s.staging_bytes += b.size();
-  for (const auto& b : state_.uniforms) s.uniform_bytes += b.size();
+  s.uniform_bytes = state_.uniforms.allocated_bytes();
   s.scratch_bytes = scratch_->bytes();
   for (const auto& b : state_.graph_scratch) s.scratch_bytes += b.size();
   s.total_bytes = s.tensor_bytes + s.constant_bytes + s.staging_bytes + s.uniform_bytes + s.scratch_bytes;

@@ -14,13 +14,13 @@
 #include "gpu/pipeline_cache.h"
 #include "gpu/workgroups.h"
 #include "graph/graph.h"
+#include "graph/uniform_arena.h"
 
 namespace wgrt {
 
 class ResizeContext;
 
 using DispatchId = size_t;
-using UniformId = size_t;
 // Recomputes an op's output live shapes, workgroup counts and uniforms from
 // its inputs' live shapes and symbolic ints. Must not allocate.
 using ResizeHook = std::function<void(ResizeContext&)>;
@@ -62,7 +62,7 @@ struct GraphState {
   MatmulPrecision matmul_precision = MatmulPrecision::Auto;  // LoadOptions::matmul_precision
   FlashAttention flash_attention = FlashAttention::Auto;      // LoadOptions::flash_attention
   std::vector<RecordedDispatch> dispatches;
-  std::deque<gpu::Buffer> uniforms;        // deque: bindings keep pointers
+  UniformArena uniforms;                   // flushed at the end of every resize pass
   std::vector<HookEntry> hooks;
   std::deque<gpu::Buffer> graph_scratch;   // whole-graph scratch, never pooled
   std::vector<uint8_t> changed;            // per value: live shape or value changed this run

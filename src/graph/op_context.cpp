@@ -34,13 +34,10 @@ const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::strin
 gpu::BufferBinding OpContext::tensor(ValueId id) const { return {&memory_.buffer(id)}; }
 
 UniformId OpContext::uniform(size_t bytes) {
-  // Uniform buffers are sized in 16-byte units (WGSL struct alignment).
-  state_.uniforms.push_back(gpu::Buffer::create(device_, (bytes + 15) & ~size_t{15}, gpu::BufferKind::Uniform,
-                                                call().name + " params"));
-  return state_.uniforms.size() - 1;
+  return state_.uniforms.allocate(device_, bytes);
 }
 
-gpu::BufferBinding OpContext::uniform_binding(UniformId u) const { return {&state_.uniforms.at(u)}; }
+gpu::BufferBinding OpContext::uniform_binding(UniformId u) const { return state_.uniforms.binding(u); }
 
 gpu::BufferBinding OpContext::scratch(uint64_t bytes, std::string_view label) {
   scratch_guards_.push_back(scratch_.acquire(bytes, label));

@@ -52,7 +52,7 @@ gpu::WorkgroupCount ResizeContext::fold(uint64_t workgroups) const {
 }
 
 void ResizeContext::write_uniform(UniformId u, const void* data, size_t bytes) {
-  state_.uniforms.at(u).write(0, data, bytes);
+  state_.uniforms.write(u, data, bytes);
 }
 
 }  // namespace wgrt
