@@ -24,6 +24,8 @@
 #   checks-M       WGRT_SHADER_CHECKS=M (all, bounds, none): the checks wgpu adds to shaders
 #   rb-N           WGRT_GEMV_ROW_BLOCKS=N: N blocks of rows per workgroup for every matrix
 #                  that allows it (no paired-row epilogue, K <= 4096); default 4 for heads only
+#   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
+#                  results; each removes one cost from the planar GEMVs
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.
 set -uo pipefail
 WGRT=${WGRT:-build/wgrt}
@@ -59,6 +61,7 @@ for v in $VARIANTS; do
     planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
     q8) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8) ;;
     q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
+    probe-*) envs=(WGRT_GEMV=planar WGRT_GEMV_PROBE=${v#probe-}) ;;
     rb-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ROW_BLOCKS=${v#rb-}) ;;
     checks-*) envs=(WGRT_GEMV=planar WGRT_SHADER_CHECKS=${v#checks-}) ;;
     planar-u*) envs=(WGRT_GEMV=planar WGRT_GEMV_UPL=${v#planar-u}) ;;

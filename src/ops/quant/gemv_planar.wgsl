@@ -42,6 +42,12 @@ fn byte_dot(word: u32, xv: vec4<f32>) -> f32 {
 // One block's dot product with the staged x at xs[b ..]: quants qa (and qb,
 // Q8_0's second half), scale s.
 fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
+  if (PROBE == 2u) { return s.x * bitcast<f32>((qa.x ^ qa.y ^ qa.z ^ qa.w ^ qb.x) & 0x3fffffffu); }
+  if (PROBE == 1u) {
+    let one = vec4<f32>(s.y + 1.0);
+    return s.x * (nibble_dot(qa.x, one, one, 8.0) + nibble_dot(qa.y, one, one, 8.0) +
+                  nibble_dot(qa.z, one, one, 8.0) + nibble_dot(qa.w, one, one, 8.0));
+  }
   if (QTYPE == 1008u) {
     let t = byte_dot(qa.x, xs[b]) + byte_dot(qa.y, xs[b + 1u]) + byte_dot(qa.z, xs[b + 2u]) +
             byte_dot(qa.w, xs[b + 3u]) + byte_dot(qb.x, xs[b + 4u]) + byte_dot(qb.y, xs[b + 5u]) +

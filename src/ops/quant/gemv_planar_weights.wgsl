@@ -12,6 +12,13 @@ override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0 (planar layout)
 const UPL_MAX: u32 = 8u;
 override UPL: u32 = 4u;
 
+// Timing probes (WGRT_GEMV_PROBE, wrong results; bench/variants_decode.sh):
+// 0 off; gemv_planar.wgsl only: 1 x read as ones instead of from workgroup
+// memory, 2 no decode or multiply (the quant words summed as bits); 3 no
+// weight loads (quants made from the lane index). Each removes one cost, so
+// a probe's difference from 0 is that cost's share of the kernel's time.
+override PROBE: u32 = 0u;
+
 @group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
 
 // Scale (and Q4_1's min) of block g of the row whose scales start at vec4 s.
@@ -46,7 +53,10 @@ fn load_planar_blocks(n: u32, c0: u32, cu: u32, u0: u32, lane: u32, live: bool) 
   var b: PlanarBlocks;
   for (var i = 0u; i < UPL; i++) {
     let u = u0 + lane + i * LANES;
-    if (live && u < cu) {
+    if (live && u < cu && PROBE == 3u) {
+      b.qa[i] = vec4<u32>(lane * 0x01010101u + i, n, u, c0);
+      b.sc[i] = vec2<f32>(f32(lane) * 1e-3, 0.0);
+    } else if (live && u < cu) {
       let quants = block_quants(row, c0 + u);
       b.qa[i] = quants[0];
       b.qb[i] = quants[1];

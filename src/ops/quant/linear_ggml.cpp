@@ -121,6 +121,20 @@ bool gemv_int8_activations() {
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ACT: expected f32 or q8, got '" + std::string(v) + "'");
 }
 
+// WGRT_GEMV_PROBE (gemv_planar_weights.wgsl's PROBE): a timing probe that
+// removes one cost from the planar GEMVs and so gives wrong results; for
+// bench/variants_decode.sh only. Unset or "off": 0.
+uint32_t gemv_probe() {
+  const char* v = std::getenv("WGRT_GEMV_PROBE");
+  if (v == nullptr || *v == 0 || std::string_view(v) == "off") return 0;
+  const std::string_view names[] = {"no-x", "no-math", "no-weights"};
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (names[i] == v) return i + 1;
+  }
+  throw Error(ErrorCode::InvalidArgument,
+              "WGRT_GEMV_PROBE: expected off, no-x, no-math or no-weights, got '" + std::string(v) + "'");
+}
+
 struct LinearParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
   float eps = 0;
@@ -290,6 +304,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const uint32_t row_blocks =
       planar && !q8 ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
+  if (planar && gemv_probe() != 0) gemv_constants.push_back({"PROBE", double(gemv_probe())});
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
