@@ -24,6 +24,8 @@
 #   checks-M       WGRT_SHADER_CHECKS=M (all, bounds, none): the checks wgpu adds to shaders
 #   rb-N           WGRT_GEMV_ROW_BLOCKS=N: N blocks of rows per workgroup for every matrix
 #                  that allows it (no paired-row epilogue, K <= 4096); default 4 for heads only
+#   act-A          WGRT_GEMV_ACT=A (f32, q8, q8x2) for every matrix: x as f32, or
+#                  rounded to int8 once or twice (default: q8x2 on >= 3072 rows)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
 #                  results; each removes one cost from the planar GEMVs
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.
@@ -61,6 +63,7 @@ for v in $VARIANTS; do
     planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
     q8) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8) ;;
     q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
+    act-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=${v#act-}) ;;
     probe-*) envs=(WGRT_GEMV=planar WGRT_GEMV_PROBE=${v#probe-}) ;;
     rb-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ROW_BLOCKS=${v#rb-}) ;;
     checks-*) envs=(WGRT_GEMV=planar WGRT_SHADER_CHECKS=${v#checks-}) ;;
@@ -96,6 +99,7 @@ for v in variants:
             continue
         tg = [t for t in doc["tests"] if t["n_gen"] > 0]
         tps = tg[0]["tok_s"]["median"] if tg else float("nan")
+        host = tg[0].get("host_ms_per_pass", {}) if tg else {}
         prof = next((p for p in doc.get("profiles", []) if p["what"].startswith("decode")), None)
         total_b, total_us = 0.0, 0.0
         if prof:
@@ -110,14 +114,15 @@ for v in variants:
                 gemvs.append((m, f"{fmt} {n}x{kk} {rest.replace('[planar layout]', '').strip()}", v, k["count"], avg,
                               b / (avg * 1e-6) / 1e12))
         steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", str(prof["dispatches"]) if prof else "",
-                      "%.3g" % (total_b / (total_us * 1e-6) / 1e12) if total_us else ""))
+                      "%.3g" % (total_b / (total_us * 1e-6) / 1e12) if total_us else "",
+                      "%.3f / %.3f" % (host.get("prepare", float("nan")), host.get("encode", float("nan")))))
 print("\nGEMVs (decode step at position 16; TB/s = file bytes of the matrix / profiled time):")
 print("| model | matrix | variant | count | avg us | TB/s |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for g in sorted(gemvs, key=lambda g: (g[0], g[1], variants.index(g[2]))):
     print("| %s | %s | %s | %d | %.1f | %.3g |" % g)
-print("\n| model | variant | tg tok/s | decode GPU ms | dispatches | all GEMVs TB/s |")
-print("| --- | --- | ---: | ---: | ---: | ---: |")
+print("\n| model | variant | tg tok/s | decode GPU ms | dispatches | all GEMVs TB/s | host prepare / encode ms per token |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
 for s in sorted(steps, key=lambda s: (s[0], variants.index(s[1]))):
-    print("| %s | %s | %s | %s | %s | %s |" % s)
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (s + ("",) * (7 - len(s))))
 PY

@@ -11,7 +11,9 @@ matrices (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0, IQ4_XS
 -> IQ4_NL), so these files carry 2-5 weight types each, as real downloads do.
 
 Tolerance: fp32 on both sides, differing in summation order only; 1e-3
-absolute (logits span about +-20), as test_smollm2_reference.py.
+absolute (logits span about +-20), as test_smollm2_reference.py; so every
+GEMV decodes with f32 x (WGRT_GEMV_ACT=f32: the default rounds x to int8
+twice on large matrices, checked at its own tolerance there).
 
 Without the files the tests fail under CI (CI=true) and skip elsewhere.
 """
@@ -82,7 +84,8 @@ def test_llama_quantize_mix_matches_numpy_reference(tmp_path, mix):
     logits_path = tmp_path / "logits.npy"
     proc = subprocess.run([str(WGRT), "generate", "--model", str(path), "--prompt-tokens", ",".join(map(str, PROMPT)),
                            "-n", str(N_GREEDY), "--temp", "0", "--ignore-eos", "--print-token-ids",
-                           "--dump-logits", str(logits_path)], capture_output=True, text=True, timeout=900)
+                           "--dump-logits", str(logits_path)], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "WGRT_GEMV_ACT": "f32"})
     assert proc.returncode == 0, proc.stderr
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
     assert line, proc.stderr

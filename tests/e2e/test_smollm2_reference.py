@@ -10,6 +10,11 @@ f32) and differ only in summation order; we allow 1e-3 absolute (logits span
 about +-20; measured 3.8e-5 on lavapipe). The GEMM family's f16 arithmetic on a
 device with shader-f16 (WGRT_MATMUL=f16: f16 operands, f32 sums per 32 K
 steps) is checked separately at F16_LOGIT_TOL (measured 0.077 on lavapipe).
+The fp32 comparisons decode with f32 x in every GEMV (WGRT_GEMV_ACT=f32);
+the default, x rounded twice to int8 on matrices of >= 8,192 rows (here the
+49,152-row head; ops/quant/linear_ggml.cpp), is checked at INT8X2_LOGIT_TOL
+(measured 1.5e-3 on lavapipe) with the same greedy tokens, and so are the
+GPU-sampling runs, which use the defaults throughout.
 """
 import os
 import subprocess
@@ -28,6 +33,7 @@ WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 PROMPT = [504, 3575, 282, 4649, 314]
 LOGIT_TOL = 1e-3
 F16_LOGIT_TOL = 0.25
+INT8X2_LOGIT_TOL = 5e-3
 N_GREEDY = 32
 
 
@@ -47,13 +53,13 @@ def reference():
     return ids, logits[-1]
 
 
-def run_wgrt(tmp_path, *extra, dump=True, matmul="f32"):
+def run_wgrt(tmp_path, *extra, dump=True, matmul="f32", gemv_act="f32"):
     logits_path = tmp_path / "logits.npy"
     cmd = [str(WGRT), "generate", "--prompt-tokens", ",".join(map(str, PROMPT)), "-n", str(N_GREEDY),
            "--temp", "0", "--ignore-eos", "--print-token-ids", *extra]
     if dump:
         cmd += ["--dump-logits", str(logits_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "WGRT_MATMUL": matmul})
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "WGRT_MATMUL": matmul, "WGRT_GEMV_ACT": gemv_act})
     assert proc.returncode == 0, proc.stderr
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
     assert line, proc.stderr
@@ -89,6 +95,16 @@ def test_f16_prefill_gemm_stays_close(tmp_path, reference):
     assert ids == ref_ids
 
 
+@pytest.mark.parametrize("extra", [[], ["--chunk", "2"]])
+def test_default_int8_activation_gemvs_stay_close(tmp_path, reference, extra):
+    ref_ids, ref_logits = reference
+    ids, logits = run_wgrt(tmp_path, *extra, gemv_act="")
+    diff = float(np.abs(logits - ref_logits).max())
+    print(f"int8 x, two roundings: max |logit difference| = {diff:.3g}")
+    assert diff <= INT8X2_LOGIT_TOL
+    assert ids == ref_ids
+
+
 def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
     # Two tokens per forward pass: the prompt runs as 3 chunks through the
     # same graph at live S = 2, 2, 1 before decoding at S = 1.
@@ -101,7 +117,7 @@ def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
 @pytest.mark.parametrize("extra", [[], ["--chunk", "2", "--in-flight", "9"]])
 def test_gpu_sampling_with_steps_in_flight_gives_the_same_tokens(tmp_path, reference, extra):
     # Greedy on the GPU, each step fed the token the step before sampled there.
-    ids, _ = run_wgrt(tmp_path, *extra, dump=False)
+    ids, _ = run_wgrt(tmp_path, *extra, dump=False, gemv_act="")
     assert ids == reference[0]
 
 

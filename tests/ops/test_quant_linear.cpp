@@ -284,21 +284,26 @@ TEST_P(QuantLinearPlanar, F16Gemm) {
   check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
 }
 
-// gemv_planar_q8.wgsl (WGRT_GEMV_ACT=q8): x rounded to int8 per 32-element
-// unit (scale max|x| / 127) and packed integer dot products. Each term's error
-// is at most |w_k| * max|x over k's unit| / 254 (half a quantization step), so
-// |got - exact| <= sum_k |w_k| * unit_max(k) / 254, plus f32 slack; checked
-// per row. Shapes: K = 608 (19 units), 2048, 6400 (200 units: two staged
-// chunks of x), every lane count; N odd.
-TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
-  const Case c = GetParam();
+// gemv_planar_q8.wgsl: x rounded to int8 per 32-element unit (scale
+// max|x| / 127) and packed integer dot products. With one rounding
+// (WGRT_GEMV_ACT=q8) each term's error is at most |w_k| * max|x over k's
+// unit| / 254 (half a quantization step), so |got - exact| <= sum_k |w_k| *
+// unit_max(k) / 254, plus f32 slack; checked per row. With two (q8x2, the
+// default on large matrices) the remainder is rounded again at a 254 times
+// finer step: the bound's divisor is 254 * 254. Shapes: K = 608 (19
+// units), 2048, 6400 (200 units: two staged chunks of x), every lane count;
+// N odd.
+// Runs the int8-x GEMV with `levels` roundings on the shapes above and
+// checks every row against its bound; returns the worst |error| / bound.
+double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   constexpr int64_t kN = 37;
-  setenv("WGRT_GEMV_ACT", "q8", 1);
+  setenv("WGRT_GEMV_ACT", levels == 1 ? "q8" : "q8x2", 1);
+  const double divisor = levels == 1 ? 254.0 : 254.0 * 254.0;
   double worst_ratio = 0;
   for (int64_t k : {int64_t{608}, int64_t{2048}, int64_t{6400}}) {
     for (const char* lanes : {"8", "16", "32"}) {
-      SCOPED_TRACE("K=" + std::to_string(k) + " lanes " + lanes);
+      SCOPED_TRACE("levels " + std::to_string(levels) + " K=" + std::to_string(k) + " lanes " + lanes);
       setenv("WGRT_GEMV_LANES", lanes, 1);
       const auto file = test::random_blocks(*l, kN, k, c.type + 5);
       std::vector<float> wf(kN * k);
@@ -311,7 +316,7 @@ TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
       const ValueId out = b.add_tensor(DType::F32, {1, kN});
       b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
       b.mark_output(out);
-      auto g = ExecutableGraph::load(device(), std::move(b).build());
+      auto g = ExecutableGraph::load(device, std::move(b).build());
       unsetenv("WGRT_GEMV_LANES");
       auto xs = test::random_floats(k, uint32_t(k));
       for (int64_t i = 0; i < k; i += 97) xs[i] *= 8.0f;  // units with an outlier: a coarse step
@@ -325,7 +330,7 @@ TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
           for (int64_t e = u * 32; e < u * 32 + 32; ++e) {
             want += double(xs[e]) * wf[n * k + e];
             mag += std::abs(double(xs[e]) * wf[n * k + e]);
-            bound += std::abs(double(wf[n * k + e])) * top / 254.0;
+            bound += std::abs(double(wf[n * k + e])) * top / divisor;
           }
         }
         const double err = std::abs(got[n] - want);
@@ -335,7 +340,21 @@ TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
     }
   }
   unsetenv("WGRT_GEMV_ACT");
-  std::printf("[ bound    ] %s int8-x GEMV: worst |error| / rounding bound = %.3g\n", c.name, worst_ratio);
+  return worst_ratio;
+}
+
+TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
+  const double one = check_int8_gemv(device(), GetParam(), 1);
+  const double two = check_int8_gemv(device(), GetParam(), 2);
+  std::printf("[ bound    ] %s int8-x GEMV: worst |error| / rounding bound = %.3g (one rounding), %.3g (two)\n",
+              GetParam().name, one, two);
+}
+
+// The same through the workgroup-memory lanes_max and lanes_sum4 (staging
+// x) of devices without subgroups.
+TEST_F(NoSubgroupsTest, Int8ActivationGemvWithinTheRoundingBound) {
+  check_int8_gemv(device(), Case{2, "Q4_0"}, 2);
+  check_int8_gemv(device(), Case{3, "Q4_1"}, 1);
 }
 
 // A file-layout weight is put into the planar layout at load, the same bytes but for the scale part's padding; with

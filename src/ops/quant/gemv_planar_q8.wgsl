@@ -1,5 +1,5 @@
 // The decode GEMV for weights in the planar layout with x quantized to int8
-// in workgroup memory, so that a block's 32 products are 8 packed 4 x 8-bit
+// in workgroup memory, so that a block's 32 products are packed 4 x 8-bit
 // dot products (dot4I8Packed: one instruction on GPUs with integer dot
 // products) instead of ~130 float and integer instructions: at decode the
 // f32 kernel's nibble decoding, not the memory, bounds it on large GPUs.
@@ -8,78 +8,106 @@
 // quant/gemv_planar_weights.wgsl.
 //
 // x is quantized per 32-element unit, as ggml's q8_1 does for its integer
-// GEMVs: scale = max|x| / 127, q = round(x / scale). Each unit keeps its scale,
-// the sum of its q (Q4_0's -8 offset: sum((w - 8) q) = sum(w q) - 8 sum(q)) and
-// the f32 sum of x (Q4_1's min). The error this adds is one rounding of x to
-// 8 bits per unit (tests/ops/test_quant_linear.cpp states its bound).
+// GEMVs: scale = max|x| / 127, q = round(x / scale). With XQ_LEVELS = 2 (the
+// default) the rounding's remainder x - q * scale is quantized again with a
+// scale 254 times finer, and a block's products are those of both levels
+// (twice the dot products, still a fraction of the f32 decode): the error
+// falls from half a step of max|x| / 127 to half a step of max|x| / 32258,
+// below f16's. Each unit keeps its scale, the sums of its q per level (Q4_0's
+// -8 offset: sum((w - 8) q) = sum(w q) - 8 sum(q)) and the f32 sum of x
+// (Q4_1's min). tests/ops/test_quant_linear.cpp states the bounds.
 // With HAS_NORM the staged x is x * norm_w; the RMS scale applies to results.
 //
-// The whole x row is staged at once where it fits (K <= 6144: no barriers
+// The whole x row is staged at once where it fits (K <= 4096: no barriers
 // inside the weight loop), else in chunks of XQ_UNITS units.
 
-const XQ_UNITS: u32 = 192u;  // 9 KiB: with the reductions' scratch, under the 16 KiB WebGPU guarantees
-var<workgroup> xq: array<vec4<u32>, 576>;   // per unit: quants 0-15, quants 16-31, (scale, sum q, sum x, -)
+override XQ_LEVELS: u32 = 2u;  // 1 or 2 roundings of x
+const XQ_UNITS: u32 = 128u;
+// Per unit: level 1's quants 0-15 and 16-31, level 2's, then
+// (scale, level 1's sum of q, sum of x, level 2's sum of q). 10 KiB: with the
+// reductions' scratch, under the 16 KiB WebGPU guarantees.
+const XQ_STRIDE: u32 = 5u;
+var<workgroup> xq: array<vec4<u32>, 640>;  // XQ_UNITS * XQ_STRIDE
+
+// The four int8 lanes of q packed into one word.
+fn pack_i8(q: vec4<i32>) -> u32 {
+  let b = vec4<u32>(bitcast<vec4<u32>>(q) & vec4<u32>(255u)) << vec4<u32>(0u, 8u, 16u, 24u);
+  return (b.x | b.y) | (b.z | b.w);
+}
 
 // Units c0 .. c0 + cu of the x row at vec4 xb into xq (zeros when !live),
-// one unit per invocation; returns this invocation's share of the row's sum
-// of squares. Uniform control flow (barriers before and after).
+// one vec4 per invocation at a time, the 8 of a unit meeting through
+// lanes_max and lanes_sum4 (so 256 invocations share the work, not one per
+// unit); returns this invocation's share of the row's sum of squares.
+// Uniform control flow (barriers before and after).
 fn stage_xq(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   workgroupBarrier();
-  for (var u = tid; u < cu; u += 256u) {
-    var v: array<vec4<f32>, 8>;
-    var top = 0.0;
-    var xsum = 0.0;
-    for (var i = 0u; i < 8u; i++) {
-      var xv = vec4<f32>(0.0);
-      if (live) { xv = x[xb + (c0 + u) * 8u + i]; }
-      if (HAS_NORM) {
-        squares += dot(xv, xv);
-        xv *= norm_w[(c0 + u) * 8u + i];
-      }
-      v[i] = xv;
-      let a = abs(xv);
-      top = max(top, max(max(a.x, a.y), max(a.z, a.w)));
-      xsum += (xv.x + xv.y) + (xv.z + xv.w);
+  let items = cu * 8u;
+  for (var i = tid; i < div_up(items, 256u) * 256u; i += 256u) {
+    let has = i < items;
+    var xv = vec4<f32>(0.0);
+    if (live && has) { xv = x[xb + c0 * 8u + i]; }
+    if (HAS_NORM && has) {
+      squares += dot(xv, xv);
+      xv *= norm_w[c0 * 8u + i];
     }
+    let a = abs(xv);
+    let top = lanes_max(max(max(a.x, a.y), max(a.z, a.w)), tid, 8u);
     let scale = top / 127.0;
     let inv = select(0.0, 127.0 / top, top > 0.0);
-    var words: array<u32, 8>;
-    var qsum = 0i;
-    for (var i = 0u; i < 8u; i++) {
-      let q = vec4<i32>(round(v[i] * inv));
-      qsum += (q.x + q.y) + (q.z + q.w);
-      let b = vec4<u32>(bitcast<vec4<u32>>(q) & vec4<u32>(255u)) << vec4<u32>(0u, 8u, 16u, 24u);
-      words[i] = (b.x | b.y) | (b.z | b.w);
+    let q = vec4<i32>(round(xv * inv));
+    var r = vec4<i32>(0i);
+    if (XQ_LEVELS == 2u) {
+      // |remainder| <= scale / 2, so its quants at scale / 254 fit in int8.
+      r = vec4<i32>(clamp(round((xv - vec4<f32>(q) * scale) * (inv * 254.0)), vec4<f32>(-127.0), vec4<f32>(127.0)));
     }
-    xq[u * 3u] = vec4<u32>(words[0], words[1], words[2], words[3]);
-    xq[u * 3u + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
-    xq[u * 3u + 2u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(qsum), bitcast<u32>(xsum), 0u);
+    // Per unit: sum of x, sums of both levels' q (exact in f32: |sum| <= 4064).
+    let sums = lanes_sum4(vec4<f32>(dot(xv, vec4<f32>(1.0)), f32((q.x + q.y) + (q.z + q.w)),
+                                    f32((r.x + r.y) + (r.z + r.w)), 0.0), tid, 8u);
+    if (has) {
+      let at = (i / 8u) * XQ_STRIDE;
+      let e = i % 8u;  // elements 4e .. 4e + 3 of the unit
+      xq[at + e / 4u][e % 4u] = pack_i8(q);
+      if (XQ_LEVELS == 2u) { xq[at + 2u + e / 4u][e % 4u] = pack_i8(r); }
+      if (e == 0u) {
+        xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(i32(sums.y)), bitcast<u32>(sums.x),
+                                bitcast<u32>(i32(sums.z)));
+      }
+    }
   }
   workgroupBarrier();
   return squares;
 }
 
+// Sum of the packed products of w (8 words: a block's 32 int8 or nibble
+// values) with the staged quants a (elements 0-15) and b (16-31).
+fn dot_words(wa: vec4<u32>, wb: vec4<u32>, a: vec4<u32>, b: vec4<u32>) -> i32 {
+  return (dot4I8Packed(wa.x, a.x) + dot4I8Packed(wa.y, a.y)) + (dot4I8Packed(wa.z, a.z) + dot4I8Packed(wa.w, a.w)) +
+         (dot4I8Packed(wb.x, b.x) + dot4I8Packed(wb.y, b.y)) + (dot4I8Packed(wb.z, b.z) + dot4I8Packed(wb.w, b.w));
+}
+
 // One block's dot product with staged unit u: quants qa (and qb, Q8_0's
 // second half), weight scale s (and Q4_1's min).
 fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
-  let xa = xq[u * 3u];
-  let xb = xq[u * 3u + 1u];
-  let st = xq[u * 3u + 2u];
+  let at = u * XQ_STRIDE;
+  let st = xq[at + 4u];
   let xscale = bitcast<f32>(st.x);
-  if (QTYPE == 1008u) {
-    let t = (dot4I8Packed(qa.x, xa.x) + dot4I8Packed(qa.y, xa.y)) + (dot4I8Packed(qa.z, xa.z) + dot4I8Packed(qa.w, xa.w)) +
-            (dot4I8Packed(qb.x, xb.x) + dot4I8Packed(qb.y, xb.y)) + (dot4I8Packed(qb.z, xb.z) + dot4I8Packed(qb.w, xb.w));
-    return s.x * xscale * f32(t);
+  // Weight values as packed int8: Q8_0's bytes; Q4's low nibbles (elements
+  // 0-15) and high nibbles (16-31), 0..15 being valid int8.
+  var wa = qa;
+  var wb = qb;
+  if (QTYPE != 1008u) {
+    let m = vec4<u32>(0x0f0f0f0fu);
+    wa = qa & m;
+    wb = (qa >> vec4<u32>(4u)) & m;
   }
-  // Low nibbles: elements 0-15 (xa); high nibbles: 16-31 (xb). Nibbles 0..15 are valid int8.
-  let m = vec4<u32>(0x0f0f0f0fu);
-  let lo = qa & m;
-  let hi = (qa >> vec4<u32>(4u)) & m;
-  let t = (dot4I8Packed(lo.x, xa.x) + dot4I8Packed(lo.y, xa.y)) + (dot4I8Packed(lo.z, xa.z) + dot4I8Packed(lo.w, xa.w)) +
-          (dot4I8Packed(hi.x, xb.x) + dot4I8Packed(hi.y, xb.y)) + (dot4I8Packed(hi.z, xb.z) + dot4I8Packed(hi.w, xb.w));
-  if (QTYPE == 1003u) { return s.x * xscale * f32(t) + s.y * bitcast<f32>(st.z); }
-  return s.x * xscale * f32(t - 8i * bitcast<i32>(st.y));
+  var t = vec2<i32>(dot_words(wa, wb, xq[at], xq[at + 1u]), 0i);
+  if (XQ_LEVELS == 2u) { t.y = dot_words(wa, wb, xq[at + 2u], xq[at + 3u]); }
+  if (QTYPE == 1002u) { t -= 8i * bitcast<vec2<i32>>(st.yw); }
+  let r = s.x * xscale * (f32(t.x) + f32(t.y) * (1.0 / 254.0));
+  if (QTYPE == 1003u) { return r + s.y * bitcast<f32>(st.z); }
+  return r;
 }
 
 @compute @workgroup_size(256)

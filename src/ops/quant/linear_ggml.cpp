@@ -110,15 +110,28 @@ uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
   return count_from_env("WGRT_GEMV_ROW_BLOCKS", row_groups >= 2048 ? 4 : 1);
 }
 
-// Whether the planar GEMV quantizes x to int8 per 32 elements and multiplies
-// with packed integer dot products (gemv_planar_q8.wgsl) instead of decoding
-// the weights to f32 (gemv_planar.wgsl). WGRT_GEMV_ACT=q8 selects it, f32
-// (the default) does not (A/B).
-bool gemv_int8_activations() {
+// How many int8 roundings of x the planar GEMV multiplies the weights with
+// (gemv_planar_q8.wgsl's XQ_LEVELS: packed integer dot products), or 0 for
+// the weights decoded to f32 (gemv_planar.wgsl). By default two for
+// matrices of at least 8,192 rows, where the f32 kernel's nibble decoding
+// bounds it; one rounding alone moved SmolLM2's logits by 0.2
+// (tests/e2e/test_smollm2_reference.py allows 1e-3), the second's error is
+// 254 times smaller. Measured on the H200 (bench/RESULTS.md, 2026-12-02,
+// profiled us, f32 / one / two roundings): llama1b gate/up 23.7 / 15.4 /
+// 17.6, head 110.6 / 74.6 / 83.7, QKV (3,072 rows) 12.8 / 11.5 / 13.6,
+// 2048x2048 8.7 / 9.1 / 10.2; SmolLM2's head 33.5 / 24.8 / 29.6, its gate/up
+// (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
+// quantization of x costs more than two roundings save.
+// WGRT_GEMV_ACT=f32, q8 (one rounding) or q8x2 forces one for every matrix (A/B).
+uint32_t gemv_int8_levels(uint32_t n) {
+  constexpr uint32_t kMinRows = 8192;
   const char* v = std::getenv("WGRT_GEMV_ACT");
-  if (v == nullptr || *v == 0 || std::string_view(v) == "f32") return false;
-  if (std::string_view(v) == "q8") return true;
-  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ACT: expected f32 or q8, got '" + std::string(v) + "'");
+  if (v == nullptr || *v == 0) return n >= kMinRows ? 2 : 0;
+  const std::string_view s(v);
+  if (s == "f32") return 0;
+  if (s == "q8") return 1;
+  if (s == "q8x2") return 2;
+  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ACT: expected f32, q8 or q8x2, got '" + std::string(v) + "'");
 }
 
 // WGRT_GEMV_PROBE (gemv_planar_weights.wgsl's PROBE): a timing probe that
@@ -300,7 +313,9 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          {"ROWS", rows_per_group},
                          {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
                          {"HAS_ROPE", rope ? 1.0 : 0.0}});
-  const bool q8 = planar && gemv_int8_activations();
+  const uint32_t xq_levels = planar ? gemv_int8_levels(n) : 0;
+  const bool q8 = xq_levels > 0;
+  if (q8) gemv_constants.push_back({"XQ_LEVELS", double(xq_levels)});
   const uint32_t row_blocks =
       planar && !q8 ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
