@@ -148,6 +148,9 @@ for m in $MODELS; do
   # A/B: shaders with wgpu's runtime checks (loop counters, index clamps), off by default.
   WGRT_SHADER_CHECKS=all step "wgrt-$m-checks-all" 60 "$D/wgrt" bench --model "$model" -p 512 -n "$TG" -r 3 \
       --max-seconds 15
+  # A/B: decode GEMVs with f32 x everywhere (the default rounds x to int8
+  # twice on matrices of >= 8,192 rows).
+  WGRT_GEMV_ACT=f32 step "wgrt-$m-gemv-f32" 45 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 10
   for kv in "" --kv-f16; do
     step "wgrt-$m-tg-at-2048${kv}" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" --tg-prefill 2048 -r 3 \
         --max-seconds 15 $kv
@@ -205,8 +208,8 @@ fi
 echo "== summary (t=${SECONDS}s)"
 python3 bench/summarize.py "$RUN" --json "$RESULT_DIR/results-$(date -u +%F).json" \
   --commit "$(cat "$D/COMMIT" 2>/dev/null || echo unknown)" | tee "$RESULT_DIR/summary.md"
-echo "== prefill and KV variants (issue 18)" | tee -a "$RESULT_DIR/summary.md"
-for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-tg-at-2048*.out; do
+echo "== prefill, GEMV and KV variants (issues 13, 18)" | tee -a "$RESULT_DIR/summary.md"
+for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-gemv-*.out "$RUN"/wgrt-*-tg-at-2048*.out; do
   [ -f "$f" ] || continue
   echo "$(basename "${f%.out}"): $(grep -hE "^(pp|tg)[0-9]+ " "$f" | awk '{print $1, $3, "tok/s"}' | tr '\n' ' ')" \
        "$(grep -ho "KV cache [0-9.]* MiB ([a-z0-9]*)" "$f")"

@@ -75,7 +75,7 @@ std::vector<DispatchTime> Llm::last_dispatch_times() const {
 
 HostTimes Llm::last_host_times() const {
   const wgrt::HostTimes& h = impl_->model->graph().last_host_times();
-  return {h.prepare_ms, h.encode_ms, h.wait_ms, h.readback_ms, h.dispatches};
+  return {h.prepare_ms, h.encode_ms, h.wait_ms, h.readback_ms, h.dispatches, h.submit_ms};
 }
 
 size_t Llm::dispatch_count() const { return impl_->model->graph().dispatch_count(); }

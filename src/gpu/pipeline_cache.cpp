@@ -52,10 +52,16 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
                                                       std::string_view label) {
   OverrideConstants sorted = constants;
   std::sort(sorted.begin(), sorted.end());
+  // Read per pipeline and part of the key: a process that changes
+  // WGRT_SHADER_CHECKS between loads (an A/B test) gets the shader it asks for.
+  const native::ShaderChecks checks = shader_checks();  // throws for a bad WGRT_SHADER_CHECKS, as itself
   std::string key;
   key.reserve(wgsl.size() + 64);
   key.append(wgsl).push_back('\0');
   key.append(entry);
+  key.push_back('\0');
+  key.push_back(checks.bounds ? 'b' : '-');
+  key.push_back(checks.loop_bounding ? 'l' : '-');
   // Each constant's exact bits: a printed decimal (std::to_string's six
   // places) would make 1e-7 and 0 one pipeline.
   for (const auto& [name, value] : sorted) {
@@ -80,7 +86,6 @@ const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std
   mdesc.nextInChain = &source.chain;
   mdesc.label = to_view(label);
 
-  const native::ShaderChecks checks = shader_checks();  // throws for a bad WGRT_SHADER_CHECKS, as itself
   Handle<WGPUShaderModule> module;
   Handle<WGPUComputePipeline> pipeline;
   try {

@@ -334,7 +334,9 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   gpu::CommandBatch batch(device_, options.time_dispatches);
   encode(batch, inputs, rebound, fresh, live_bytes, options, traffic);
   if (options.encode_after) options.encode_after(batch);
+  const auto t_submit = Clock::now();
   batch.submit();
+  times.submit_ms = ms_since(t_submit);
   last_submission_ = batch.submission();
   times.encode_ms = ms_since(t_encode);
   times.dispatches = batch.dispatch_count();

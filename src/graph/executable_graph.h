@@ -109,6 +109,7 @@ struct HostTimes {
   double wait_ms = 0;      // waiting for the GPU to finish
   double readback_ms = 0;  // mapping outputs and converting them
   size_t dispatches = 0;   // compute dispatches issued (recorded ones sized to zero are skipped)
+  double submit_ms = 0;    // of encode_ms: finishing the command buffer and submitting it
 };
 
 struct ExecuteTraffic {

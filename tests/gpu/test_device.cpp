@@ -100,21 +100,24 @@ TEST_F(DeviceTest, ShaderCompileErrorCarriesTheCompilersMessage) {
 }
 
 // Shaders are made without wgpu's runtime checks unless WGRT_SHADER_CHECKS
-// asks for them (all, bounds); each mode compiles, an unknown one is refused
-// by name.
+// asks for them (all, bounds); each mode compiles its own pipeline of one
+// source (the cache keys on the mode too), and an unknown mode is refused by
+// name even for a source already cached.
 TEST_F(DeviceTest, ShaderChecksModesCompileAndAnUnknownOneIsRefused) {
-  const char* src = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
-                    "@compute @workgroup_size(1) fn main() { for (var i = 0u; i < 4u; i++) { v[i] = i; } }";
-  int n = 0;
+  const std::string src = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
+                          "@compute @workgroup_size(1) fn main() { for (var i = 0u; i < 4u; i++) { v[i] = i; } }";
+  std::vector<const gpu::ComputePipeline*> made;
   for (const char* mode : {"all", "bounds", "none"}) {
     setenv("WGRT_SHADER_CHECKS", mode, 1);
-    // A distinct label per mode: the cache keys on source, entry and constants.
-    const std::string s = std::string(src) + "\n// " + std::to_string(n++);
-    EXPECT_NO_THROW(device().pipelines().get_from_source(s, "main", {}, mode)) << mode;
+    const gpu::ComputePipeline* p = nullptr;
+    EXPECT_NO_THROW(p = &device().pipelines().get_from_source(src, "main", {}, mode)) << mode;
+    EXPECT_EQ(p, &device().pipelines().get_from_source(src, "main", {}, mode)) << mode;
+    for (const gpu::ComputePipeline* q : made) EXPECT_NE(p, q) << mode;
+    made.push_back(p);
   }
   setenv("WGRT_SHADER_CHECKS", "loose", 1);
   try {
-    device().pipelines().get_from_source(std::string(src) + "\n// loose", "main", {}, "loose");
+    device().pipelines().get_from_source(src, "main", {}, "loose");
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);

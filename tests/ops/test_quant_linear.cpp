@@ -350,8 +350,7 @@ TEST_P(QuantLinearPlanar, Int8ActivationsWithinTheRoundingBound) {
               GetParam().name, one, two);
 }
 
-// The same through the workgroup-memory lanes_max and lanes_sum4 (staging
-// x) of devices without subgroups.
+// The same with the workgroup-memory reductions of devices without subgroups.
 TEST_F(NoSubgroupsTest, Int8ActivationGemvWithinTheRoundingBound) {
   check_int8_gemv(device(), Case{2, "Q4_0"}, 2);
   check_int8_gemv(device(), Case{3, "Q4_1"}, 1);

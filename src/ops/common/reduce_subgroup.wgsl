@@ -50,20 +50,3 @@ fn lanes_sum4(v: vec4<f32>, tid: u32, lanes: u32) -> vec4<f32> {
   for (var i = 0u; i < lanes / sg; i++) { t += reduce_scratch4[first + i]; }
   return t;
 }
-
-// The maximum of v over the aligned group of `lanes` consecutive invocations
-// (a power of two) that holds invocation `tid`, in every invocation of it.
-fn lanes_max(v: f32, tid: u32, lanes: u32) -> f32 {
-  let sg = subgroupAdd(1u);
-  var s = v;
-  for (var o = min(lanes, sg) / 2u; o > 0u; o /= 2u) {
-    s = max(s, subgroupShuffleXor(s, o));
-  }
-  if (lanes <= sg) { return s; }
-  workgroupBarrier();
-  if (tid % sg == 0u) { reduce_scratch[tid / sg] = s; }
-  workgroupBarrier();
-  let first = (tid / lanes) * (lanes / sg);
-  for (var i = 0u; i < lanes / sg; i++) { s = max(s, reduce_scratch[first + i]); }
-  return s;
-}

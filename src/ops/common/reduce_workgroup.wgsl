@@ -30,15 +30,3 @@ fn lanes_sum4(v: vec4<f32>, tid: u32, lanes: u32) -> vec4<f32> {
   }
   return reduce_scratch4[tid - tid % lanes];
 }
-
-// lanes_max of reduce_subgroup.wgsl: the group's maximum in every invocation of it.
-fn lanes_max(v: f32, tid: u32, lanes: u32) -> f32 {
-  workgroupBarrier();
-  reduce_scratch[tid] = v;
-  workgroupBarrier();
-  for (var stride = lanes / 2u; stride > 0u; stride /= 2u) {
-    if (tid % lanes < stride) { reduce_scratch[tid] = max(reduce_scratch[tid], reduce_scratch[tid + stride]); }
-    workgroupBarrier();
-  }
-  return reduce_scratch[tid - tid % lanes];
-}

@@ -36,45 +36,52 @@ fn pack_i8(q: vec4<i32>) -> u32 {
 }
 
 // Units c0 .. c0 + cu of the x row at vec4 xb into xq (zeros when !live),
-// one vec4 per invocation at a time, the 8 of a unit meeting through
-// lanes_max and lanes_sum4 (so 256 invocations share the work, not one per
-// unit); returns this invocation's share of the row's sum of squares.
-// Uniform control flow (barriers before and after).
+// one unit per invocation; returns this invocation's share of the row's sum
+// of squares. Uniform control flow (barriers before and after). (Staging one
+// vec4 per invocation, the 8 of a unit meeting through subgroup shuffles,
+// measured slower on the H200: gate/up 17.7 -> 27.3 us, bench/RESULTS.md
+// 2026-12-02.)
 fn stage_xq(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   workgroupBarrier();
-  let items = cu * 8u;
-  for (var i = tid; i < div_up(items, 256u) * 256u; i += 256u) {
-    let has = i < items;
-    var xv = vec4<f32>(0.0);
-    if (live && has) { xv = x[xb + c0 * 8u + i]; }
-    if (HAS_NORM && has) {
-      squares += dot(xv, xv);
-      xv *= norm_w[c0 * 8u + i];
+  for (var u = tid; u < cu; u += 256u) {
+    var v: array<vec4<f32>, 8>;
+    var top = 0.0;
+    var xsum = 0.0;
+    for (var i = 0u; i < 8u; i++) {
+      var xv = vec4<f32>(0.0);
+      if (live) { xv = x[xb + (c0 + u) * 8u + i]; }
+      if (HAS_NORM) {
+        squares += dot(xv, xv);
+        xv *= norm_w[(c0 + u) * 8u + i];
+      }
+      v[i] = xv;
+      let a = abs(xv);
+      top = max(top, max(max(a.x, a.y), max(a.z, a.w)));
+      xsum += (xv.x + xv.y) + (xv.z + xv.w);
     }
-    let a = abs(xv);
-    let top = lanes_max(max(max(a.x, a.y), max(a.z, a.w)), tid, 8u);
     let scale = top / 127.0;
     let inv = select(0.0, 127.0 / top, top > 0.0);
-    let q = vec4<i32>(round(xv * inv));
-    var r = vec4<i32>(0i);
-    if (XQ_LEVELS == 2u) {
-      // |remainder| <= scale / 2, so its quants at scale / 254 fit in int8.
-      r = vec4<i32>(clamp(round((xv - vec4<f32>(q) * scale) * (inv * 254.0)), vec4<f32>(-127.0), vec4<f32>(127.0)));
-    }
-    // Per unit: sum of x, sums of both levels' q (exact in f32: |sum| <= 4064).
-    let sums = lanes_sum4(vec4<f32>(dot(xv, vec4<f32>(1.0)), f32((q.x + q.y) + (q.z + q.w)),
-                                    f32((r.x + r.y) + (r.z + r.w)), 0.0), tid, 8u);
-    if (has) {
-      let at = (i / 8u) * XQ_STRIDE;
-      let e = i % 8u;  // elements 4e .. 4e + 3 of the unit
-      xq[at + e / 4u][e % 4u] = pack_i8(q);
-      if (XQ_LEVELS == 2u) { xq[at + 2u + e / 4u][e % 4u] = pack_i8(r); }
-      if (e == 0u) {
-        xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(i32(sums.y)), bitcast<u32>(sums.x),
-                                bitcast<u32>(i32(sums.z)));
+    var words: array<u32, 16>;
+    var qsum = vec2<i32>(0i);
+    for (var i = 0u; i < 8u; i++) {
+      let q = vec4<i32>(round(v[i] * inv));
+      qsum.x += (q.x + q.y) + (q.z + q.w);
+      words[i] = pack_i8(q);
+      if (XQ_LEVELS == 2u) {
+        // |remainder| <= scale / 2, so its quants at scale / 254 fit in int8.
+        let r = vec4<i32>(clamp(round((v[i] - vec4<f32>(q) * scale) * (inv * 254.0)), vec4<f32>(-127.0),
+                                vec4<f32>(127.0)));
+        qsum.y += (r.x + r.y) + (r.z + r.w);
+        words[8u + i] = pack_i8(r);
       }
     }
+    let at = u * XQ_STRIDE;
+    xq[at] = vec4<u32>(words[0], words[1], words[2], words[3]);
+    xq[at + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
+    xq[at + 2u] = vec4<u32>(words[8], words[9], words[10], words[11]);
+    xq[at + 3u] = vec4<u32>(words[12], words[13], words[14], words[15]);
+    xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(qsum.x), bitcast<u32>(xsum), bitcast<u32>(qsum.y));
   }
   workgroupBarrier();
   return squares;
