@@ -3,8 +3,10 @@
 // every graph test: their ops share blocks.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "gpu_test_env.h"
 #include "graph/uniform_arena.h"
