@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "gpu/device.h"
 #include "wgrt/error.h"

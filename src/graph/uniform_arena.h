@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <string>
 #include <vector>
 
 #include "gpu/buffer.h"
@@ -36,7 +35,6 @@ class UniformArena {
   // write so far (queue writes are ordered before later submits).
   void flush();
 
-  size_t size() const { return slots_.size(); }
   uint64_t allocated_bytes() const;  // the blocks, as memory_stats reports them
   uint64_t flushes() const { return flushes_; }  // queue writes issued, for tests
 

@@ -115,7 +115,7 @@ TEST_F(MemoryPlanTest, StatsArePerProgram) {
   b.add_op("aten.relu.default", {x, y});
   b.mark_output(y);
   auto other = ExecutableGraph::load(device(), std::move(b).build());
-  EXPECT_EQ(small->memory_stats().total_bytes, 28672u);  // as ChainOfFiveAdds...
+  EXPECT_EQ(small->memory_stats().total_bytes, 28672u);  // ChainOfFiveAdds...: 20480 + 4096 + 4096
   EXPECT_EQ(other->memory_stats().tensor_bytes, 32u);
 }
 

@@ -21,10 +21,9 @@ struct GemmTile {
   const char* prelude;  // linear/gemm_tile_*.wgsl
 };
 
-// The GEMM tile: the one WGRT_GEMM_TILE names (read at
-// each call: ops read it when they are lowered), else 64x64_4x4 at every
-// size (measured, see gemm.cpp). Throws
-// wgrt::Error naming the known tiles for an unknown name.
+// The GEMM tile: the one WGRT_GEMM_TILE names (read at each call: ops read
+// it when they are lowered), else 64x64_4x4 at every size (measured, see
+// gemm.cpp). Throws wgrt::Error naming the known tiles for an unknown name.
 const GemmTile& gemm_tile();
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
@@ -35,11 +34,11 @@ struct GemmChoice {
   GemmTile tile{};
 };
 
-// Whether the family serves this graph's linears, and in which
-// precision and tile: Auto is F16 where the device offers shader-f16, F32
-// otherwise; F16 and F16Acc fall back to F32 without it (fail-open). False
-// with WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's
-// workgroup memory or threads (the op then keeps its own GEMM).
+// Whether the family serves this graph's linears, and in which precision and
+// tile: Auto is F16 where the device offers shader-f16, F32 otherwise; F16
+// and F16Acc fall back to F32 without it (fail-open). False with
+// WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's workgroup
+// memory or threads (the op then keeps its own GEMM).
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.

@@ -79,8 +79,10 @@ fn stage_xq(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
     let at = u * XQ_STRIDE;
     xq[at] = vec4<u32>(words[0], words[1], words[2], words[3]);
     xq[at + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
-    xq[at + 2u] = vec4<u32>(words[8], words[9], words[10], words[11]);
-    xq[at + 3u] = vec4<u32>(words[12], words[13], words[14], words[15]);
+    if (XQ_LEVELS == 2u) {
+      xq[at + 2u] = vec4<u32>(words[8], words[9], words[10], words[11]);
+      xq[at + 3u] = vec4<u32>(words[12], words[13], words[14], words[15]);
+    }
     xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(qsum.x), bitcast<u32>(xsum), bitcast<u32>(qsum.y));
   }
   workgroupBarrier();

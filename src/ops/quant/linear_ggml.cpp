@@ -319,7 +319,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const uint32_t row_blocks =
       planar && !q8 ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
-  if (planar && gemv_probe() != 0) gemv_constants.push_back({"PROBE", double(gemv_probe())});
+  if (const uint32_t probe = planar ? gemv_probe() : 0; probe != 0) gemv_constants.push_back({"PROBE", double(probe)});
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
