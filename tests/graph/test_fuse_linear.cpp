@@ -279,17 +279,22 @@ TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
 
 // The GEMM family's norm prologue, residual epilogue and split outputs with
 // the two ways its tiles share a row's squares (4 staging threads per row:
-// 64x64_4x4; 2: 128x128_8x8) at M = 131 (several row tiles, a partial one);
-// split boundaries (352, 704) inside column tiles. The unfused graph runs
-// the family without those parts (tested against float64 in
-// tests/ops/test_quant_linear.cpp).
+// 64x64_4x4, 32x64_4x4; 2: 128x128_8x8) at M = 131 (several row tiles, a
+// partial one); split boundaries (352, 704) inside column tiles; K tiles of
+// one unit and of four (two for 128x128_8x8, whose threads cannot stage
+// more; 19 units: a partial last K tile). The unfused graph runs the family
+// without those parts (tested against float64 in tests/ops/test_quant_linear.cpp).
 TEST_F(FuseLinearGpuTiles, FusedMatchesUnfusedForEveryNormLayout) {
-  for (const char* tile : {"64x64_4x4", "128x128_8x8"}) {
-    SCOPED_TRACE(tile);
-    setenv("WGRT_GEMM_TILE", tile, 1);
-    expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
+  for (const char* ku : {"1", "4"}) {
+    for (const char* tile : {"64x64_4x4", "128x128_8x8", "32x64_4x4"}) {
+      SCOPED_TRACE(std::string(tile) + " KU=" + ku);
+      setenv("WGRT_GEMM_TILE", tile, 1);
+      setenv("WGRT_GEMM_KU", ku, 1);
+      expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
+    }
   }
   unsetenv("WGRT_GEMM_TILE");
+  unsetenv("WGRT_GEMM_KU");
 }
 
 // Three formats: the fused kernels are the GEMV/GEMM skeleton with the

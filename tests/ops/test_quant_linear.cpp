@@ -134,7 +134,7 @@ TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
 class GemmTileTest : public QuantLinearTest {};
 TEST_P(GemmTileTest, EveryTileMatches) {
   const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
-  for (const char* tile : {"64x64_4x4", "64x128_4x8", "128x128_8x8", "64x128_8x8"}) {
+  for (const char* tile : {"64x64_4x4", "64x128_4x8", "128x128_8x8", "64x128_8x8", "32x64_4x4"}) {
     SCOPED_TRACE(tile);
     ASSERT_NE(ops::find_gemm_tile(tile), nullptr);
     setenv("WGRT_GEMM_TILE", tile, 1);
@@ -142,6 +142,36 @@ TEST_P(GemmTileTest, EveryTileMatches) {
     check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
   }
   unsetenv("WGRT_GEMM_TILE");
+}
+
+// Deeper K tiles (WGRT_GEMM_KU: 2 or 4 units staged per barrier pair, each
+// by its own threads) on an odd number of units (19: the last K tile is
+// partial at both depths), in f32 (depth 4 lowered to 2 where 64 KiB of
+// workgroup memory is not offered) and f16.
+TEST_P(GemmTileTest, DeeperKTilesMatch) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  for (const char* ku : {"2", "4"}) {
+    for (const char* tile : {"64x64_4x4", "128x128_8x8"}) {
+      SCOPED_TRACE(std::string(tile) + " KU=" + ku);
+      setenv("WGRT_GEMM_KU", ku, 1);
+      setenv("WGRT_GEMM_TILE", tile, 1);
+      check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131);
+      check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
+    }
+  }
+  unsetenv("WGRT_GEMM_KU");
+  unsetenv("WGRT_GEMM_TILE");
+}
+
+TEST(GemmTile, UnknownDepthIsRefused) {
+  setenv("WGRT_GEMM_KU", "3", 1);
+  try {
+    ops::gemm_depth();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_KU: expected 1, 2 or 4, got '3'"), std::string::npos) << e.what();
+  }
+  unsetenv("WGRT_GEMM_KU");
 }
 
 TEST(GemmTile, UnknownNameIsRefused) {

@@ -15,6 +15,7 @@ constexpr GemmTile kTiles[] = {
     {64, 128, 4, 8, "64x128_4x8", "linear/gemm_tile_64x128_4x8.wgsl"},
     {128, 128, 8, 8, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
     {64, 128, 8, 8, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
+    {32, 64, 4, 4, "32x64_4x4", "linear/gemm_tile_32x64_4x4.wgsl"},
 };
 
 }  // namespace
@@ -41,6 +42,14 @@ const GemmTile& gemm_tile() {
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
 }
 
+uint32_t gemm_depth() {
+  const char* v = std::getenv("WGRT_GEMM_KU");
+  if (v == nullptr || *v == 0) return 1;
+  const std::string s(v);
+  if (s == "1" || s == "2" || s == "4") return static_cast<uint32_t>(s[0] - '0');
+  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");
+}
+
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
   // The family is the prefill GEMM by default since it was measured faster
   // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
@@ -53,21 +62,25 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
   chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
                      : f16                           ? wanted
                                                      : MatmulPrecision::F32;
-  // xs (BM x 32) + ws (BN x 32) in FT.
-  const uint32_t bytes =
-      (chosen.tile.bm + chosen.tile.bn) * 32 * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
   const uint32_t threads = (chosen.tile.bm / chosen.tile.tm) * (chosen.tile.bn / chosen.tile.tn);
-  return device.limits().max_compute_workgroup_storage_size >= bytes &&
-         device.limits().max_compute_invocations_per_workgroup >= threads;
+  // xs (BM x BK) + ws (BN x BK) in FT, BK = 32 ku: all of gemm.wgsl's workgroup memory.
+  const auto bytes = [&](uint32_t ku) {
+    return (chosen.tile.bm + chosen.tile.bn) * 32 * ku * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
+  };
+  const uint32_t storage = device.limits().max_compute_workgroup_storage_size;
+  chosen.ku = gemm_depth();
+  while (chosen.ku > 1 && (chosen.tile.bn * chosen.ku > threads || bytes(chosen.ku) > storage)) chosen.ku /= 2;
+  return storage >= bytes(chosen.ku) && device.limits().max_compute_invocations_per_workgroup >= threads;
 }
 
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants) {
-  const char* prelude = choice.precision == MatmulPrecision::F16      ? "linear/gemm_f16.wgsl"
-                        : choice.precision == MatmulPrecision::F16Acc ? "linear/gemm_f16acc.wgsl"
-                                                                      : "linear/gemm_f32.wgsl";
-  return ctx.pipeline({prelude, choice.tile.prelude, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"}, "gemm",
-                      constants);
+  const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
+  const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
+  constants.emplace_back("SPLIT_ACC", choice.precision == MatmulPrecision::F16 ? 1.0 : 0.0);
+  return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", choice.tile.prelude, depth, decoder,
+                       "quant/linear_io.wgsl", "linear/gemm.wgsl"},
+                      "gemm", constants);
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {

@@ -28,17 +28,26 @@ const GemmTile& gemm_tile();
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
 
+// K depth of a staged tile: the 32-element units (1, 2 or 4) that gemm.wgsl
+// stages per barrier pair, each decoded by its own threads (BN * ku of them).
+// WGRT_GEMM_KU names one (A/B runs); else the default (gemm.cpp says why).
+// Throws wgrt::Error for another value.
+uint32_t gemm_depth();
+
 // What an op lowering the family uses.
 struct GemmChoice {
   MatmulPrecision precision = MatmulPrecision::F32;
   GemmTile tile{};
+  uint32_t ku = 1;  // gemm_depth(), lowered where the tile has too few threads or workgroup memory
 };
 
 // Whether the family serves this graph's linears, and in which precision and
 // tile: Auto is F16 where the device offers shader-f16, F32 otherwise; F16
 // and F16Acc fall back to F32 without it (fail-open). False with
 // WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's workgroup
-// memory or threads (the op then keeps its own GEMM).
+// memory or threads (the op then keeps its own GEMM). The depth is halved
+// until the tile has a thread for each unit it stages and its workgroup
+// memory fits (f32 at depth 4 needs 64 KiB).
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.

@@ -1,21 +1,25 @@
 // Prefill GEMM: out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) for M > 1,
 // W in any format that has a `decode_unit` (quant/dequant.wgsl: the ggml
 // block formats and plain f32/f16 rows; linear/q4gsw_unit.wgsl), prepended
-// after a precision prelude (gemm_f32.wgsl, gemm_f16.wgsl, gemm_f16acc.wgsl:
-// FT, the type of staged operands and products, and SPLIT_ACC, partial sums
-// in FT per K tile added into f32 accumulators) and a tile prelude
+// after a precision prelude (gemm_f32.wgsl, gemm_f16.wgsl: FT, the type of
+// staged operands and products), a tile prelude
 // (gemm_tile_*.wgsl: BM x BN outputs per workgroup, TM x TN per thread, TM and
-// TN each 4 or 8).
+// TN each 4 or 8) and a depth prelude (gemm_k*.wgsl: KU 32-element units of
+// K per staged tile, BK = 32 KU).
 //
-// THREADS = (BM / TM) * (BN / TN), always 16 threads along n. Per 32-deep K
-// tile, threads 0..BN-1 each decode one 32-element unit of one weight row
+// THREADS = (BM / TM) * (BN / TN), always 16 threads along n. Per BK-deep K
+// tile, threads 0..BN*KU-1 each decode one 32-element unit of one weight row
 // (every quantized block is decoded once per tile, not per multiply) and all
 // threads load x as vec4s, two threads per 32-byte sector; both go to
 // workgroup memory transposed ([k][m], [k][n], vec4s along m and n). Each
 // thread then multiplies vec4 reads of x rows (tm, and tm + BM/8 when TM = 8)
 // by vec4 reads of W columns (tn, and tn + BN/8 when TN = 8).
 // The next tile's weights and x are loaded into registers while the current
-// one is multiplied.
+// one is multiplied. A decoding thread waits for its weight words before it
+// multiplies (decode_unit loads and decodes in one go), and the workgroup's
+// barrier waits for it: with KU = 1 a quarter of a 64 x 64 workgroup pays
+// that wait once per 32 of K, with KU = 4 all of it once per 128, so the
+// wait is spread over four times the multiplies (and half the barriers).
 //
 // The accumulators are indexed by constants only (no loops over them): an
 // array indexed in a loop the driver does not unroll lives in local memory,
@@ -35,13 +39,20 @@
 // Binding 1, the weights as u32 words (linear_io.wgsl leaves it to each kernel).
 @group(0) @binding(1) var<storage, read> w: array<u32>;
 
-const BK: u32 = 32u;
+// Partial sums in FT per 32 products, added into f32 accumulators (F16);
+// false: one FT sum over the whole K (F32, F16Acc).
+override SPLIT_ACC: bool = false;
+
+const BK: u32 = 32u * KU;
 const THREADS: u32 = (BM / TM) * (BN / TN);
-const XLOADS: u32 = BM * BK / 4u / THREADS;  // vec4s of x per thread per tile: 2 or 4
+const XLOADS: u32 = BM * BK / 4u / THREADS;  // vec4s of x per thread per tile: 2 KU or 4 KU
 
 var<workgroup> xs: array<vec4<FT>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> ws: array<vec4<FT>, BK * BN / 4u>;  // [k][n / 4]
-var<workgroup> row_squares: array<f32, THREADS>;   // HAS_NORM: per staging thread
+// HAS_NORM: each staging thread's sum of squares goes through ws[tid] once
+// the K loop is done with it (the precision prelude's put_f32 / get_f32), so
+// that the workgroup memory is exactly xs + ws: 32 KiB for 64 x 64 f16 tiles
+// at KU = 4, the most some GPUs (and lavapipe) offer.
 
 // Row and vec4 of x that thread tid stages in its r-th load (e = tid + r *
 // THREADS): two threads per 32-byte sector of a row (coalesced), rows
@@ -52,27 +63,32 @@ var<workgroup> row_squares: array<f32, THREADS>;   // HAS_NORM: per staging thre
 fn x_row(e: u32) -> u32 { return (e / 2u) % BM; }
 fn x_vec(e: u32) -> u32 { return e % 2u + 2u * (e / (2u * BM)); }
 
-fn load_x(m0: u32, e: u32, unit: u32) -> vec4<f32> {
+// The vec4 of x that element e of K tile `tile` reads (zeros past M and K;
+// K tiles past the end are partial when the units are not a multiple of KU).
+fn load_x(m0: u32, e: u32, tile: u32) -> vec4<f32> {
   let m = m0 + x_row(e);
-  return select(vec4<f32>(0.0), x[min(m, params.m - 1u) * (params.k / 4u) + unit * 8u + x_vec(e)], m < params.m);
+  let kv = tile * (BK / 4u) + x_vec(e);
+  let row_vecs = params.k / 4u;
+  return select(vec4<f32>(0.0), x[min(m, params.m - 1u) * row_vecs + min(kv, row_vecs - 1u)],
+                m < params.m && kv < row_vecs);
 }
 
-// Staged x element e (x_row, x_vec) of K tile `unit` into xs, transposed.
-fn stage_x(e: u32, unit: u32, xv: vec4<f32>) {
+// Staged x element e (x_row, x_vec) of K tile `tile` into xs, transposed.
+fn stage_x(e: u32, tile: u32, xv: vec4<f32>) {
   let row = x_row(e);
   let kb = 4u * x_vec(e);
   var v = vec4<FT>(xv);
-  if (HAS_NORM) { v = vec4<FT>(xv * norm_w[unit * 8u + x_vec(e)]); }
+  if (HAS_NORM) { v = vec4<FT>(xv * norm_w[min(tile * (BK / 4u) + x_vec(e), params.k / 4u - 1u)]); }
   xs[kb * (BM / 4u) + row / 4u][row % 4u] = v.x;
   xs[(kb + 1u) * (BM / 4u) + row / 4u][row % 4u] = v.y;
   xs[(kb + 2u) * (BM / 4u) + row / 4u][row % 4u] = v.z;
   xs[(kb + 3u) * (BM / 4u) + row / 4u][row % 4u] = v.w;
 }
 
-// HAS_NORM: 1 / rms of the workgroup's row `row` (after row_squares is filled).
+// HAS_NORM: 1 / rms of the workgroup's row `row` (after put_f32 has stored every thread's squares).
 fn row_scale(row: u32) -> f32 {
   var s = 0.0;
-  for (var j = 0u; j < THREADS / BM; j++) { s += row_squares[2u * row + j % 2u + 2u * BM * (j / 2u)]; }
+  for (var j = 0u; j < THREADS / BM; j++) { s += get_f32(2u * row + j % 2u + 2u * BM * (j / 2u)); }
   return inverseSqrt(s / f32(params.k) + params.eps);
 }
 
@@ -100,101 +116,98 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let tn = tid % 16u;
   let units = params.k / 32u;
 
-  // Staging: weight row n0 + tid (threads below BN).
-  let wrow = n0 + tid;
-  let wvalid = tid < BN && wrow < params.n;
+  // Staging: unit (tile * KU + tid / BN) of weight row n0 + tid % BN
+  // (threads below BN * KU).
+  let wcol = tid % BN;
+  let wrow = n0 + wcol;
+  let wunit = tid / BN;  // the unit within a K tile
+  let wstager = tid < BN * KU;
   let wbase = wrow * params.row_words;
+  let tiles = (units + KU - 1u) / KU;
 
   var wv: Unit;
-  // x in registers: XLOADS (2 or 4) named vec4s, not an array indexed in a loop.
-  var xv0 = load_x(m0, tid, 0u);
-  var xv1 = load_x(m0, tid + THREADS, 0u);
-  var xv2 = vec4<f32>();
-  var xv3 = vec4<f32>();
-  if (XLOADS > 2u) {
-    xv2 = load_x(m0, tid + 2u * THREADS, 0u);
-    xv3 = load_x(m0, tid + 3u * THREADS, 0u);
-  }
-  if (wvalid) { decode_unit(wbase, 0u, &wv); }
+  // x in registers: XLOADS vec4s (loops of constant count, unrolled).
+  var xr: array<vec4<f32>, XLOADS>;
+  for (var r = 0u; r < XLOADS; r++) { xr[r] = load_x(m0, tid + r * THREADS, 0u); }
+  if (wstager && wrow < params.n && wunit < units) { decode_unit(wbase, wunit, &wv); }
   var squares = 0.0;  // HAS_NORM: of the x this thread stages (one row)
 
   // Slot 8 * a + 4 * b + i: row vec a (0: tm, 1: tm + BM/8) component i,
   // column vec b (0: tn, 1: tn + BN/8).
   var acc: array<vec4<f32>, 16>;
   var p: array<vec4<FT>, 16>;
-  for (var u = 0u; u < units; u++) {
+  for (var t = 0u; t < tiles; t++) {
     // Registers -> workgroup memory, transposed.
-    if (tid < BN) {
+    if (wstager) {
+      let live = wrow < params.n && t * KU + wunit < units;
+      let k0 = 32u * wunit;
       for (var j = 0u; j < 8u; j++) {
-        let v = select(vec4<FT>(0.0), vec4<FT>(wv[j]), wvalid);
-        ws[(4u * j) * (BN / 4u) + tid / 4u][tid % 4u] = v.x;
-        ws[(4u * j + 1u) * (BN / 4u) + tid / 4u][tid % 4u] = v.y;
-        ws[(4u * j + 2u) * (BN / 4u) + tid / 4u][tid % 4u] = v.z;
-        ws[(4u * j + 3u) * (BN / 4u) + tid / 4u][tid % 4u] = v.w;
+        let v = select(vec4<FT>(0.0), vec4<FT>(wv[j]), live);
+        ws[(k0 + 4u * j) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.x;
+        ws[(k0 + 4u * j + 1u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.y;
+        ws[(k0 + 4u * j + 2u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.z;
+        ws[(k0 + 4u * j + 3u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.w;
       }
     }
-    stage_x(tid, u, xv0);
-    stage_x(tid + THREADS, u, xv1);
-    if (HAS_NORM) { squares += dot(xv0, xv0) + dot(xv1, xv1); }
-    if (XLOADS > 2u) {
-      stage_x(tid + 2u * THREADS, u, xv2);
-      stage_x(tid + 3u * THREADS, u, xv3);
-      if (HAS_NORM) { squares += dot(xv2, xv2) + dot(xv3, xv3); }
+    for (var r = 0u; r < XLOADS; r++) {
+      stage_x(tid + r * THREADS, t, xr[r]);
+      if (HAS_NORM) { squares += dot(xr[r], xr[r]); }
     }
     workgroupBarrier();
     // The next tile into registers while this one is multiplied.
-    if (u + 1u < units) {
-      xv0 = load_x(m0, tid, u + 1u);
-      xv1 = load_x(m0, tid + THREADS, u + 1u);
-      if (XLOADS > 2u) {
-        xv2 = load_x(m0, tid + 2u * THREADS, u + 1u);
-        xv3 = load_x(m0, tid + 3u * THREADS, u + 1u);
-      }
-      if (wvalid) { decode_unit(wbase, u + 1u, &wv); }
+    if (t + 1u < tiles) {
+      for (var r = 0u; r < XLOADS; r++) { xr[r] = load_x(m0, tid + r * THREADS, t + 1u); }
+      let next = (t + 1u) * KU + wunit;
+      if (wstager && wrow < params.n && next < units) { decode_unit(wbase, next, &wv); }
     }
-    for (var kk = 0u; kk < BK; kk++) {
-      let a0 = xs[kk * (BM / 4u) + tm];
-      let b0 = ws[kk * (BN / 4u) + tn];
-      p[0] = fma(vec4<FT>(a0.x), b0, p[0]);
-      p[1] = fma(vec4<FT>(a0.y), b0, p[1]);
-      p[2] = fma(vec4<FT>(a0.z), b0, p[2]);
-      p[3] = fma(vec4<FT>(a0.w), b0, p[3]);
-      if (TN == 8u) {
-        let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
-        p[4] = fma(vec4<FT>(a0.x), b1, p[4]);
-        p[5] = fma(vec4<FT>(a0.y), b1, p[5]);
-        p[6] = fma(vec4<FT>(a0.z), b1, p[6]);
-        p[7] = fma(vec4<FT>(a0.w), b1, p[7]);
-      }
-      if (TM == 8u) {
-        let a1 = xs[kk * (BM / 4u) + BM / 8u + tm];
-        p[8] = fma(vec4<FT>(a1.x), b0, p[8]);
-        p[9] = fma(vec4<FT>(a1.y), b0, p[9]);
-        p[10] = fma(vec4<FT>(a1.z), b0, p[10]);
-        p[11] = fma(vec4<FT>(a1.w), b0, p[11]);
+    // 32 of K at a time: the f16 partial sums (SPLIT_ACC) cover 32 products
+    // whatever KU is.
+    for (var kc = 0u; kc < KU; kc++) {
+      for (var k1 = 0u; k1 < 32u; k1++) {
+        let kk = kc * 32u + k1;
+        let a0 = xs[kk * (BM / 4u) + tm];
+        let b0 = ws[kk * (BN / 4u) + tn];
+        p[0] = fma(vec4<FT>(a0.x), b0, p[0]);
+        p[1] = fma(vec4<FT>(a0.y), b0, p[1]);
+        p[2] = fma(vec4<FT>(a0.z), b0, p[2]);
+        p[3] = fma(vec4<FT>(a0.w), b0, p[3]);
         if (TN == 8u) {
           let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
-          p[12] = fma(vec4<FT>(a1.x), b1, p[12]);
-          p[13] = fma(vec4<FT>(a1.y), b1, p[13]);
-          p[14] = fma(vec4<FT>(a1.z), b1, p[14]);
-          p[15] = fma(vec4<FT>(a1.w), b1, p[15]);
+          p[4] = fma(vec4<FT>(a0.x), b1, p[4]);
+          p[5] = fma(vec4<FT>(a0.y), b1, p[5]);
+          p[6] = fma(vec4<FT>(a0.z), b1, p[6]);
+          p[7] = fma(vec4<FT>(a0.w), b1, p[7]);
+        }
+        if (TM == 8u) {
+          let a1 = xs[kk * (BM / 4u) + BM / 8u + tm];
+          p[8] = fma(vec4<FT>(a1.x), b0, p[8]);
+          p[9] = fma(vec4<FT>(a1.y), b0, p[9]);
+          p[10] = fma(vec4<FT>(a1.z), b0, p[10]);
+          p[11] = fma(vec4<FT>(a1.w), b0, p[11]);
+          if (TN == 8u) {
+            let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
+            p[12] = fma(vec4<FT>(a1.x), b1, p[12]);
+            p[13] = fma(vec4<FT>(a1.y), b1, p[13]);
+            p[14] = fma(vec4<FT>(a1.z), b1, p[14]);
+            p[15] = fma(vec4<FT>(a1.w), b1, p[15]);
+          }
         }
       }
-    }
-    if (SPLIT_ACC) {
-      acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
-      p[0] = vec4<FT>(); p[1] = vec4<FT>(); p[2] = vec4<FT>(); p[3] = vec4<FT>();
-      if (TN == 8u) {
-        acc[4] += vec4<f32>(p[4]); acc[5] += vec4<f32>(p[5]); acc[6] += vec4<f32>(p[6]); acc[7] += vec4<f32>(p[7]);
-        p[4] = vec4<FT>(); p[5] = vec4<FT>(); p[6] = vec4<FT>(); p[7] = vec4<FT>();
-      }
-      if (TM == 8u) {
-        acc[8] += vec4<f32>(p[8]); acc[9] += vec4<f32>(p[9]); acc[10] += vec4<f32>(p[10]); acc[11] += vec4<f32>(p[11]);
-        p[8] = vec4<FT>(); p[9] = vec4<FT>(); p[10] = vec4<FT>(); p[11] = vec4<FT>();
+      if (SPLIT_ACC) {
+        acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
+        p[0] = vec4<FT>(); p[1] = vec4<FT>(); p[2] = vec4<FT>(); p[3] = vec4<FT>();
         if (TN == 8u) {
-          acc[12] += vec4<f32>(p[12]); acc[13] += vec4<f32>(p[13]);
-          acc[14] += vec4<f32>(p[14]); acc[15] += vec4<f32>(p[15]);
-          p[12] = vec4<FT>(); p[13] = vec4<FT>(); p[14] = vec4<FT>(); p[15] = vec4<FT>();
+          acc[4] += vec4<f32>(p[4]); acc[5] += vec4<f32>(p[5]); acc[6] += vec4<f32>(p[6]); acc[7] += vec4<f32>(p[7]);
+          p[4] = vec4<FT>(); p[5] = vec4<FT>(); p[6] = vec4<FT>(); p[7] = vec4<FT>();
+        }
+        if (TM == 8u) {
+          acc[8] += vec4<f32>(p[8]); acc[9] += vec4<f32>(p[9]); acc[10] += vec4<f32>(p[10]); acc[11] += vec4<f32>(p[11]);
+          p[8] = vec4<FT>(); p[9] = vec4<FT>(); p[10] = vec4<FT>(); p[11] = vec4<FT>();
+          if (TN == 8u) {
+            acc[12] += vec4<f32>(p[12]); acc[13] += vec4<f32>(p[13]);
+            acc[14] += vec4<f32>(p[14]); acc[15] += vec4<f32>(p[15]);
+            p[12] = vec4<FT>(); p[13] = vec4<FT>(); p[14] = vec4<FT>(); p[15] = vec4<FT>();
+          }
         }
       }
     }
@@ -209,7 +222,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 
   if (HAS_NORM) {
-    row_squares[tid] = squares;
+    put_f32(tid, squares);
     workgroupBarrier();
   }
   let ma = 4u * tm;
