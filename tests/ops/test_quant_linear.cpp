@@ -174,6 +174,12 @@ TEST(GemmTile, UnknownDepthIsRefused) {
   unsetenv("WGRT_GEMM_KU");
 }
 
+TEST(GemmTile, UnknownPrefetchIsRefused) {
+  setenv("WGRT_GEMM_PREFETCH", "raw", 1);
+  EXPECT_THROW(ops::gemm_prefetch_words(), Error);
+  unsetenv("WGRT_GEMM_PREFETCH");
+}
+
 TEST(GemmTile, UnknownNameIsRefused) {
   setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
   try {
@@ -312,6 +318,23 @@ TEST_P(QuantLinearPlanar, RowBlocksPerWorkgroup) {
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {
   check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
+}
+// The prefill GEMM's weights as raw words decoded when staged (the default)
+// and decoded when fetched (WGRT_GEMM_PREFETCH=decoded), at K depths 1 and 4
+// (19 units: a partial last K tile), f32 and f16, M = 131 and N = 150
+// (partial row and column tiles).
+TEST_P(QuantLinearPlanar, GemmPrefetchModesAndDepths) {
+  for (const char* prefetch : {"words", "decoded"}) {
+    for (const char* ku : {"1", "4"}) {
+      SCOPED_TRACE(std::string(prefetch) + " KU=" + ku);
+      setenv("WGRT_GEMM_PREFETCH", prefetch, 1);
+      setenv("WGRT_GEMM_KU", ku, 1);
+      check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
+      check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
+    }
+  }
+  unsetenv("WGRT_GEMM_PREFETCH");
+  unsetenv("WGRT_GEMM_KU");
 }
 
 // gemv_planar_q8.wgsl: x rounded to int8 per 32-element unit (scale

@@ -1,6 +1,7 @@
 // Prefill GEMM: out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) for M > 1,
-// W in any format that has a `decode_unit` (quant/dequant.wgsl: the ggml
-// block formats and plain f32/f16 rows; linear/q4gsw_unit.wgsl), prepended
+// W in any format whose decoder defines UnitWords, fetch_unit and unit_from
+// (quant/dequant.wgsl: the ggml block formats, wgrt's planar layout and plain
+// f32/f16 rows; linear/q4gsw_unit.wgsl), prepended
 // after a precision prelude (gemm_f32.wgsl, gemm_f16.wgsl: FT, the type of
 // staged operands and products), a tile prelude
 // (gemm_tile_*.wgsl: BM x BN outputs per workgroup, TM x TN per thread, TM and
@@ -15,11 +16,12 @@
 // thread then multiplies vec4 reads of x rows (tm, and tm + BM/8 when TM = 8)
 // by vec4 reads of W columns (tn, and tn + BN/8 when TN = 8).
 // The next tile's weights and x are loaded into registers while the current
-// one is multiplied. A decoding thread waits for its weight words before it
-// multiplies (decode_unit loads and decodes in one go), and the workgroup's
-// barrier waits for it: with KU = 1 a quarter of a 64 x 64 workgroup pays
-// that wait once per 32 of K, with KU = 4 all of it once per 128, so the
-// wait is spread over four times the multiplies (and half the barriers).
+// one is multiplied: x as f32, the weights as fetch_unit gives them (the
+// planar layout's raw words, decoded by unit_from when staged; other formats
+// decoded at once, so that their decoding thread waits for its words before
+// it multiplies, and the workgroup's barrier waits for it: with KU = 1 a
+// quarter of a 64 x 64 workgroup pays that wait once per 32 of K, with
+// KU = 4 all of it once per 128, spread over four times the multiplies).
 //
 // The accumulators are indexed by constants only (no loops over them): an
 // array indexed in a loop the driver does not unroll lives in local memory,
@@ -125,11 +127,11 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let wbase = wrow * params.row_words;
   let tiles = (units + KU - 1u) / KU;
 
-  var wv: Unit;
+  var wv: UnitWords;
   // x in registers: XLOADS vec4s (loops of constant count, unrolled).
   var xr: array<vec4<f32>, XLOADS>;
   for (var r = 0u; r < XLOADS; r++) { xr[r] = load_x(m0, tid + r * THREADS, 0u); }
-  if (wstager && wrow < params.n && wunit < units) { decode_unit(wbase, wunit, &wv); }
+  if (wstager && wrow < params.n && wunit < units) { wv = fetch_unit(wbase, wunit); }
   var squares = 0.0;  // HAS_NORM: of the x this thread stages (one row)
 
   // Slot 8 * a + 4 * b + i: row vec a (0: tm, 1: tm + BM/8) component i,
@@ -141,8 +143,9 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (wstager) {
       let live = wrow < params.n && t * KU + wunit < units;
       let k0 = 32u * wunit;
+      let unit = unit_from(wv, t * KU + wunit);
       for (var j = 0u; j < 8u; j++) {
-        let v = select(vec4<FT>(0.0), vec4<FT>(wv[j]), live);
+        let v = select(vec4<FT>(0.0), vec4<FT>(unit[j]), live);
         ws[(k0 + 4u * j) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.x;
         ws[(k0 + 4u * j + 1u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.y;
         ws[(k0 + 4u * j + 2u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.z;
@@ -158,7 +161,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (t + 1u < tiles) {
       for (var r = 0u; r < XLOADS; r++) { xr[r] = load_x(m0, tid + r * THREADS, t + 1u); }
       let next = (t + 1u) * KU + wunit;
-      if (wstager && wrow < params.n && next < units) { decode_unit(wbase, next, &wv); }
+      if (wstager && wrow < params.n && next < units) { wv = fetch_unit(wbase, next); }
     }
     // 32 of K at a time: the f16 partial sums (SPLIT_ACC) cover 32 products
     // whatever KU is.

@@ -20,3 +20,12 @@ fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
     (*v)[2u * j + 1u] = (vec4<f32>((q >> vec4<u32>(16u, 20u, 24u, 28u)) & vec4<u32>(15u)) - 8.0) * s;
   }
 }
+
+// gemm.wgsl's fetch/decode pair: these weights are decoded when fetched.
+alias UnitWords = Unit;
+fn fetch_unit(row_base: u32, unit: u32) -> UnitWords {
+  var v: Unit;
+  decode_unit(row_base, unit, &v);
+  return v;
+}
+fn unit_from(r: UnitWords, unit: u32) -> Unit { return r; }

@@ -63,13 +63,18 @@ fn decode_q4_q5(base: u32, v: ptr<function, Unit>) {
   let m = select(dm.y, 0.0, symmetric);
   let off = select(0.0, select(-8.0, -16.0, five), symmetric);
   let qh = select(0u, w[base + 1u], five);
-  q4_quants(base + select(1u, 2u, five), d, m, off, qh, v);
+  q4_quants(words4(base + select(1u, 2u, five)), d, m, off, qh, v);
 }
 
-// The 16 quant bytes of a Q4/Q5 block at word qw: (q + off) * d + m.
-fn q4_quants(qw: u32, d: f32, m: f32, off: f32, qh: u32, v: ptr<function, Unit>) {
+// Words at .. at + 3.
+fn words4(at: u32) -> vec4<u32> {
+  return vec4<u32>(w[at], w[at + 1u], w[at + 2u], w[at + 3u]);
+}
+
+// The 16 quant bytes of a Q4/Q5 block: (q + off) * d + m.
+fn q4_quants(quants: vec4<u32>, d: f32, m: f32, off: f32, qh: u32, v: ptr<function, Unit>) {
   for (var k = 0u; k < 4u; k++) {
-    let b = bytes4(w[qw + k]);
+    let b = bytes4(quants[k]);
     (*v)[k] = (vec4<f32>((b & vec4<u32>(15u)) | (bits4(qh, 4u * k) << vec4<u32>(4u))) + off) * d + m;
     (*v)[k + 4u] = (vec4<f32>((b >> vec4<u32>(4u)) | (bits4(qh, 16u + 4u * k) << vec4<u32>(4u))) + off) * d + m;
   }
@@ -77,36 +82,79 @@ fn q4_quants(qw: u32, d: f32, m: f32, off: f32, qh: u32, v: ptr<function, Unit>)
 
 fn decode_q8_0(base: u32, v: ptr<function, Unit>) {
   // [2 pad][d f16][32 x int8]
-  q8_quants(base + 1u, unpack2x16float(w[base]).y, v);
+  q8_quants(words4(base + 1u), words4(base + 5u), unpack2x16float(w[base]).y, v);
 }
 
-// The 32 int8 quants of a Q8_0 block at word qw, times d.
-fn q8_quants(qw: u32, d: f32, v: ptr<function, Unit>) {
-  for (var k = 0u; k < 8u; k++) {
-    let q = w[qw + k];
-    let s = vec4<i32>(bitcast<i32>(q << 24u), bitcast<i32>(q << 16u), bitcast<i32>(q << 8u), bitcast<i32>(q)) >>
-            vec4<u32>(24u);
-    (*v)[k] = vec4<f32>(s) * d;
+// The 32 int8 quants of a Q8_0 block (bytes 0-15 in lo, 16-31 in hi), times d.
+fn q8_quants(lo: vec4<u32>, hi: vec4<u32>, d: f32, v: ptr<function, Unit>) {
+  for (var k = 0u; k < 4u; k++) {
+    (*v)[k] = q8_word(lo[k]) * d;
+    (*v)[k + 4u] = q8_word(hi[k]) * d;
   }
+}
+
+// The four int8 values of a word, lowest byte first.
+fn q8_word(q: u32) -> vec4<f32> {
+  return vec4<f32>(vec4<i32>(bitcast<i32>(q << 24u), bitcast<i32>(q << 16u), bitcast<i32>(q << 8u), bitcast<i32>(q)) >>
+                   vec4<u32>(24u));
 }
 
 // The planar layout: unit u's quants at word 4u (Q8_0: 8u) of the row, then
-// the scales: f16 d per block (Q4_0, Q8_0) or f16 d, m (Q4_1).
+// the scales: f16 d per block (Q4_0, Q8_0) or f16 d, m (Q4_1). Its words
+// are fetched apart from their decoding (UnitWords below).
 fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
+  *v = planar_unit(planar_words(row_base, unit), unit);
+}
+
+// What gemm.wgsl holds in registers for a unit of its next K tile: the
+// planar layout's raw words (decoded only when staged, so their loads are in
+// flight during the current tile's multiplies instead of stalling the
+// decoding thread before them), every other format decoded at once (its
+// words depend on the format and the super-block). PREFETCH_WORDS = false
+// decodes the planar layout at once too (WGRT_GEMM_PREFETCH=decoded, A/B).
+override PREFETCH_WORDS: bool = true;
+struct UnitWords {
+  qa: vec4<u32>,  // planar quants (Q8_0: bytes 0-15)
+  qb: vec4<u32>,  // Q8_0's bytes 16-31
+  scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min)
+  v: Unit,        // the decoded unit (other formats)
+}
+
+fn planar_words(row_base: u32, unit: u32) -> UnitWords {
   let q8 = QTYPE == 1008u;
-  let scales = row_base + ROW_UNITS * select(4u, 8u, q8);
+  let at = row_base + select(4u, 8u, q8) * unit;
+  var r: UnitWords;
+  r.qa = words4(at);
+  if (q8) { r.qb = words4(at + 4u); }
+  r.scale = w[row_base + ROW_UNITS * select(4u, 8u, q8) + select(unit / 2u, unit, QTYPE == 1003u)];
+  return r;
+}
+
+fn planar_unit(r: UnitWords, unit: u32) -> Unit {
+  var v: Unit;
+  let dd = unpack2x16float(r.scale);
   if (QTYPE == 1003u) {
-    let dm = unpack2x16float(w[scales + unit]);
-    q4_quants(row_base + 4u * unit, dm.x, dm.y, 0.0, 0u, v);
-    return;
-  }
-  let dd = unpack2x16float(w[scales + unit / 2u]);
-  let d = select(dd.x, dd.y, unit % 2u == 1u);
-  if (q8) {
-    q8_quants(row_base + 8u * unit, d, v);
+    q4_quants(r.qa, dd.x, dd.y, 0.0, 0u, &v);
+  } else if (QTYPE == 1008u) {
+    q8_quants(r.qa, r.qb, select(dd.x, dd.y, unit % 2u == 1u), &v);
   } else {
-    q4_quants(row_base + 4u * unit, d, 0.0, -8.0, 0u, v);
+    q4_quants(r.qa, select(dd.x, dd.y, unit % 2u == 1u), 0.0, -8.0, 0u, &v);
   }
+  return v;
+}
+
+fn fetch_unit(row_base: u32, unit: u32) -> UnitWords {
+  if (PREFETCH_WORDS && QTYPE >= 1000u) { return planar_words(row_base, unit); }
+  var v: Unit;
+  decode_unit(row_base, unit, &v);
+  var r: UnitWords;
+  r.v = v;
+  return r;
+}
+
+fn unit_from(r: UnitWords, unit: u32) -> Unit {
+  if (PREFETCH_WORDS && QTYPE >= 1000u) { return planar_unit(r, unit); }
+  return r.v;
 }
 
 // The non-linear 4-bit codebook of IQ4_NL and IQ4_XS.
