@@ -18,7 +18,8 @@
 #      RUN_LIMIT_S (seconds per run, 30), SET (tiles: the rows above;
 #      default: the default path, WGRT_GEMM_FAMILY=0, WGRT_MATMUL=f32, f16acc;
 #      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads,
-#      and the planar weights fetched as words or decoded, WGRT_GEMM_PREFETCH).
+#      and the planar weights fetched as words or decoded, WGRT_GEMM_PREFETCH;
+#      shape: 8 x 4 thread tiles at each depth, 32x64, against the default).
 set -uo pipefail
 # Run from the repository root (on the device this script may be a copy elsewhere).
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
@@ -116,6 +117,17 @@ for m in $MODELS; do
     run f16acc-k4 "$m" WGRT_MATMUL=f16acc WGRT_GEMM_KU=4 --
     run f32-k2 "$m" WGRT_MATMUL=f32 WGRT_GEMM_KU=2 --
     run f32-k1 "$m" WGRT_MATMUL=f32 --
+    continue
+  fi
+  if [ "$SET" = shape ]; then
+    # Thread tiles of 8 x 4 (more multiplies per workgroup-memory read) at
+    # each depth their threads allow, against the default.
+    run default "$m" --
+    for ku in 1 2; do run "64x64_8x4-k$ku" "$m" WGRT_GEMM_TILE=64x64_8x4 WGRT_GEMM_KU=$ku --; done
+    for ku in 1 2 4; do run "128x64_8x4-k$ku" "$m" WGRT_GEMM_TILE=128x64_8x4 WGRT_GEMM_KU=$ku --; done
+    run 32x64_4x4-k2 "$m" WGRT_GEMM_TILE=32x64_4x4 --
+    run decoded-k2 "$m" WGRT_GEMM_PREFETCH=decoded --
+    run f32 "$m" WGRT_MATMUL=f32 --
     continue
   fi
   run old-tiles "$m" WGRT_GEMM_FAMILY=0 --

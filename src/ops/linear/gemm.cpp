@@ -17,6 +17,8 @@ constexpr GemmTile kTiles[] = {
     {128, 128, 8, 8, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
     {64, 128, 8, 8, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
     {32, 64, 4, 4, "32x64_4x4", "linear/gemm_tile_32x64_4x4.wgsl"},
+    {64, 64, 8, 4, "64x64_8x4", "linear/gemm_tile_64x64_8x4.wgsl"},
+    {128, 64, 8, 4, "128x64_8x4", "linear/gemm_tile_128x64_8x4.wgsl"},
 };
 
 }  // namespace
@@ -45,7 +47,10 @@ const GemmTile& gemm_tile() {
 
 uint32_t gemm_depth() {
   const char* v = std::getenv("WGRT_GEMM_KU");
-  if (v == nullptr || *v == 0) return 1;
+  // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, 64x64 f16
+  // tiles, raw-word prefetch): depth 2 beats 1 and 4 on both models (llama1b
+  // pp512 12,983 vs 12,622 / 11,642 tok/s; SmolLM2 45,950 vs 39,886 / 42,585).
+  if (v == nullptr || *v == 0) return 2;
   const std::string s(v);
   if (s == "1" || s == "2" || s == "4") return static_cast<uint32_t>(s[0] - '0');
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");

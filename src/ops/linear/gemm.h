@@ -30,7 +30,7 @@ const GemmTile* find_gemm_tile(std::string_view name);
 
 // K depth of a staged tile: the 32-element units (1, 2 or 4) that gemm.wgsl
 // stages per barrier pair, each decoded by its own threads (BN * ku of them).
-// WGRT_GEMM_KU names one (A/B runs); else the default (gemm.cpp says why).
+// WGRT_GEMM_KU names one (A/B runs); else 2 (gemm.cpp says why).
 // Throws wgrt::Error for another value.
 uint32_t gemm_depth();
 
