@@ -295,6 +295,13 @@ TEST_F(FuseLinearGpuTiles, FusedMatchesUnfusedForEveryNormLayout) {
   }
   unsetenv("WGRT_GEMM_TILE");
   unsetenv("WGRT_GEMM_KU");
+  // The large tile chosen by live shape (2 staging threads per row): at
+  // M = 131 gate/up's grid of large tiles is 2 x 19, at least the minimum,
+  // the other matrices' below it; at M = 64 every grid is below it.
+  SCOPED_TRACE("large tile");
+  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "20", 1);
+  expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
+  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
 }
 
 // Three formats: the fused kernels are the GEMV/GEMM skeleton with the

@@ -38,9 +38,11 @@ enum class Given { Blocks, Planar };
 // Runs M = 1, kMaxM, 8, 1 and checks each against the double-precision
 // product, relative to the sum of |terms| per output; returns the worst
 // prefill (M > 1) error seen.
+// With large_tile_at_max_m, the runs are timed and the kernel that ran must
+// be the large GEMM tile at M = kMaxM and not at M = 8.
 double check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, int64_t kMaxM,
                     MatmulPrecision precision = MatmulPrecision::F32, double prefill_bound = 1e-5,
-                    Given given = Given::Blocks) {
+                    Given given = Given::Blocks, bool large_tile_at_max_m = false) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   EXPECT_NE(l, nullptr);
   if (l == nullptr) return 1;
@@ -70,7 +72,14 @@ double check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, in
     SCOPED_TRACE(std::string(c.name) + " M=" + std::to_string(m));
     const auto xs = test::random_floats(m * K, uint32_t(m));
     const HostTensorView in[] = {test::f32_view(xs, {m, K})};
-    const HostTensor res = g->execute(in)[0];
+    ExecuteOptions opts;
+    opts.time_dispatches = large_tile_at_max_m;
+    const HostTensor res = g->execute(in, opts)[0];
+    if (large_tile_at_max_m && m > 1) {
+      bool large = false;
+      for (const auto& t : g->last_timings()) large = large || t.label.find("128x64_8x4") != std::string::npos;
+      EXPECT_EQ(large, m == kMaxM);
+    }
     EXPECT_EQ(res.dims, (Dims{m, N}));
     if (res.dims != Dims{m, N}) return 1;
     const auto got = test::floats(res);
@@ -162,6 +171,17 @@ TEST_P(GemmTileTest, OtherKDepthsMatch) {
   }
   unsetenv("WGRT_GEMM_KU");
   unsetenv("WGRT_GEMM_TILE");
+}
+
+// The large tile (128x64_8x4) beside the default one, chosen per live shape:
+// with the minimum at 6 workgroups, M = 131 (a 2 x 3 grid of large tiles)
+// runs it and M = 8 (1 x 3) the default tile, in one loaded graph.
+TEST_P(GemmTileTest, LargeTileFollowsTheLiveRows) {
+  const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
+  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "6", 1);
+  check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F32, 1e-5, Given::Blocks, true);
+  check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3, Given::Blocks, true);
+  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
 }
 
 TEST(GemmTile, UnknownDepthIsRefused) {

@@ -11,15 +11,38 @@
 namespace wgrt::ops {
 namespace {
 
+// Depths measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, f16,
+// raw-word prefetch): 64x64_4x4 fastest at 2 (llama1b pp512 12,983 tok/s vs
+// 12,622 at 1 and 11,642 at 4; SmolLM2 45,950 vs 39,886 / 42,585);
+// 128x64_8x4 at 4 (llama1b 13,632 vs 12,340 at 2). The other tiles keep 2
+// (lowered where their threads cannot stage that many units).
 constexpr GemmTile kTiles[] = {
-    {64, 64, 4, 4, "64x64_4x4", "linear/gemm_tile_64x64_4x4.wgsl"},
-    {64, 128, 4, 8, "64x128_4x8", "linear/gemm_tile_64x128_4x8.wgsl"},
-    {128, 128, 8, 8, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
-    {64, 128, 8, 8, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
-    {32, 64, 4, 4, "32x64_4x4", "linear/gemm_tile_32x64_4x4.wgsl"},
-    {64, 64, 8, 4, "64x64_8x4", "linear/gemm_tile_64x64_8x4.wgsl"},
-    {128, 64, 8, 4, "128x64_8x4", "linear/gemm_tile_128x64_8x4.wgsl"},
+    {64, 64, 4, 4, 2, "64x64_4x4", "linear/gemm_tile_64x64_4x4.wgsl"},
+    {64, 128, 4, 8, 2, "64x128_4x8", "linear/gemm_tile_64x128_4x8.wgsl"},
+    {128, 128, 8, 8, 2, "128x128_8x8", "linear/gemm_tile_128x128_8x8.wgsl"},
+    {64, 128, 8, 8, 2, "64x128_8x8", "linear/gemm_tile_64x128_8x8.wgsl"},
+    {32, 64, 4, 4, 2, "32x64_4x4", "linear/gemm_tile_32x64_4x4.wgsl"},
+    {64, 64, 8, 4, 2, "64x64_8x4", "linear/gemm_tile_64x64_8x4.wgsl"},
+    {128, 64, 8, 4, 4, "128x64_8x4", "linear/gemm_tile_128x64_8x4.wgsl"},
 };
+constexpr const GemmTile& kLargeTile = kTiles[6];
+
+// Fills `chosen` for `tile` at the depth asked for (or the tile's own),
+// halved until the tile has a thread per staged unit and its workgroup
+// memory fits; false if even depth 1 does not fit the device.
+bool fit_tile(const gpu::Device& device, const GemmTile& tile, GemmChoice& chosen) {
+  chosen.tile = tile;
+  const uint32_t threads = (tile.bm / tile.tm) * (tile.bn / tile.tn);
+  // xs (BM x BK) + ws (BN x BK) in FT, BK = 32 ku: all of gemm.wgsl's workgroup memory.
+  const auto bytes = [&](uint32_t ku) {
+    return (tile.bm + tile.bn) * 32 * ku * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
+  };
+  const uint32_t storage = device.limits().max_compute_workgroup_storage_size;
+  const uint32_t asked = gemm_depth();
+  chosen.ku = asked != 0 ? asked : tile.ku;
+  while (chosen.ku > 1 && (tile.bn * chosen.ku > threads || bytes(chosen.ku) > storage)) chosen.ku /= 2;
+  return storage >= bytes(chosen.ku) && device.limits().max_compute_invocations_per_workgroup >= threads;
+}
 
 }  // namespace
 
@@ -47,10 +70,7 @@ const GemmTile& gemm_tile() {
 
 uint32_t gemm_depth() {
   const char* v = std::getenv("WGRT_GEMM_KU");
-  // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, 64x64 f16
-  // tiles, raw-word prefetch): depth 2 beats 1 and 4 on both models (llama1b
-  // pp512 12,983 vs 12,622 / 11,642 tok/s; SmolLM2 45,950 vs 39,886 / 42,585).
-  if (v == nullptr || *v == 0) return 2;
+  if (v == nullptr || *v == 0) return 0;
   const std::string s(v);
   if (s == "1" || s == "2" || s == "4") return static_cast<uint32_t>(s[0] - '0');
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");
@@ -71,20 +91,30 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
   // 22,021). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
   const char* off = std::getenv("WGRT_GEMM_FAMILY");
   if (off != nullptr && std::string(off) == "0") return false;
-  chosen.tile = gemm_tile();
   const bool f16 = device.features().shader_f16;
   chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
                      : f16                           ? wanted
                                                      : MatmulPrecision::F32;
-  const uint32_t threads = (chosen.tile.bm / chosen.tile.tm) * (chosen.tile.bn / chosen.tile.tn);
-  // xs (BM x BK) + ws (BN x BK) in FT, BK = 32 ku: all of gemm.wgsl's workgroup memory.
-  const auto bytes = [&](uint32_t ku) {
-    return (chosen.tile.bm + chosen.tile.bn) * 32 * ku * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
-  };
-  const uint32_t storage = device.limits().max_compute_workgroup_storage_size;
-  chosen.ku = gemm_depth();
-  while (chosen.ku > 1 && (chosen.tile.bn * chosen.ku > threads || bytes(chosen.ku) > storage)) chosen.ku /= 2;
-  return storage >= bytes(chosen.ku) && device.limits().max_compute_invocations_per_workgroup >= threads;
+  return fit_tile(device, gemm_tile(), chosen);
+}
+
+uint64_t gemm_large_min_workgroups() {
+  // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, pp512
+  // profiles, 64x64_4x4 at depth 2 vs 128x64_8x4 at 4): llama1b's gate/up
+  // (1,024 large workgroups) 1,146 -> 1,069 us, its o/down (128) 368 -> 331
+  // us on average, but its QKV (192) 237 -> 291 us and every SmolLM2 matrix
+  // (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that GPU) takes
+  // the gain that holds and none of the losses; the rest is not understood
+  // well enough for a finer rule.
+  const char* v = std::getenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
+  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 1024;
+}
+
+bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large) {
+  const char* forced = std::getenv("WGRT_GEMM_TILE");
+  if ((forced != nullptr && *forced != 0) || gemm_large_min_workgroups() == 0) return false;
+  large.precision = chosen.precision;
+  return fit_tile(device, kLargeTile, large);
 }
 
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,

@@ -14,24 +14,26 @@ namespace wgrt::ops {
 inline constexpr const char* kGemmLabel = "gemm";
 
 // A tile shape of gemm.wgsl: BM x BN outputs per workgroup, TM x TN per
-// thread (each 4 or 8; BN / TN = 16), and its prelude file.
+// thread (each 4 or 8; BN / TN = 16), the K depth it runs at unless
+// WGRT_GEMM_KU says otherwise, and its prelude file.
 struct GemmTile {
   uint32_t bm, bn, tm, tn;
+  uint32_t ku;
   const char* name;     // what WGRT_GEMM_TILE takes, e.g. "64x64_4x4"
   const char* prelude;  // linear/gemm_tile_*.wgsl
 };
 
 // The GEMM tile: the one WGRT_GEMM_TILE names (read at each call: ops read
-// it when they are lowered), else 64x64_4x4 at every size (measured, see
-// gemm.cpp). Throws wgrt::Error naming the known tiles for an unknown name.
+// it when they are lowered), else 64x64_4x4 (measured, see gemm.cpp).
+// Throws wgrt::Error naming the known tiles for an unknown name.
 const GemmTile& gemm_tile();
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
 
 // K depth of a staged tile: the 32-element units (1, 2 or 4) that gemm.wgsl
 // stages per barrier pair, each decoded by its own threads (BN * ku of them).
-// WGRT_GEMM_KU names one (A/B runs); else 2 (gemm.cpp says why).
-// Throws wgrt::Error for another value.
+// WGRT_GEMM_KU names one (A/B runs); else 0: each tile's own (GemmTile::ku,
+// measured: see gemm.cpp). Throws wgrt::Error for another value.
 uint32_t gemm_depth();
 
 // Whether the planar layout's weights reach registers as raw words, decoded
@@ -55,6 +57,15 @@ struct GemmChoice {
 // until the tile has a thread for each unit it stages and its workgroup
 // memory fits (f32 at depth 4 needs 64 KiB).
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
+
+// The large tile (128x64_8x4) beside `chosen`, for live shapes whose grid of
+// large tiles has at least gemm_large_min_workgroups() workgroups: each
+// decoded weight unit then serves 128 rows of x, and the grid is deep enough
+// that its last, partial wave costs little. False when WGRT_GEMM_TILE forces
+// one tile, when that minimum is 0 (off), or when the device cannot run it.
+bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large);
+// WGRT_GEMM_LARGE_MIN_WORKGROUPS, else 1024 (gemm.cpp says why).
+uint64_t gemm_large_min_workgroups();
 
 // The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
 // "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's

@@ -362,13 +362,20 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const DispatchId gemm = ctx.dispatch(tiled_pipeline, gemm_bindings, std::string("linear_ggml gemm") + suffix);
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
-  GemmChoice choice;
+  GemmChoice choice, large;
   const bool family =
       gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), gemm_bindings,
                             std::string(kGemmLabel) + suffix)
              : gemm;
+  // The large tile, for live shapes that give it enough workgroups (gemm.h).
+  const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
+  const DispatchId large_gemm =
+      has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", constants), gemm_bindings,
+                               std::string(kGemmLabel) + " " + large.tile.name + suffix)
+                : gemm;
+  const uint64_t large_min = gemm_large_min_workgroups();
   // After whichever GEMM ran (dispatches run in recording order).
   DispatchId pairs = gemm;
   const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
@@ -412,7 +419,9 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
     const gpu::WorkgroupCount none{0, 1, 1};
     r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
-    if (family) r.set_workgroups(family_gemm, !decode && big ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
+    const bool use_large = has_large && !decode && big && gemm_workgroups(large.tile, m, n) >= large_min;
+    if (family) r.set_workgroups(family_gemm, !decode && big && !use_large ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
+    if (has_large) r.set_workgroups(large_gemm, use_large ? r.fold(gemm_workgroups(large.tile, m, n)) : none);
     if (rope) {
       r.write_uniform(rope_u, RopeParams{m, split1, split2 - split1, head_dim});
       r.set_workgroups(rope_pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * split2 / 2, kWorkgroup)));
