@@ -19,7 +19,8 @@
 #      default: the default path, WGRT_GEMM_FAMILY=0, WGRT_MATMUL=f32, f16acc;
 #      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads,
 #      and the planar weights fetched as words or decoded, WGRT_GEMM_PREFETCH;
-#      shape: 8 x 4 thread tiles at each depth, 32x64, against the default).
+#      shape: 8 x 4 thread tiles at each depth, 32x64, against the default;
+#      flash: the attention kernels, the large GEMM tile off).
 set -uo pipefail
 # Run from the repository root (on the device this script may be a copy elsewhere).
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
@@ -117,6 +118,15 @@ for m in $MODELS; do
     run f16acc-k4 "$m" WGRT_MATMUL=f16acc WGRT_GEMM_KU=4 --
     run f32-k2 "$m" WGRT_MATMUL=f32 WGRT_GEMM_KU=2 --
     run f32-k1 "$m" WGRT_MATMUL=f32 --
+    continue
+  fi
+  if [ "$SET" = flash ]; then
+    # The prefill attention kernels (WGRT_FLASH_KERNEL), and the large GEMM
+    # tile off, against the default.
+    run default "$m" --
+    run flash-rows "$m" WGRT_FLASH_KERNEL=rows --
+    run no-large-tile "$m" WGRT_GEMM_LARGE_MIN_WORKGROUPS=0 --
+    run three-pass "$m" WGRT_FLASH_ATTENTION=0 --
     continue
   fi
   if [ "$SET" = shape ]; then

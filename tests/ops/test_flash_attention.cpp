@@ -1,10 +1,13 @@
-// Flash attention (ops/attention/flash_attention.wgsl, prefill S > 1) against
-// the three-pass attention (WGRT_FLASH_ATTENTION=0), itself checked against
-// torch in test_sdpa.cpp: whole prefills at S = 1, 7, 512, 2048, a chunked
-// prefill, a sliding window, and the scratch each path needs.
+// Flash attention (prefill S > 1), both kernels (WGRT_FLASH_KERNEL: tiled,
+// ops/attention/flash_attention_tiled.wgsl, the default for head dims up to
+// 64; rows, flash_attention.wgsl) against the three-pass attention
+// (WGRT_FLASH_ATTENTION=0), itself checked against torch in test_sdpa.cpp:
+// whole prefills at S = 1, 7, 512, 2048, a chunked prefill, a sliding window,
+// and the scratch each path needs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
@@ -41,12 +44,17 @@ Graph attention_graph(const Dims4& d, int64_t window = 0, DType cache_type = DTy
   return std::move(b).build();
 }
 
-// Loads the graph with flash attention on or off.
+// The flash kernel the loads below ask for (WGRT_FLASH_KERNEL).
+const char* g_kernel = "tiled";
+
+// Loads the graph with flash attention (the kernel g_kernel names) on or off.
 std::unique_ptr<ExecutableGraph> load(gpu::Device& device, const Dims4& d, bool flash, int64_t window = 0,
                                       DType cache_type = DType::F32) {
   setenv("WGRT_FLASH_ATTENTION", flash ? "1" : "0", 1);  // small test shapes default to three passes
+  setenv("WGRT_FLASH_KERNEL", g_kernel, 1);
   auto g = ExecutableGraph::load(device, attention_graph(d, window, cache_type));
   unsetenv("WGRT_FLASH_ATTENTION");
+  unsetenv("WGRT_FLASH_KERNEL");
   return g;
 }
 
@@ -76,15 +84,35 @@ std::vector<float> run_chunks(ExecutableGraph& g, const Dims4& d, const std::vec
   return all;
 }
 
-class FlashAttentionTest : public test::GpuTest {};
+class FlashAttentionTest : public test::GpuTest, public ::testing::WithParamInterface<const char*> {
+ protected:
+  void SetUp() override {
+    test::GpuTest::SetUp();
+    g_kernel = GetParam();
+  }
+};
 
-TEST_F(FlashAttentionTest, MatchesThreePassAttentionForWholePrefills) {
+TEST_P(FlashAttentionTest, MatchesThreePassAttentionForWholePrefills) {
   for (int64_t s : {int64_t{1}, int64_t{7}, int64_t{512}, int64_t{2048}}) {
     SCOPED_TRACE("S=" + std::to_string(s));
     // GQA (2 query heads per kv head), D = 64; a small head count keeps S = 2048 quick on a CPU.
     const Dims4 d{s, s, 2, 1, 64};
     auto flash = load(device(), d, true), plain = load(device(), d, false);
     EXPECT_EQ(flash->dispatch_count(), plain->dispatch_count() + (s > 1 ? 1 : 0)) << "flash adds one dispatch";
+    if (s > 1) {  // the kernel asked for is the one that runs
+      const auto q = test::hashed_uniform(size_t(s * 2 * 64), 1), kv = test::hashed_uniform(size_t(s * 64), 2);
+      const std::vector<int64_t> start{0};
+      const HostTensorView in[] = {test::f32_view(q, {1, s, 2, 64}), test::f32_view(kv, {1, s, 1, 64}),
+                                   test::f32_view(kv, {1, s, 1, 64}), test::i64_view(start, {1})};
+      ExecuteOptions timed;
+      timed.time_dispatches = true;
+      flash->execute(in, timed);
+      bool ran = false;
+      for (const auto& t : flash->last_timings()) {
+        ran = ran || t.label == (std::string(GetParam()) == "tiled" ? "flash attention tiled" : "flash attention");
+      }
+      EXPECT_TRUE(ran);
+    }
     const auto got = run_chunks(*flash, d, {s});
     const auto want = run_chunks(*plain, d, {s});
     const double err = test::max_abs_error(got, want);
@@ -93,7 +121,7 @@ TEST_F(FlashAttentionTest, MatchesThreePassAttentionForWholePrefills) {
   }
 }
 
-TEST_F(FlashAttentionTest, ChunkedPrefillMatchesOneShot) {
+TEST_P(FlashAttentionTest, ChunkedPrefillMatchesOneShot) {
   // Odd head dim (D = 40: D4 = 10, lanes partly idle) and 3 query heads per kv head.
   const Dims4 d{200, 600, 6, 2, 40};
   auto flash = load(device(), d, true), plain = load(device(), d, false);
@@ -102,7 +130,7 @@ TEST_F(FlashAttentionTest, ChunkedPrefillMatchesOneShot) {
   EXPECT_LE(test::max_abs_error(chunked, want), kTolerance);
 }
 
-TEST_F(FlashAttentionTest, SlidingWindowMatchesThreePass) {
+TEST_P(FlashAttentionTest, SlidingWindowMatchesThreePass) {
   const Dims4 d{150, 300, 4, 2, 64};
   auto flash = load(device(), d, true, 45), plain = load(device(), d, false, 45);
   const auto got = run_chunks(*flash, d, {150, 1, 99});
@@ -113,7 +141,7 @@ TEST_F(FlashAttentionTest, SlidingWindowMatchesThreePass) {
 // The opt-in f16 KV cache: rows rounded to f16 (2^-11 relative; values in
 // [-1, 1]) and read by flash attention for S > 1 and by the decode kernel for
 // S = 1 (up to 2 splits of the positions at this cache size).
-TEST_F(FlashAttentionTest, F16CacheMatchesF32WithinRounding) {
+TEST_P(FlashAttentionTest, F16CacheMatchesF32WithinRounding) {
   const Dims4 d{64, 160, 4, 2, 64};
   auto f16 = load(device(), d, true, 0, DType::F16), plain = load(device(), d, false);
   EXPECT_EQ(f16->memory_stats().state_bytes * 2, plain->memory_stats().state_bytes);
@@ -125,7 +153,7 @@ TEST_F(FlashAttentionTest, F16CacheMatchesF32WithinRounding) {
 
 // The three-pass path keeps heads x S x context f32 scores; flash keeps only
 // rows for the decode step.
-TEST_F(FlashAttentionTest, ScratchNoLongerGrowsWithSTimesContext) {
+TEST_P(FlashAttentionTest, ScratchNoLongerGrowsWithSTimesContext) {
   for (int64_t context : {int64_t{2048}, int64_t{8192}}) {
     const Dims4 d{512, context, 4, 1, 64};
     const uint64_t flash = load(device(), d, true)->memory_stats().scratch_bytes;
@@ -137,6 +165,9 @@ TEST_F(FlashAttentionTest, ScratchNoLongerGrowsWithSTimesContext) {
     EXPECT_LE(flash, uint64_t(2 * 4 * context * 4));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, FlashAttentionTest, ::testing::Values("tiled", "rows"),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace wgrt

@@ -10,7 +10,7 @@
 // Visible keys of the query at absolute position p = start + s: c <= p, and
 // with a sliding window also c > p - window.
 // Workgroups: H * ceil(S / BQ), possibly 2D-folded; the last query blocks
-// (the most keys) first.
+// (the most keys) first. Params and the q/out bindings: flash_io.wgsl.
 
 override D4: u32 = 16;  // head dim / 4
 // Set by the host: KS = D4 + 1 (kv row stride, padded so that the 4 lanes'
@@ -19,23 +19,6 @@ override D4: u32 = 16;  // head dim / 4
 override KS: u32 = 17;
 override Q_LEN: u32 = 256;
 override KV_LEN: u32 = 544;
-
-struct Params {
-  seq: u32,          // live S
-  start: u32,        // cache positions before this query block
-  q_heads: u32,      // H
-  group: u32,        // H / Hkv
-  kv_heads: u32,     // Hkv
-  scale: f32,
-  window: u32,       // 0: none
-  pad: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> q4: array<vec4<f32>>;
-// bindings 2 and 3, the caches, and load_k/load_v come from the prelude
-// (cache_f32.wgsl or cache_f16.wgsl).
-@group(0) @binding(4) var<storage, read_write> out4: array<vec4<f32>>;
 
 const BQ: u32 = 16u;
 const BKV: u32 = 32u;

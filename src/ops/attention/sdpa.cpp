@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
@@ -109,6 +110,28 @@ uint64_t flash_workgroup_bytes(int64_t head_dim) {
 bool flash_fits(const gpu::Device& device, int64_t head_dim) {
   return head_dim <= kFlashMaxHeadDim &&
          flash_workgroup_bytes(head_dim) <= device.limits().max_compute_workgroup_storage_size;
+}
+
+// flash_attention_tiled.wgsl (both products register-tiled; 128 threads per
+// 32 query rows): head dims up to 64, and its workgroup memory (Q^T, K^T and
+// V tiles, 32 x 32 probabilities, row state).
+constexpr uint32_t kTiledRows = 32;  // BQ in flash_attention_tiled.wgsl
+constexpr int64_t kTiledMaxHeadDim = 64;
+uint64_t tiled_workgroup_bytes(int64_t head_dim) { return 3 * 32 * head_dim * 4 + 256 * 16 + 128 * 4 + 3 * 32 * 4; }
+
+// Whether prefill attention runs the tiled kernel: where it fits, unless
+// WGRT_FLASH_KERNEL=rows asks for flash_attention.wgsl (A/B; "tiled" is the
+// default). Measured on the H200: bench/RESULTS.md, 2026-12-02 seventh run.
+bool flash_tiled(const gpu::Device& device, int64_t head_dim) {
+  const char* v = std::getenv("WGRT_FLASH_KERNEL");
+  if (v != nullptr && *v != 0 && std::string(v) != "tiled") {
+    if (std::string(v) != "rows") {
+      throw Error(ErrorCode::InvalidArgument, "WGRT_FLASH_KERNEL: expected tiled or rows, got '" + std::string(v) + "'");
+    }
+    return false;
+  }
+  return head_dim <= kTiledMaxHeadDim &&
+         tiled_workgroup_bytes(head_dim) <= device.limits().max_compute_workgroup_storage_size;
 }
 
 // Flash attention for every S > 1 by default: on the H200 (bench/RESULTS.md,
@@ -247,18 +270,23 @@ void lower(OpContext& ctx) {
   }
   UniformId flash_u = 0;
   DispatchId flash_d = 0;
+  const bool tiled = flash && flash_tiled(ctx.device(), head_dim);
+  const uint32_t flash_rows = tiled ? kTiledRows : kFlashRows;  // query rows per workgroup
   if (flash) {
     flash_u = ctx.uniform(sizeof(FlashParams));
-    const auto& pipeline = ctx.pipeline({f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl",
-                                                  "attention/flash_attention.wgsl"}, "flash",
-                                        {{"D4", double(head_dim / 4)},
-                                         {"KS", double(head_dim / 4 + 1)},
-                                         {"Q_LEN", double(kFlashRows * head_dim / 4)},
-                                         {"KV_LEN", double(kFlashKeys * (head_dim / 4 + 1))}});
+    const char* cache = f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
+    const auto& pipeline =
+        tiled ? ctx.pipeline({cache, "attention/flash_io.wgsl", "attention/flash_attention_tiled.wgsl"}, "flash_tiled",
+                             {{"D4", double(head_dim / 4)}, {"TILE_LEN", double(head_dim * 8)}})
+              : ctx.pipeline({cache, "attention/flash_io.wgsl", "attention/flash_attention.wgsl"}, "flash",
+                             {{"D4", double(head_dim / 4)},
+                              {"KS", double(head_dim / 4 + 1)},
+                              {"Q_LEN", double(kFlashRows * head_dim / 4)},
+                              {"KV_LEN", double(kFlashKeys * (head_dim / 4 + 1))}});
     flash_d = ctx.dispatch(pipeline,
                            {ctx.uniform_binding(flash_u), ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)),
                             ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)},
-                           "flash attention");
+                           tiled ? "flash attention tiled" : "flash attention");
   }
 
   ctx.on_resize({q, k, v, start_pos}, [=](ResizeContext& r) {
@@ -311,7 +339,7 @@ void lower(OpContext& ctx) {
       p.scale = scale;
       p.window = window;
       r.write_uniform(flash_u, p);
-      r.set_workgroups(flash_d, use_flash ? r.fold(uint64_t(heads) * gpu::div_up(s, kFlashRows)) : gpu::WorkgroupCount{0, 1, 1});
+      r.set_workgroups(flash_d, use_flash ? r.fold(uint64_t(heads) * gpu::div_up(s, flash_rows)) : gpu::WorkgroupCount{0, 1, 1});
     }
     for (const Chunk& c : chunks) {
       SdpaParams p;
