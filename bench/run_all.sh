@@ -135,7 +135,8 @@ for m in $MODELS; do
        --ignore-eos
   # Issue 18 A/B: pp512 with each GEMM precision of the GEMM family (the
   # default is f16 where the device offers shader-f16), with linear.wgsl's old
-  # tiles (WGRT_GEMM_FAMILY=0) and without flash attention; tg128 at position
+  # tiles (WGRT_GEMM_FAMILY=0), without flash attention and with its rows
+  # kernel; tg128 at position
   # 2048 with the f32 and the f16 KV cache.
   for prec in f32 f16 f16acc; do
     WGRT_MATMUL=$prec step "wgrt-$m-pp-$prec" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
@@ -144,6 +145,9 @@ for m in $MODELS; do
   WGRT_GEMM_FAMILY=0 step "wgrt-$m-pp-old-tiles" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
       --max-seconds 10 --profile --top 6
   WGRT_FLASH_ATTENTION=0 step "wgrt-$m-pp-no-flash" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
+      --max-seconds 10
+  # A/B: the rows flash kernel instead of the tiled one.
+  WGRT_FLASH_KERNEL=rows step "wgrt-$m-pp-flash-rows" 45 "$D/wgrt" bench --model "$model" -p 512 -n 0 -r 3 \
       --max-seconds 10
   # A/B: shaders with wgpu's runtime checks (loop counters, index clamps), off by default.
   WGRT_SHADER_CHECKS=all step "wgrt-$m-checks-all" 60 "$D/wgrt" bench --model "$model" -p 512 -n "$TG" -r 3 \
