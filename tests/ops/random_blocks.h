@@ -49,8 +49,10 @@ inline std::vector<uint8_t> random_blocks(const ops::QuantLayout& l, int64_t row
       case 11: put16(p + 108, f32_to_f16(scale(rng) / 16)); break;
       case 12: case 13: put16(p, f32_to_f16(scale(rng) / 8)); put16(p + 2, f32_to_f16(scale(rng) / 8)); break;
       case 14: put16(p + 208, f32_to_f16(scale(rng) / 16)); break;
-      case 20: put16(p, f32_to_f16(scale(rng) / 64)); break;
-      case 23: put16(p, f32_to_f16(scale(rng) / 1024)); break;
+      case 20: put16(p, f32_to_f16(scale(rng) / 16)); break;  // normal f16 (see IQ4_XS)
+      // IQ4_XS: d * (6-bit scale - 32) * codebook; d kept a normal f16 (f32_to_f16
+      // flushes subnormals, which would make every weight 0).
+      case 23: put16(p, f32_to_f16(scale(rng) / 32)); break;
     }
   }
   return out;

@@ -11,9 +11,9 @@
 // combine dispatch once the context is long enough for several splits; the
 // three passes and the cache write then get no workgroups.
 //
-// Prefill (S > 1) runs flash attention (flash_attention.wgsl: tiled, online
-// softmax, no score buffer) when the head dim is at most 128 and the device
-// has the workgroup memory; the three-pass path (scores, softmax, weighted
+// Prefill (S > 1) runs flash attention (online softmax, no score buffer:
+// flash_attention_tiled.wgsl for head dims up to 64, flash_attention.wgsl up
+// to 128) when the device has the workgroup memory; the three-pass path (scores, softmax, weighted
 // sum through a scratch score matrix) then serves only S = 1, so its scratch
 // is one row per head. WGRT_FLASH_ATTENTION=0 keeps the three-pass path for
 // every S (A/B and tests).
@@ -92,13 +92,13 @@ DecodeSplits decode_splits(uint32_t positions, uint32_t max_splits) {
   return {static_cast<uint32_t>(gpu::div_up(positions, split_len)), split_len};  // no empty last split
 }
 
-// Mirrors `Params` in flash_attention.wgsl.
+// Mirrors `Params` in flash_io.wgsl.
 struct FlashParams {
   uint32_t seq = 0, start = 0, q_heads = 0, group = 0, kv_heads = 0;
   float scale = 0;
   uint32_t window = 0, pad = 0;
 };
-static_assert(sizeof(FlashParams) == 32, "must match Params in flash_attention.wgsl");
+static_assert(sizeof(FlashParams) == 32, "must match Params in flash_io.wgsl");
 constexpr uint32_t kFlashRows = 16, kFlashKeys = 32;  // BQ, BKV in flash_attention.wgsl
 constexpr int64_t kFlashMaxHeadDim = 128;             // MAX_SLICE * 4 lanes * 4
 
