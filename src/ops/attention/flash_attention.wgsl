@@ -32,12 +32,11 @@ var<workgroup> ps: array<f32, BQ * BKV>;
 @compute @workgroup_size(64)
 fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
          @builtin(num_workgroups) nwg: vec3<u32>) {
-  let blocks = (params.seq + BQ - 1u) / BQ;
-  let g = wid.y * nwg.x + wid.x;
-  if (g >= blocks * params.q_heads) { return; }  // uniform per workgroup
-  let h = g % params.q_heads;
-  let q0 = (blocks - 1u - g / params.q_heads) * BQ;
-  let kvh = h / params.group;
+  let blk = flash_block(wid, nwg, BQ);
+  if (!blk.live) { return; }
+  let h = blk.h;
+  let q0 = blk.q0;
+  let kvh = blk.kvh;
   let row = tid / LANES;
   let lane = tid % LANES;
   let s = q0 + row;
@@ -50,11 +49,9 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     qs[e] = v;
   }
 
-  // Keys any row of the block sees: [first, last].
-  let last = params.start + min(q0 + BQ, params.seq) - 1u;
-  var first = 0u;
-  if (params.window > 0u && params.start + q0 + 1u > params.window) { first = params.start + q0 + 1u - params.window; }
-  first = first / BKV * BKV;
+  // Keys any row of the block sees: [first, last], first at a tile boundary.
+  let last = blk.last;
+  let first = blk.first / BKV * BKV;
 
   var m = -3.402823e38;
   var l = 0.0;

@@ -43,12 +43,11 @@ fn load_kv(c0: u32, e: u32, last: u32, kvh: u32) -> array<vec4<f32>, 2> {
 @compute @workgroup_size(128)
 fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
                @builtin(num_workgroups) nwg: vec3<u32>) {
-  let blocks = (params.seq + BQ - 1u) / BQ;
-  let g = wid.y * nwg.x + wid.x;
-  if (g >= blocks * params.q_heads) { return; }  // uniform per workgroup
-  let h = g % params.q_heads;
-  let q0 = (blocks - 1u - g / params.q_heads) * BQ;
-  let kvh = h / params.group;
+  let blk = flash_block(wid, nwg, BQ);
+  if (!blk.live) { return; }
+  let h = blk.h;
+  let q0 = blk.q0;
+  let kvh = blk.kvh;
 
   // Q^T, scaled, transposed into qt.
   for (var e = tid; e < BQ * D4; e += THREADS) {
@@ -64,9 +63,8 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   }
 
   // Keys any row of the block sees: [first, last].
-  let last = params.start + min(q0 + BQ, params.seq) - 1u;
-  var first = 0u;
-  if (params.window > 0u && params.start + q0 + 1u > params.window) { first = params.start + q0 + 1u - params.window; }
+  let last = blk.last;
+  let first = blk.first;
 
   // Score threads: rows 2 sp, 2 sp + 1, keys 4 sk .. 4 sk + 3.
   let sp = tid % 16u;

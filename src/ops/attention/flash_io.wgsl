@@ -22,3 +22,32 @@ struct Params {
 fn visible(c: u32, pos: u32) -> bool {
   return c <= pos && (params.window == 0u || c + params.window > pos);
 }
+
+// The query block of workgroup (wid, nwg) when blocks hold `rows` queries:
+// head h (kv head kvh), queries q0 .. q0 + rows - 1, the last blocks (the
+// most keys) first; the cache positions any of them sees, [first, last].
+// live is false for a folded grid's spare workgroups (uniform per workgroup).
+struct FlashBlock {
+  live: bool,
+  h: u32,
+  kvh: u32,
+  q0: u32,
+  first: u32,
+  last: u32,
+}
+
+fn flash_block(wid: vec3<u32>, nwg: vec3<u32>, rows: u32) -> FlashBlock {
+  var b: FlashBlock;
+  let blocks = (params.seq + rows - 1u) / rows;
+  let g = wid.y * nwg.x + wid.x;
+  b.live = g < blocks * params.q_heads;
+  if (!b.live) { return b; }
+  b.h = g % params.q_heads;
+  b.kvh = b.h / params.group;
+  b.q0 = (blocks - 1u - g / params.q_heads) * rows;
+  b.last = params.start + min(b.q0 + rows, params.seq) - 1u;
+  if (params.window > 0u && params.start + b.q0 + 1u > params.window) {
+    b.first = params.start + b.q0 + 1u - params.window;
+  }
+  return b;
+}
