@@ -367,13 +367,13 @@ void lower_with(OpContext& ctx, const Slots& s) {
       gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), gemm_bindings,
-                            std::string(kGemmLabel) + suffix)
+                            std::string(kGemmLabel) + shape + suffix)
              : gemm;
   // The large tile, for live shapes that give it enough workgroups (gemm.h).
   const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
   const DispatchId large_gemm =
       has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", constants), gemm_bindings,
-                               std::string(kGemmLabel) + " " + large.tile.name + suffix)
+                               std::string(kGemmLabel) + " " + large.tile.name + shape + suffix)
                 : gemm;
   const uint64_t large_min = gemm_large_min_workgroups();
   // After whichever GEMM ran (dispatches run in recording order).
