@@ -33,6 +33,7 @@ struct BenchArgs {
   int reps = 5;
   int64_t tg_prefill = 0;
   double max_seconds = 60;
+  double warmup_seconds = 0.5;
   int64_t ctx = 0;  // 0: what the largest test needs
   uint64_t seed = 1234;
   int32_t in_flight = 4;
@@ -170,15 +171,22 @@ class Bench {
   void set_tg_mode(const TgMode& mode) { tg_ = mode; }
   const TgMode& tg_mode() const { return tg_; }
 
-  TestResult run_test(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, int reps, double max_seconds) {
+  TestResult run_test(int64_t n_prompt, int64_t n_gen, int64_t tg_prefill, int reps, double max_seconds,
+                      double warmup_seconds) {
     TestResult r;
     r.n_prompt = n_prompt;
     r.n_gen = n_gen;
     r.name = n_prompt > 0 ? "pp" + std::to_string(n_prompt) : "tg" + std::to_string(n_gen) + tg_.suffix;
     const int64_t tokens = n_prompt > 0 ? n_prompt : n_gen;
     try {
+      // Warm-up: at least one run, and runs until warmup_seconds have passed,
+      // so that an idle GPU has raised its clock before the timed runs (the
+      // H200 idles at 345 MHz; a SmolLM2 pp512 test, ~50 ms of work, could
+      // finish before the clock rose and read 3-4x slow, bench/RESULTS.md).
       const auto start = Clock::now();
-      run_once(n_prompt, n_gen, tg_prefill);  // warm-up
+      do {
+        run_once(n_prompt, n_gen, tg_prefill);
+      } while (seconds_since(start) < warmup_seconds);
       size_t passes = 0;
       for (int i = 0; i < reps; ++i) {
         const double s = run_once(n_prompt, n_gen, tg_prefill, &r.host_ms, &passes, &r.wait_ms);
@@ -315,6 +323,7 @@ int bench(const BenchArgs& args) {
   const int reps = args.reps;
   const int64_t tg_prefill = args.tg_prefill;
   const double max_seconds = args.max_seconds;
+  const double warmup_seconds = args.warmup_seconds;
   const size_t top = size_t(args.top);
   const bool profile = args.profile;
   TgMode tg_mode;
@@ -353,8 +362,8 @@ int bench(const BenchArgs& args) {
               info.backend.c_str(), info.device_type.c_str(), info.implementation.c_str(),
               features.shader_f16 ? "yes" : "no", features.subgroups ? "yes" : "no",
               features.timestamp_query ? "yes" : "no");
-  std::printf("context %lld, chunk %lld, %d repetitions after one warm-up run\n\n",
-              static_cast<long long>(model->context()), static_cast<long long>(model->chunk()), reps);
+  std::printf("context %lld, chunk %lld, %d repetitions after warm-up runs (at least %.2f s)\n\n",
+              static_cast<long long>(model->context()), static_cast<long long>(model->chunk()), reps, warmup_seconds);
   std::fflush(stdout);
 
   Bench bench(*model, args.seed);
@@ -376,19 +385,19 @@ int bench(const BenchArgs& args) {
     std::fflush(stdout);
   };
   for (int64_t n : pps) {
-    results.push_back(bench.run_test(n, 0, 0, reps, max_seconds));
+    results.push_back(bench.run_test(n, 0, 0, reps, max_seconds, warmup_seconds));
     report(results.back());
   }
   for (int64_t n : tgs) {
     bench.set_tg_mode(tg_mode);
-    results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds));
+    results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds, warmup_seconds));
     report(results.back());
     if (ab && tg_mode.gpu_sampling) {
       TgMode wait = tg_mode;
       wait.in_flight = 1;
       wait.suffix = "/wait";
       bench.set_tg_mode(wait);
-      results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds));
+      results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds, warmup_seconds));
       report(results.back());
       const TestResult& a = results[results.size() - 2];
       const TestResult& b = results.back();
@@ -455,8 +464,9 @@ Command add_bench(CLI::App& app) {
       app, "bench", "tokens/s of a GGUF model: prompt processing and generation, like llama-bench",
       "Measures tokens/s of a Llama-family GGUF model the way llama-bench does: ppN runs N\n"
       "random tokens from position 0 in one forward pass; tgN runs N single-token forward\n"
-      "passes from an empty cache (after --tg-prefill tokens, default none). Each test has a\n"
-      "warm-up run, then -r repetitions; the median, mean and standard deviation are printed.");
+      "passes from an empty cache (after --tg-prefill tokens, default none). Each test has\n"
+      "warm-up runs (--warmup-seconds), then -r repetitions; the median, mean and standard\n"
+      "deviation are printed.");
   auto a = std::make_shared<BenchArgs>();
   cmd->add_option("--model", a->model, "GGUF file (default: the built-in SmolLM2-135M-Instruct Q4_1)")->type_name("PATH");
   cmd->add_option("-p", a->p, "prompt sizes, comma-separated; 0 or '' for none (default 128,512)")->type_name("LIST");
@@ -468,6 +478,11 @@ Command add_bench(CLI::App& app) {
   cmd->add_option("--max-seconds", a->max_seconds,
                   "stop repeating a test after S seconds, keeping at least one run\n(default 60)")
       ->type_name("S");
+  cmd->add_option("--warmup-seconds", a->warmup_seconds,
+                  "warm-up runs of each test until S seconds have passed (at least one), so\n"
+                  "that an idle GPU raises its clocks before the timed runs (default 0.5)")
+      ->type_name("S")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--ctx", a->ctx, "KV cache length (default: what the largest test needs)")->type_name("N");
   cmd->add_option("--seed", a->seed, "seed of the random tokens (default 1234)")->type_name("S");
   cmd->add_option("--in-flight", a->in_flight,
