@@ -195,6 +195,15 @@ TEST(GemmTile, UnknownDepthIsRefused) {
   unsetenv("WGRT_GEMM_KU");
 }
 
+TEST(GemmTile, LargeTileMinimumMustBeACount) {
+  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "lots", 1);
+  EXPECT_THROW(ops::gemm_large_min_workgroups(), Error);
+  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "0", 1);
+  EXPECT_EQ(ops::gemm_large_min_workgroups(), 0u);
+  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
+  EXPECT_EQ(ops::gemm_large_min_workgroups(), 1024u);
+}
+
 TEST(GemmTile, UnknownPrefetchIsRefused) {
   setenv("WGRT_GEMM_PREFETCH", "raw", 1);
   EXPECT_THROW(ops::gemm_prefetch_words(), Error);

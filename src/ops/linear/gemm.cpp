@@ -107,7 +107,13 @@ uint64_t gemm_large_min_workgroups() {
   // the gain that holds and none of the losses; the rest is not understood
   // well enough for a finer rule.
   const char* v = std::getenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
-  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 1024;
+  if (v == nullptr || *v == 0) return 1024;
+  const std::string s(v);
+  if (s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error(ErrorCode::InvalidArgument,
+                "WGRT_GEMM_LARGE_MIN_WORKGROUPS: expected a count of workgroups (0 = off), got '" + s + "'");
+  }
+  return std::stoull(s);
 }
 
 bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large) {

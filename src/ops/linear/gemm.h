@@ -46,7 +46,7 @@ bool gemm_prefetch_words();
 struct GemmChoice {
   MatmulPrecision precision = MatmulPrecision::F32;
   GemmTile tile{};
-  uint32_t ku = 1;  // gemm_depth(), lowered where the tile has too few threads or workgroup memory
+  uint32_t ku = 1;  // gemm_depth() or the tile's own, lowered where the tile has too few threads or workgroup memory
 };
 
 // Whether the family serves this graph's linears, and in which precision and
@@ -64,12 +64,14 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
 // that its last, partial wave costs little. False when WGRT_GEMM_TILE forces
 // one tile, when that minimum is 0 (off), or when the device cannot run it.
 bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large);
-// WGRT_GEMM_LARGE_MIN_WORKGROUPS, else 1024 (gemm.cpp says why).
+// WGRT_GEMM_LARGE_MIN_WORKGROUPS, else 1024 (gemm.cpp says why); throws
+// wgrt::Error for a value that is not a count.
 uint64_t gemm_large_min_workgroups();
 
-// The pipeline for `decoder` (a WGSL file defining Unit and decode_unit, e.g.
-// "quant/dequant.wgsl") in the chosen precision and tile, with the decoder's
-// override constants plus HAS_BIAS (and HAS_NORM, HAS_RESIDUAL where set).
+// The pipeline for `decoder` (a WGSL file defining Unit, UnitWords,
+// fetch_unit and unit_from, e.g. "quant/dequant.wgsl") in the chosen
+// precision, tile and depth, with the decoder's override constants plus
+// HAS_BIAS (and HAS_NORM, HAS_RESIDUAL where set).
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants);
 
