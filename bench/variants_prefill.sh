@@ -17,8 +17,7 @@
 #      MODELS ("llama1b smollm2"), TILES, PRECS, SKEL (SmolLM2 skeleton),
 #      RUN_LIMIT_S (seconds per run, 30), SET (tiles: the rows above;
 #      default: the default path, WGRT_GEMM_FAMILY=0, WGRT_MATMUL=f32, f16acc;
-#      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads,
-#      and the planar weights fetched as words or decoded, WGRT_GEMM_PREFETCH;
+#      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads;
 #      shape: 8 x 4 thread tiles at each depth, 32x64, against the default;
 #      flash: the attention kernels, the large GEMM tile off).
 set -uo pipefail
@@ -109,9 +108,7 @@ for m in $MODELS; do
     # Units of K staged per barrier pair (gemm.wgsl's KU), on the default
     # precision, then the tiles with enough threads for deeper tiles.
     run default "$m" --
-    run decoded-k1 "$m" WGRT_GEMM_PREFETCH=decoded --
     for ku in 2 4; do run "64x64_4x4-k$ku" "$m" WGRT_GEMM_KU=$ku --; done
-    run decoded-k4 "$m" WGRT_GEMM_PREFETCH=decoded WGRT_GEMM_KU=4 --
     for ku in 1 2; do run "32x64_4x4-k$ku" "$m" WGRT_GEMM_TILE=32x64_4x4 WGRT_GEMM_KU=$ku --; done
     run 128x128_8x8-k2 "$m" WGRT_GEMM_TILE=128x128_8x8 WGRT_GEMM_KU=2 --
     run 64x128_4x8-k2 "$m" WGRT_GEMM_TILE=64x128_4x8 WGRT_GEMM_KU=2 --
@@ -136,7 +133,6 @@ for m in $MODELS; do
     for ku in 1 2; do run "64x64_8x4-k$ku" "$m" WGRT_GEMM_TILE=64x64_8x4 WGRT_GEMM_KU=$ku --; done
     for ku in 1 2 4; do run "128x64_8x4-k$ku" "$m" WGRT_GEMM_TILE=128x64_8x4 WGRT_GEMM_KU=$ku --; done
     run 32x64_4x4-k2 "$m" WGRT_GEMM_TILE=32x64_4x4 --
-    run decoded-k2 "$m" WGRT_GEMM_PREFETCH=decoded --
     run f32 "$m" WGRT_MATMUL=f32 --
     continue
   fi

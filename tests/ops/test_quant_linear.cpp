@@ -204,12 +204,6 @@ TEST(GemmTile, LargeTileMinimumMustBeACount) {
   EXPECT_EQ(ops::gemm_large_min_workgroups(), 1024u);
 }
 
-TEST(GemmTile, UnknownPrefetchIsRefused) {
-  setenv("WGRT_GEMM_PREFETCH", "raw", 1);
-  EXPECT_THROW(ops::gemm_prefetch_words(), Error);
-  unsetenv("WGRT_GEMM_PREFETCH");
-}
-
 TEST(GemmTile, UnknownNameIsRefused) {
   setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
   try {
@@ -349,21 +343,16 @@ TEST_P(QuantLinearPlanar, RowBlocksPerWorkgroup) {
 TEST_P(QuantLinearPlanar, F16Gemm) {
   check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
 }
-// The prefill GEMM's weights as raw words decoded when staged (the default)
-// and decoded when fetched (WGRT_GEMM_PREFETCH=decoded), at K depths 1 and 4
-// (19 units: a partial last K tile), f32 and f16, M = 131 and N = 150
-// (partial row and column tiles).
-TEST_P(QuantLinearPlanar, GemmPrefetchModesAndDepths) {
-  for (const char* prefetch : {"words", "decoded"}) {
-    for (const char* ku : {"1", "4"}) {
-      SCOPED_TRACE(std::string(prefetch) + " KU=" + ku);
-      setenv("WGRT_GEMM_PREFETCH", prefetch, 1);
-      setenv("WGRT_GEMM_KU", ku, 1);
-      check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
-      check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
-    }
+// The prefill GEMM on the planar layout (raw words fetched, decoded when
+// staged) at K depths 1 and 4 (19 units: a partial last K tile), f32 and
+// f16, M = 131 and N = 150 (partial row and column tiles).
+TEST_P(QuantLinearPlanar, GemmAtEachDepth) {
+  for (const char* ku : {"1", "4"}) {
+    SCOPED_TRACE(std::string("KU=") + ku);
+    setenv("WGRT_GEMM_KU", ku, 1);
+    check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
   }
-  unsetenv("WGRT_GEMM_PREFETCH");
   unsetenv("WGRT_GEMM_KU");
 }
 

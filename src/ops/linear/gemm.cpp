@@ -76,14 +76,6 @@ uint32_t gemm_depth() {
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");
 }
 
-bool gemm_prefetch_words() {
-  const char* v = std::getenv("WGRT_GEMM_PREFETCH");
-  if (v == nullptr || *v == 0) return true;
-  const std::string s(v);
-  if (s == "words" || s == "decoded") return s == "words";
-  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_PREFETCH: expected words or decoded, got '" + s + "'");
-}
-
 bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
   // The family is the prefill GEMM by default since it was measured faster
   // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
@@ -128,7 +120,6 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
   const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
   const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
   constants.emplace_back("SPLIT_ACC", choice.precision == MatmulPrecision::F16 ? 1.0 : 0.0);
-  if (std::string_view(decoder) == "quant/dequant.wgsl") constants.emplace_back("PREFETCH_WORDS", gemm_prefetch_words());
   return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", choice.tile.prelude, depth, decoder,
                        "quant/linear_io.wgsl", "linear/gemm.wgsl"},
                       "gemm", constants);

@@ -36,12 +36,6 @@ const GemmTile* find_gemm_tile(std::string_view name);
 // measured: see gemm.cpp). Throws wgrt::Error for another value.
 uint32_t gemm_depth();
 
-// Whether the planar layout's weights reach registers as raw words, decoded
-// when staged (true), or decoded when fetched (quant/dequant.wgsl's
-// PREFETCH_WORDS): WGRT_GEMM_PREFETCH=words|decoded (A/B), else true.
-// Throws wgrt::Error for another value.
-bool gemm_prefetch_words();
-
 // What an op lowering the family uses.
 struct GemmChoice {
   MatmulPrecision precision = MatmulPrecision::F32;

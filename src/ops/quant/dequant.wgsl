@@ -109,10 +109,9 @@ fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
 // What gemm.wgsl holds in registers for a unit of its next K tile: the
 // planar layout's raw words (decoded only when staged, so their loads are in
 // flight during the current tile's multiplies instead of stalling the
-// decoding thread before them), every other format decoded at once (its
-// words depend on the format and the super-block). PREFETCH_WORDS = false
-// decodes the planar layout at once too (WGRT_GEMM_PREFETCH=decoded, A/B).
-override PREFETCH_WORDS: bool = true;
+// decoding thread before them: +4-5 % on the H200, bench/RESULTS.md
+// 2026-12-02), every other format decoded at once (its words depend on the
+// format and the super-block).
 struct UnitWords {
   qa: vec4<u32>,  // planar quants (Q8_0: bytes 0-15)
   qb: vec4<u32>,  // Q8_0's bytes 16-31
@@ -144,7 +143,7 @@ fn planar_unit(r: UnitWords, unit: u32) -> Unit {
 }
 
 fn fetch_unit(row_base: u32, unit: u32) -> UnitWords {
-  if (PREFETCH_WORDS && QTYPE >= 1000u) { return planar_words(row_base, unit); }
+  if (QTYPE >= 1000u) { return planar_words(row_base, unit); }
   var v: Unit;
   decode_unit(row_base, unit, &v);
   var r: UnitWords;
@@ -153,7 +152,7 @@ fn fetch_unit(row_base: u32, unit: u32) -> UnitWords {
 }
 
 fn unit_from(r: UnitWords, unit: u32) -> Unit {
-  if (PREFETCH_WORDS && QTYPE >= 1000u) { return planar_unit(r, unit); }
+  if (QTYPE >= 1000u) { return planar_unit(r, unit); }
   return r.v;
 }
 
