@@ -115,9 +115,12 @@ bool flash_fits(const gpu::Device& device, int64_t head_dim) {
 // flash_attention_tiled.wgsl (both products register-tiled; 128 threads per
 // 32 query rows): head dims up to 64, and its workgroup memory (Q^T, K^T and
 // V tiles, 32 x 32 probabilities, row state).
-constexpr uint32_t kTiledRows = 32;  // BQ in flash_attention_tiled.wgsl
+constexpr uint32_t kTiledRows = 32, kTiledKeys = 32, kTiledThreads = 128;  // BQ, BKV, THREADS there
 constexpr int64_t kTiledMaxHeadDim = 64;
-uint64_t tiled_workgroup_bytes(int64_t head_dim) { return 3 * 32 * head_dim * 4 + 256 * 16 + 128 * 4 + 3 * 32 * 4; }
+uint64_t tiled_workgroup_bytes(int64_t head_dim) {
+  // f32 words: Q^T, K^T and V, the probabilities, the softmax's partials, three row states.
+  return (3 * kTiledRows * head_dim + kTiledKeys * kTiledRows + kTiledThreads + 3 * kTiledRows) * 4;
+}
 
 // Whether prefill attention runs the tiled kernel: where it fits, unless
 // WGRT_FLASH_KERNEL=rows asks for flash_attention.wgsl (A/B; "tiled" is the

@@ -25,7 +25,8 @@ constexpr GemmTile kTiles[] = {
     {64, 64, 8, 4, 2, "64x64_8x4", "linear/gemm_tile_64x64_8x4.wgsl"},
     {128, 64, 8, 4, 4, "128x64_8x4", "linear/gemm_tile_128x64_8x4.wgsl"},
 };
-constexpr const GemmTile& kLargeTile = kTiles[6];
+constexpr const GemmTile& kLargeTile = kTiles[6];  // gemm_choose_large's tile
+static_assert(std::string_view(kLargeTile.name) == "128x64_8x4");
 
 // Fills `chosen` for `tile` at the depth asked for (or the tile's own),
 // halved until the tile has a thread per staged unit and its workgroup
