@@ -26,6 +26,7 @@
 #                  that allows it (no paired-row epilogue, K <= 4096); default 4 for heads only
 #   act-A          WGRT_GEMV_ACT=A (f32, q8, q8x2) for every matrix: x as f32, or
 #                  rounded to int8 once or twice (default: q8x2 on >= 3072 rows)
+#   k-N            the default kernels with N decode steps in flight (--in-flight N; default 4)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
 #                  results; each removes one cost from the planar GEMVs
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.
@@ -61,6 +62,7 @@ for v in $VARIANTS; do
     planar) envs=(WGRT_GEMV=planar) ;;
     planar-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=${v#planar-l}) ;;
     planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
+    k-*) envs=(WGRT_GEMV=planar); flags=(--in-flight "${v#k-}") ;;
     q8) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8) ;;
     q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
     act-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=${v#act-}) ;;
@@ -113,7 +115,9 @@ for v in variants:
                 total_b += b * k["count"]; total_us += k["gpu_us"]
                 gemvs.append((m, f"{fmt} {n}x{kk} {rest.replace('[planar layout]', '').strip()}", v, k["count"], avg,
                               b / (avg * 1e-6) / 1e12))
-        steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", str(prof["dispatches"]) if prof else "",
+        share = "%.0f%%" % (100 * prof["gpu_ms"] * tps / 1e3) if prof and tps == tps else ""
+        steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", share,
+                      str(prof["dispatches"]) if prof else "",
                       "%.3g" % (total_b / (total_us * 1e-6) / 1e12) if total_us else "",
                       "%.3f / %.3f (%.3f)" % (host.get("prepare", float("nan")), host.get("encode", float("nan")),
                                                host.get("submit", float("nan")))))
@@ -122,8 +126,8 @@ print("| model | matrix | variant | count | avg us | TB/s |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for g in sorted(gemvs, key=lambda g: (g[0], g[1], variants.index(g[2]))):
     print("| %s | %s | %s | %d | %.1f | %.3g |" % g)
-print("\n| model | variant | tg tok/s | decode GPU ms | dispatches | all GEMVs TB/s | host prepare / encode (of it submit) ms per token |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+print("\n| model | variant | tg tok/s | decode GPU ms | GPU ms x tok/s | dispatches | all GEMVs TB/s | host prepare / encode (of it submit) ms per token |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for s in sorted(steps, key=lambda s: (s[0], variants.index(s[1]))):
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (s + ("",) * (7 - len(s))))
+    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (s + ("",) * (8 - len(s))))
 PY
