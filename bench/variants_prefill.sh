@@ -19,7 +19,9 @@
 #      default: the default path, WGRT_GEMM_FAMILY=0, WGRT_MATMUL=f32, f16acc;
 #      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads;
 #      shape: 8 x 4 thread tiles at each depth, 32x64, against the default;
-#      flash: the attention kernels, the large GEMM tile off).
+#      flash: the attention kernels, the large GEMM tile off;
+#      matrix: each GEMM's time per tile choice (large tile everywhere, nowhere,
+#      32x64 everywhere), printed per matrix after the table).
 set -uo pipefail
 # Run from the repository root (on the device this script may be a copy elsewhere).
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
@@ -126,6 +128,14 @@ for m in $MODELS; do
     run three-pass "$m" WGRT_FLASH_ATTENTION=0 --
     continue
   fi
+  if [ "$SET" = matrix ]; then
+    # Which tile each matrix is fastest on: the per-dispatch profile rows.
+    run default "$m" --
+    run large-everywhere "$m" WGRT_GEMM_LARGE_MIN_WORKGROUPS=1 --
+    run large-off "$m" WGRT_GEMM_LARGE_MIN_WORKGROUPS=0 --
+    run 32x64-everywhere "$m" WGRT_GEMM_TILE=32x64_4x4 WGRT_GEMM_LARGE_MIN_WORKGROUPS=0 --
+    continue
+  fi
   if [ "$SET" = shape ]; then
     # Thread tiles of 8 x 4 (more multiplies per workgroup-memory read) at
     # each depth their threads allow, against the default.
@@ -156,3 +166,12 @@ echo "variants_prefill (pp$PP, median of $REPS; GEMM = the pp profile's GEMM row
 echo "| model | variant | pp$PP tok/s | GEMM ms | GEMM TFLOP/s |"
 echo "| --- | --- | ---: | ---: | ---: |"
 printf '%s\n' "${ROWS[@]}"
+if [ "$SET" = matrix ]; then
+  echo; echo "per matrix (avg us per dispatch, from each run's pp$PP profile):"
+  for log in "$RUN"/*-*.log; do
+    name=$(basename "$log" .log)
+    sed -n "/^profile: pp$PP/,\$p" "$log" | awk -v n="$name" '/^  (gemm|linear_ggml gemm)/ {
+        for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i+1) ~ /^[0-9.]+$/) { c = $i; avg = $(i+2); break }
+        label = substr($0, 3, 40); printf "| %s | %s | %s | %s |\n", n, label, c, avg }'
+  done
+fi

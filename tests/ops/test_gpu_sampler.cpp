@@ -1,6 +1,6 @@
 // The GPU sampler (ops/sampling/) against the CPU sampler (llm::Sampler),
 // which defines the distribution: greedy equals argmax (ties to the lowest
-// id) on 1,000 random vectors; for temperature, top-k (through ties), top-p,
+// id) on 1,000 random vectors, and in steps whose maximum comes from spans; for temperature, top-k (through ties), top-p,
 // min-p, their mix, the repetition penalty and the two large-vocabulary
 // paths, a chi-square test of 20,000 GPU draws against the exact CPU
 // distribution; the same seed and counter give the same draws.
@@ -168,6 +168,35 @@ TEST_F(GpuSamplerTest, GreedyStepsWriteTheTokenAndAdvance) {
     const int32_t want = cpu.sample(logits, history);
     ASSERT_EQ(got, want) << "step " << step;
     history.push_back(got);
+  }
+}
+
+TEST_F(GpuSamplerTest, GreedyStepsOverManySpansTieToTheLowestId) {
+  // A step's maximum comes from partial_max's spans of 1,024 logits: a
+  // vocabulary of several spans, not a multiple of one, with the maximum
+  // repeated in other spans (before and after), on a span's first and last
+  // logit, in the partial last span, and twice in one thread's share of a span.
+  constexpr uint32_t kVocab = 5000;
+  auto logit_buf = gpu::Buffer::create(device(), kVocab * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+  GpuSampler sampler(device(), logit_buf, out, kVocab, plain(0));
+  std::mt19937_64 rng(11);
+  const std::vector<std::vector<uint32_t>> top_at = {
+      {4999}, {1023, 1024}, {3072, 1024, 4096}, {4500, 4999}, {0, 2047}, {}, {2048, 2049, 1500}, {3584, 3328}};
+  for (size_t c = 0; c < 40; ++c) {
+    std::vector<float> logits = random_logits(kVocab, 500 + c);
+    if (c % 2 == 0) {
+      for (auto& x : logits) x = std::round(x);
+    }
+    const float top = *std::max_element(logits.begin(), logits.end()) + 1;
+    for (uint32_t i : top_at[c % top_at.size()]) logits[i] = top;
+    if (c >= top_at.size()) logits[rng() % kVocab] = top + 1;  // a lone maximum anywhere
+    logit_buf.write(0, logits.data(), kVocab * 4);
+    gpu::CommandBatch batch(device());
+    sampler.record(batch);
+    batch.wait();
+    const int32_t want = int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    ASSERT_EQ(test::as_vector<int32_t>(out.read(0, 4))[0], want) << "case " << c;
   }
 }
 

@@ -13,6 +13,7 @@ namespace wgrt::ops {
 namespace {
 
 constexpr const char* kShader = "sampling/sample.wgsl";
+constexpr uint32_t kSpan = 1024;  // logits per partial_max workgroup (SPAN in sample.wgsl)
 
 struct Params {
   uint32_t vocab = 0;
@@ -24,7 +25,8 @@ struct Params {
   float top_p = 1;
   float log_min_p = 0;
   float penalty = 1;
-  uint32_t pad[3] = {};
+  uint32_t partials = 0;
+  uint32_t pad[2] = {};
 };
 static_assert(sizeof(Params) == 48, "must match Params in sample.wgsl");
 
@@ -55,6 +57,7 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
 void GpuSampler::prepare_pipelines(gpu::Device& device) {
   device.pipelines().get(kShader, "sample");
   device.pipelines().get(kShader, "penalize");
+  device.pipelines().get(kShader, "partial_max");
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
@@ -70,6 +73,8 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   ring_ = gpu::Buffer::create(device, std::max<uint64_t>(4, uint64_t(window_) * 4), gpu::BufferKind::Storage,
                               "sampler window");
   uniform_ = gpu::Buffer::create(device, sizeof(Params), gpu::BufferKind::Uniform, "sampler params");
+  spans_ = (vocab + kSpan - 1) / kSpan;
+  partials_ = gpu::Buffer::create(device, uint64_t(spans_) * 8, gpu::BufferKind::Storage, "sampler partial maxima");
   Params u;
   u.vocab = vocab;
   u.top_k = params.top_k >= 0 && int64_t(params.top_k) < int64_t(vocab) ? uint32_t(params.top_k) : 0;
@@ -80,12 +85,17 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.top_p = params.top_p;
   u.log_min_p = params.min_p > 0 ? std::log(params.min_p) : -3.4e38f;
   u.penalty = params.repeat_penalty;
+  u.partials = spans_;
   uniform_.write(0, &u, sizeof u);
 
   sample_ = &device.pipelines().get(kShader, "sample");
   penalize_ = &device.pipelines().get(kShader, "penalize");
-  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}};
+  partial_max_ = &device.pipelines().get(kShader, "partial_max");
+  // Every entry point has the same bindings (keep_bindings in sample.wgsl);
+  // a bind group still serves only the pipeline whose layout made it.
+  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}, {&partials_}};
   sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
+  partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
   if (window_ > 0) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
   reset({});
 }
@@ -103,6 +113,7 @@ void GpuSampler::record_penalty(gpu::CommandBatch& batch) const {
 
 void GpuSampler::record(gpu::CommandBatch& batch) const {
   record_penalty(batch);
+  batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
   batch.dispatch(*sample_, sample_group_, {1, 1, 1}, "sampling.sample");
 }
 
@@ -114,6 +125,8 @@ void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t 
                                                 " rows of " + std::to_string(draws));
   }
   state_.write(8, &draws, 4);
+  // One row reads its maximum from partial_max's spans, as a step does.
+  if (rows == 1) batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
   batch.dispatch(*sample_, sample_group_, {rows, 1, 1}, "sampling.batch");
 }
 

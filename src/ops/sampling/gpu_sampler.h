@@ -55,8 +55,9 @@ class GpuSampler {
   // `history` (the prompt) and the draw counter `counter` (normally 0).
   // Queued writes: ordered before the next submit.
   void reset(std::span<const int32_t> history, uint32_t counter = 0);
-  // One step: penalty (if on), then one draw into tokens[0]; the window and
-  // the counter advance on the GPU.
+  // One step: penalty (if on), the maxima of spans of the logits over many
+  // workgroups, then one draw into tokens[0]; the window and the counter
+  // advance on the GPU.
   void record(gpu::CommandBatch& batch) const;
   // Batches for tests, from the logits as they are (no penalty): `rows`
   // rows of `vocab` logits each, and from each row `draws` draws with
@@ -73,10 +74,12 @@ class GpuSampler {
   gpu::Device& device_;
   SamplingParams params_;
   uint32_t window_ = 0;
-  gpu::Buffer state_, ring_, uniform_;
+  uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span)
+  gpu::Buffer state_, ring_, uniform_, partials_;
   const gpu::ComputePipeline* sample_ = nullptr;
   const gpu::ComputePipeline* penalize_ = nullptr;
-  gpu::BindGroup sample_group_, penalize_group_;
+  const gpu::ComputePipeline* partial_max_ = nullptr;
+  gpu::BindGroup sample_group_, partial_max_group_, penalize_group_;
 };
 
 }  // namespace wgrt::ops

@@ -22,10 +22,16 @@
 //
 // `penalize` (one workgroup, before `sample`) applies the repetition penalty
 // in place to the logits of the distinct tokens in the ring.
+//
+// `partial_max` (before `sample`, for one row) finds the largest logit and
+// its lowest index in each span of SPAN logits, one workgroup per span, so
+// that `sample`'s first pass reads a few hundred partials instead of the
+// whole vocabulary: one workgroup walking 128K logits alone is latency-bound.
 
 const WG: u32 = 256u;
 const CAP: u32 = 1024u;  // survivors sorted in workgroup memory
 const NONE: u32 = 0xffffffffu;
+const SPAN: u32 = WG * 4u;  // logits per partial_max workgroup
 
 struct Params {
   vocab: u32,        // tokens that may be drawn: [0, vocab)
@@ -37,7 +43,7 @@ struct Params {
   top_p: f32,        // 1: off
   log_min_p: f32,    // ln(min_p); -3.4e38 when off
   penalty: f32,      // repetition penalty; 1: off
-  pad0: u32,
+  partials: u32,     // spans of partial_max (ceil(vocab / SPAN))
   pad1: u32,
   pad2: u32,
 }
@@ -49,6 +55,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> state: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ring: array<i32>;
 @group(0) @binding(4) var<uniform> params: Params;
+// partial_max's result per span: (the largest logit's bits, its lowest index).
+@group(0) @binding(5) var<storage, read_write> partials: array<vec2<u32>>;
 
 var<workgroup> red_f: array<f32, WG>;
 var<workgroup> red_u: array<u32, WG>;
@@ -64,6 +72,18 @@ var<workgroup> bc_draws: u32;
 var<private> row_base: u32;  // this workgroup's row of logits
 
 fn logit(i: u32) -> f32 { return logits[row_base + i]; }
+
+// Every entry point names every binding (in a branch never taken), so one
+// bind group serves them all.
+fn keep_bindings(lid: u32) {
+  if (lid == NONE) {
+    out[0] = 0;
+    state[0] = 0u;
+    ring[0] = 0;
+    partials[0] = vec2<u32>(0u);
+    logits[0] = params.temperature;
+  }
+}
 
 // A 4-lane counter-based hash (the pcg4d construction of Jarzynski and
 // Olano, "Hash Functions for GPU Rendering", JCGT 2020): an LCG step on each
@@ -335,15 +355,28 @@ fn mass_from(lid: u32, vocab: u32, plan: Plan, z: f32) -> f32 {
   return sum_f(lid, m);
 }
 
-fn plan_draw(lid: u32) -> Plan {
+fn plan_draw(lid: u32, from_partials: bool) -> Plan {
   let vocab = params.vocab;
   var best = bitcast<f32>(0xff800000u);
   var best_i = NONE;
-  for (var i = lid; i < vocab; i += WG) {
-    let l = logit(i);
-    if (l > best || best_i == NONE) {
-      best = l;
-      best_i = i;
+  if (from_partials) {
+    // Spans in index order: a later span with an equal maximum loses, as a
+    // later index does below.
+    for (var p = lid; p < params.partials; p += WG) {
+      let v = partials[p];
+      let l = bitcast<f32>(v.x);
+      if (l > best || best_i == NONE) {
+        best = l;
+        best_i = v.y;
+      }
+    }
+  } else {
+    for (var i = lid; i < vocab; i += WG) {
+      let l = logit(i);
+      if (l > best || best_i == NONE) {
+        best = l;
+        best_i = i;
+      }
     }
   }
   var plan = Plan(0u, argmax(lid, best, best_i), 0u, Cut(0u, NONE), false, 0u, 0.0, 0.0);
@@ -445,8 +478,9 @@ fn draw_alone(plan: Plan, counter: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>) {
+  keep_bindings(lid);
   row_base = wid.x * params.vocab;
-  let plan = plan_draw(lid);
+  let plan = plan_draw(lid, nwg.x == 1u && params.partials > 0u);
   if (lid == 0u) { bc_draws = state[2]; }
   let draws = workgroupUniformLoad(&bc_draws);
   let counter = state[0];
@@ -466,9 +500,29 @@ fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   }
 }
 
+// Row 0 only (a step, or a batch of one row).
+@compute @workgroup_size(WG)
+fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  keep_bindings(lid);
+  var best = bitcast<f32>(0xff800000u);
+  var best_i = NONE;
+  for (var j = 0u; j < SPAN / WG; j++) {
+    let i = wid.x * SPAN + j * WG + lid;
+    if (i < params.vocab) {
+      let l = logits[i];
+      if (l > best || best_i == NONE) {
+        best = l;
+        best_i = i;
+      }
+    }
+  }
+  let top = argmax(lid, best, best_i);
+  if (lid == 0u) { partials[wid.x] = vec2<u32>(bitcast<u32>(bc_f), top); }
+}
+
 @compute @workgroup_size(WG)
 fn penalize(@builtin(local_invocation_index) lid: u32) {
-  if (lid == NONE) { out[0] = 0; }  // never: keeps the bindings the same as sample's
+  keep_bindings(lid);
   let valid = min(state[1], params.window);
   for (var t = lid; t < valid; t += WG) {
     let token = ring[t];
