@@ -52,10 +52,6 @@ struct AdapterFeatures {
   bool shader_f16 = false;
   bool timestamp_query = false;
   bool subgroups = false;
-  // Timestamps between dispatches of one pass (wgpu-native's
-  // TimestampQueryInsidePasses, requested with timestamp_query): per-dispatch
-  // times then come from the pass an untimed run uses, not a pass per dispatch.
-  bool timestamps_in_passes = false;
 };
 
 // The device limits wgrt plans against (WebGPU's names, in snake case).

@@ -49,7 +49,7 @@ AdapterLimits Runtime::limits() const {
 }
 
 namespace {
-AdapterFeatures features_of(const gpu::DeviceFeatures& f) { return {f.shader_f16, f.timestamp_query, f.subgroups, f.timestamps_in_passes}; }
+AdapterFeatures features_of(const gpu::DeviceFeatures& f) { return {f.shader_f16, f.timestamp_query, f.subgroups}; }
 }  // namespace
 
 AdapterFeatures Runtime::features() const { return features_of(impl_->runtime->device().features()); }

@@ -243,14 +243,11 @@ class Bench {
   TgMode tg_;
 };
 
-void print_profile(const Profile& p, size_t top, bool in_pass) {
+void print_profile(const Profile& p, size_t top) {
   std::printf("\nprofile: %s, one forward pass: %zu timed dispatches, GPU %.3f ms, wall %.3f ms "
-              "(wall - GPU = %.3f ms: encoding, submitting, readback and gaps; %s)\n",
-              p.what.c_str(), p.dispatches, p.gpu_ms, p.wall_ms, p.wall_ms - p.gpu_ms,
-              in_pass ? "timestamps between the dispatches of one pass, so each time includes the barrier "
-                        "before its dispatch"
-                      : "timing splits each dispatch into its own pass, so each time carries the cost of a pass "
-                        "and the wall time is above an untimed run's");
+              "(wall - GPU = %.3f ms: encoding, submitting, readback and gaps; timing splits each "
+              "dispatch into its own pass, so the wall time is above an untimed run's)\n",
+              p.what.c_str(), p.dispatches, p.gpu_ms, p.wall_ms, p.wall_ms - p.gpu_ms);
   if (p.dispatches == 0) {
     std::printf("  (no timestamps: the device lacks timestamp-query)\n");
     return;
@@ -437,7 +434,7 @@ int bench(const BenchArgs& args) {
     try {
       bench.profile("decode", 16, 1);  // warm the timed path once
       profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
-      print_profile(profiles.back(), top, features.timestamps_in_passes);
+      print_profile(profiles.back(), top);
       for (const auto& r : results) {
         if (r.n_gen == 0 || r.seconds.empty() || profiles.back().gpu_ms <= 0) continue;
         const double wall = r.ms_per_token.median, gpu = profiles.back().gpu_ms;
@@ -448,7 +445,7 @@ int bench(const BenchArgs& args) {
       }
       if (max_pp > 0) {
         profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
-        print_profile(profiles.back(), top, features.timestamps_in_passes);
+        print_profile(profiles.back(), top);
       }
     } catch (const Error& e) {
       std::printf("--profile failed: %s\n", e.what());

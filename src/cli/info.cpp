@@ -45,7 +45,6 @@ int info() {
   std::printf("  shader-f16:       %s\n", yes_no(offered.shader_f16, on.shader_f16));
   std::printf("  timestamp-query:  %s\n", yes_no(offered.timestamp_query, on.timestamp_query));
   std::printf("  subgroups:        %s\n", yes_no(offered.subgroups, on.subgroups));
-  std::printf("  timestamps inside passes: %s\n", yes_no(offered.timestamps_in_passes, on.timestamps_in_passes));
   std::printf("\nlimits:\n");
   std::printf("  maxBufferSize:                     %s\n", mib(l.max_buffer_size).c_str());
   std::printf("  maxStorageBufferBindingSize:       %s\n", mib(l.max_storage_buffer_binding_size).c_str());

@@ -21,9 +21,7 @@ Error submit_failed() { return Error(ErrorCode::Internal, "submitting GPU work: 
 }  // namespace
 
 CommandBatch::CommandBatch(Device& device, bool time_dispatches)
-    : device_(device),
-      timing_(time_dispatches && device.features().timestamp_query),
-      in_pass_(timing_ && device.features().timestamps_in_passes) {
+    : device_(device), timing_(time_dispatches && device.features().timestamp_query) {
   device_.throw_if_lost();
   if (timing_ && device_.consume_injected_failure(Device::Site::QuerySet)) {
     throw Error(ErrorCode::OutOfMemory, "creating the dispatch timestamp query set: injected failure (test hook)");
@@ -63,20 +61,19 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
   if (submitted_) throw Error(ErrorCode::Internal, "CommandBatch::dispatch after submit");
   if (count.total() == 0) return;
   const bool timed = timing_ && 2 * (timings_.size() + 1) <= query_capacity_;
-  const auto index = static_cast<uint32_t>(2 * timings_.size());
-  if (timed && !in_pass_) {
+  if (timed) {
     end_pass();
     WGPUPassTimestampWrites writes = WGPU_PASS_TIMESTAMP_WRITES_INIT;
     writes.querySet = queries_.get();
-    writes.beginningOfPassWriteIndex = index;
-    writes.endOfPassWriteIndex = index + 1;
+    writes.beginningOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size());
+    writes.endOfPassWriteIndex = static_cast<uint32_t>(2 * timings_.size() + 1);
     WGPUComputePassDescriptor pdesc = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
     pdesc.timestampWrites = &writes;
     pass_.reset(wgpuCommandEncoderBeginComputePass(encoder_.get(), &pdesc));
+    timings_.push_back({label.empty() ? pipeline.label() : std::string(label), 0});
   } else if (!pass_) {
     pass_.reset(wgpuCommandEncoderBeginComputePass(encoder_.get(), nullptr));
   }
-  if (timed) timings_.push_back({label.empty() ? pipeline.label() : std::string(label), 0});
   if (pass_pipeline_ != pipeline.raw()) {
     wgpuComputePassEncoderSetPipeline(pass_.get(), pipeline.raw());
     pass_pipeline_ = pipeline.raw();
@@ -85,13 +82,9 @@ void CommandBatch::dispatch(const ComputePipeline& pipeline, const BindGroup& gr
     wgpuComputePassEncoderSetBindGroup(pass_.get(), 0, group.raw(), 0, nullptr);
     pass_group_ = group.raw();
   }
-  // In one pass, the dispatch's time runs from the end of the work before it
-  // (wgpu's barrier, if any, comes after the first write) to its own end.
-  if (timed && in_pass_) native::write_timestamp(pass_.get(), queries_.get(), index);
   wgpuComputePassEncoderDispatchWorkgroups(pass_.get(), count.x, count.y, count.z);
   ++dispatches_;
-  if (timed && in_pass_) native::write_timestamp(pass_.get(), queries_.get(), index + 1);
-  if (timed && !in_pass_) end_pass();
+  if (timed) end_pass();
 }
 
 void CommandBatch::flush() {

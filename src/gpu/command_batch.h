@@ -2,11 +2,9 @@
 // them once. Consecutive dispatches share one compute pass (WebGPU orders
 // storage writes between dispatches of a pass), so a whole graph is one pass.
 //
-// With timing on (and timestamp-query granted), timestamps go before and
-// after each dispatch inside the shared pass where the device offers that,
-// else each dispatch gets a pass of its own with timestamp writes at its start
-// and end (~4.7 us more per dispatch on the H200); timings() returns the GPU
-// time of each after wait().
+// With timing on (and timestamp-query granted), each dispatch gets its own
+// pass with timestamp writes at its start and end, and timings() returns the
+// GPU time of each after wait().
 #pragma once
 
 #include <cstdint>
@@ -39,8 +37,6 @@ class CommandBatch {
   CommandBatch& operator=(const CommandBatch&) = delete;
 
   bool timing_enabled() const { return timing_; }
-  // Whether timed dispatches share one pass (timestamps inside passes).
-  bool timing_in_pass() const { return in_pass_; }
 
   void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
   // `label` names the dispatch in timings (the pipeline's label if empty);
@@ -72,7 +68,6 @@ class CommandBatch {
   WGPUComputePipeline pass_pipeline_ = nullptr;
   WGPUBindGroup pass_group_ = nullptr;
   bool timing_ = false;
-  bool in_pass_ = false;
   bool submitted_ = false;
   size_t dispatches_ = 0;
   uint64_t submission_ = 0;

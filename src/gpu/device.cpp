@@ -154,12 +154,9 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
                                         ? WGPUFeatureName_Subgroups
                                         : native_subgroups;
   offered.subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), subgroups);
-  const auto in_passes = static_cast<WGPUFeatureName>(native::timestamps_in_passes_feature());
-  offered.timestamps_in_passes = offered.timestamp_query && wgpuAdapterHasFeature(dev->adapter_.get(), in_passes);
   std::vector<WGPUFeatureName> wanted;
   if (offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
   if (offered.timestamp_query && options.want_timestamp_query) wanted.push_back(WGPUFeatureName_TimestampQuery);
-  if (offered.timestamps_in_passes && options.want_timestamp_query && options.want_timestamps_in_passes) wanted.push_back(in_passes);
   if (offered.subgroups && options.want_subgroups) wanted.push_back(subgroups);
 
   DeviceRequest dreq;
@@ -207,7 +204,6 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   dev->limits_ = convert(granted);
   dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_ShaderF16);
   dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_TimestampQuery);
-  dev->features_.timestamps_in_passes = wgpuDeviceHasFeature(dev->device_.get(), in_passes);
   dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), subgroups);
   dev->pipelines_ = std::make_unique<PipelineCache>(*dev);
   return dev;

@@ -49,9 +49,6 @@ struct DeviceLimits {
 struct DeviceFeatures {
   bool shader_f16 = false;
   bool timestamp_query = false;
-  // Timestamps between the dispatches of one pass (requested with
-  // timestamp-query): per-dispatch timing without a pass per dispatch.
-  bool timestamps_in_passes = false;
   bool subgroups = false;
 };
 
@@ -60,7 +57,6 @@ struct DeviceOptions {
   // caller wants it; turning one off is how tests exercise the fallback path.
   bool want_shader_f16 = true;
   bool want_timestamp_query = true;
-  bool want_timestamps_in_passes = true;  // only with timestamp-query
   bool want_subgroups = true;
 };
 

@@ -27,12 +27,6 @@ void poll_until(WGPUDevice device, uint64_t index);
 // rather than the standard WGPUFeatureName_Subgroups; this is its value.
 unsigned subgroups_feature();
 
-// wgpu-native's feature for timestamps written between dispatches of one
-// compute pass (WGPUNativeFeature_TimestampQueryInsidePasses), and the call
-// that writes one.
-unsigned timestamps_in_passes_feature();
-void write_timestamp(WGPUComputePassEncoder pass, WGPUQuerySet queries, uint32_t index);
-
 // Which checks wgpu's shader translator adds to every shader (wgpu's
 // ShaderRuntimeChecks): index clamping on arrays and buffers, and a counter
 // in every loop that ends it after 2^64 iterations.

@@ -34,12 +34,6 @@ WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleD
 
 unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
 
-unsigned timestamps_in_passes_feature() { return WGPUNativeFeature_TimestampQueryInsidePasses; }
-
-void write_timestamp(WGPUComputePassEncoder pass, WGPUQuerySet queries, uint32_t index) {
-  wgpuComputePassEncoderWriteTimestamp(pass, queries, index);
-}
-
 std::string version() {
   const uint32_t v = wgpuGetVersion();
   return "wgpu-native " + std::to_string((v >> 24) & 0xff) + "." + std::to_string((v >> 16) & 0xff) +

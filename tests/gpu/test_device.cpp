@@ -176,53 +176,35 @@ TEST_F(DeviceTest, PipelineCacheKeysOnExactFloatConstants) {
 
 TEST_F(DeviceTest, TimedDispatchesReportGpuTime) {
   if (!device().features().timestamp_query) GTEST_SKIP() << "adapter has no timestamp-query";
-  const char* src = "@group(0) @binding(0) var<storage, read_write> o: array<f32>;"
+  // One workgroup whose threads each run ITERS dependent steps: its time
+  // grows with ITERS on any GPU (a wide grid would not: a large GPU runs
+  // 1,024 small workgroups as fast as one).
+  const char* src = "override ITERS: u32;"
+                    "@group(0) @binding(0) var<storage, read_write> o: array<f32>;"
                     "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {"
-                    "  var acc = 0.0; for (var i = 0u; i < 1000u; i++) { acc += sin(f32(i + g.x)); } o[g.x] = acc; }";
-  const auto& p = device().pipelines().get_from_source(src, "main", {}, "spin");
-  Buffer out = Buffer::create(device(), 64 * 1024 * 4, BufferKind::Storage, "out");
-  Buffer copy = Buffer::create(device(), 256, BufferKind::Storage, "copy");
+                    "  var acc = 0.0; for (var i = 0u; i < ITERS; i++) { acc = sin(acc + f32(i + g.x)); } o[g.x] = acc; }";
+  const auto& light = device().pipelines().get_from_source(src, "main", {{"ITERS", 2000}}, "light");
+  const auto& heavy = device().pipelines().get_from_source(src, "main", {{"ITERS", 40000}}, "heavy");
+  Buffer out = Buffer::create(device(), 64 * 4, BufferKind::Storage, "out");
+  Buffer copy = Buffer::create(device(), 64 * 4, BufferKind::Storage, "copy");
   BufferBinding bind{&out};
-  BindGroup group = BindGroup::create(device(), p, {&bind, 1});
+  BindGroup light_group = BindGroup::create(device(), light, {&bind, 1});
+  BindGroup heavy_group = BindGroup::create(device(), heavy, {&bind, 1});
   CommandBatch batch(device(), /*time_dispatches=*/true);
   ASSERT_TRUE(batch.timing_enabled());
-  EXPECT_EQ(batch.timing_in_pass(), device().features().timestamps_in_passes);
-  batch.dispatch(p, group, {1, 1, 1}, "first");
-  batch.dispatch(p, group, {1024, 1, 1}, "heavy");
-  batch.copy(out, 0, copy, 0, 256);  // ends the pass; timing goes on in the next
-  batch.dispatch(p, group, {1, 1, 1}, "after copy");
+  batch.dispatch(light, light_group, {1, 1, 1}, "first");
+  batch.dispatch(heavy, heavy_group, {1, 1, 1});  // labelled by its pipeline
+  batch.copy(out, 0, copy, 0, 64 * 4);
+  batch.dispatch(light, light_group, {1, 1, 1}, "after copy");
   batch.wait();
   ASSERT_EQ(batch.timings().size(), 3u);
   EXPECT_EQ(batch.timings()[0].label, "first");
+  EXPECT_EQ(batch.timings()[1].label, "heavy:main");
   EXPECT_EQ(batch.timings()[2].label, "after copy");
   for (const auto& t : batch.timings()) EXPECT_GT(t.gpu_ns, 0.0) << t.label;
-  // Each time is its own dispatch's: 1,024 workgroups take longer than one.
+  // Each time is its own dispatch's: 20x the steps take well over 4x as long.
   EXPECT_GT(batch.timings()[1].gpu_ns, 4 * batch.timings()[0].gpu_ns);
   EXPECT_GT(batch.timings()[1].gpu_ns, 4 * batch.timings()[2].gpu_ns);
-}
-
-TEST(DeviceTimingFallback, PassPerDispatchWithoutTimestampsInsidePasses) {
-  DeviceOptions options;
-  options.want_timestamps_in_passes = false;
-  std::unique_ptr<Device> dev = Device::create(options);
-  if (!dev->features().timestamp_query) GTEST_SKIP() << "adapter has no timestamp-query";
-  EXPECT_FALSE(dev->features().timestamps_in_passes);
-  const char* src = "@group(0) @binding(0) var<storage, read_write> o: array<f32>;"
-                    "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {"
-                    "  o[g.x] = f32(g.x); }";
-  const auto& p = dev->pipelines().get_from_source(src, "main", {}, "fill");
-  Buffer out = Buffer::create(*dev, 64 * 4, BufferKind::Storage, "out");
-  BufferBinding bind{&out};
-  BindGroup group = BindGroup::create(*dev, p, {&bind, 1});
-  CommandBatch batch(*dev, /*time_dispatches=*/true);
-  ASSERT_TRUE(batch.timing_enabled());
-  EXPECT_FALSE(batch.timing_in_pass());
-  batch.dispatch(p, group, {1, 1, 1}, "a");
-  batch.dispatch(p, group, {1, 1, 1}, "b");
-  batch.wait();
-  ASSERT_EQ(batch.timings().size(), 2u);
-  for (const auto& t : batch.timings()) EXPECT_GT(t.gpu_ns, 0.0) << t.label;
-  EXPECT_EQ(as_vector<float>(out.read())[63], 63.0f);
 }
 
 }  // namespace
