@@ -115,9 +115,7 @@ for v in variants:
                 total_b += b * k["count"]; total_us += k["gpu_us"]
                 gemvs.append((m, f"{fmt} {n}x{kk} {rest.replace('[planar layout]', '').strip()}", v, k["count"], avg,
                               b / (avg * 1e-6) / 1e12))
-        share = "%.0f%%" % (100 * prof["gpu_ms"] * tps / 1e3) if prof and tps == tps else ""
-        steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", share,
-                      str(prof["dispatches"]) if prof else "",
+        steps.append((m, v, "%.1f" % tps, "%.3f" % prof["gpu_ms"] if prof else "", str(prof["dispatches"]) if prof else "",
                       "%.3g" % (total_b / (total_us * 1e-6) / 1e12) if total_us else "",
                       "%.3f / %.3f (%.3f)" % (host.get("prepare", float("nan")), host.get("encode", float("nan")),
                                                host.get("submit", float("nan")))))
@@ -126,8 +124,8 @@ print("| model | matrix | variant | count | avg us | TB/s |")
 print("| --- | --- | --- | ---: | ---: | ---: |")
 for g in sorted(gemvs, key=lambda g: (g[0], g[1], variants.index(g[2]))):
     print("| %s | %s | %s | %d | %.1f | %.3g |" % g)
-print("\n| model | variant | tg tok/s | decode GPU ms | GPU ms x tok/s | dispatches | all GEMVs TB/s | host prepare / encode (of it submit) ms per token |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+print("\n| model | variant | tg tok/s | decode GPU ms | dispatches | all GEMVs TB/s | host prepare / encode (of it submit) ms per token |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
 for s in sorted(steps, key=lambda s: (s[0], variants.index(s[1]))):
-    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (s + ("",) * (8 - len(s))))
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (s + ("",) * (7 - len(s))))
 PY
