@@ -32,7 +32,8 @@ struct GenerateOptions {
   // reads the logits back and samples on the CPU. The same seed gives the
   // same tokens either way.
   bool gpu_sampling = true;
-  int32_t in_flight = 4;
+  // 8: measured +1-3 % tok/s over 4 on the H200 (bench/RESULTS.md, 2026-12-02 eighth run).
+  int32_t in_flight = 8;
   // Generation ends where the text first contains one of these; the stop
   // string is not part of the output.
   std::vector<std::string> stop;

@@ -125,7 +125,7 @@ class LLM:
     def generate(self, prompt: str, max_tokens: int = 128, temperature: float = 0.8, top_k: int = 40,
                  top_p: float = 0.95, min_p: float = 0.05, seed: int = 0, chat: bool = False,
                  system: str | None = None, repeat_penalty: float = 1.0, ignore_eos: bool = False,
-                 in_flight: int = 4, gpu_sampling: bool = True):
+                 in_flight: int = 8, gpu_sampling: bool = True):
         """Streams text pieces as tokens are generated. Starts a new conversation
         (the KV cache is reset). The iterator's .tokens and .stats say what ran.
 

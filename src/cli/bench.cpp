@@ -36,7 +36,7 @@ struct BenchArgs {
   double warmup_seconds = 0.5;
   int64_t ctx = 0;  // 0: what the largest test needs
   uint64_t seed = 1234;
-  int32_t in_flight = 4;
+  int32_t in_flight = api::GenerateOptions{}.in_flight;
   int64_t top = 15;
   bool ab = false, cpu_sampling = false, profile = false, no_fuse = false, kv_f16 = false;
 };
@@ -108,7 +108,7 @@ struct Profile {
 // CPU sampler (logits read back each token).
 struct TgMode {
   bool gpu_sampling = true;
-  int32_t in_flight = 4;
+  int32_t in_flight = api::GenerateOptions{}.in_flight;
   std::string suffix;  // appended to the test's name ("/wait")
 };
 
@@ -487,7 +487,8 @@ Command add_bench(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "seed of the random tokens (default 1234)")->type_name("S");
   cmd->add_option("--in-flight", a->in_flight,
                   "tg: decode steps queued ahead of the host, each sampling its token\n"
-                  "(greedy) on the GPU and feeding it to the next (default 4)")
+                  "(greedy) on the GPU and feeding it to the next (default " +
+                      std::to_string(api::GenerateOptions{}.in_flight) + ")")
       ->type_name("K")
       ->check(in_range(1, 1024));
   cmd->add_flag("--ab", a->ab,

@@ -29,7 +29,7 @@ struct GenerateArgs {
   int32_t top_k = 40;
   uint64_t seed = 0;
   std::vector<std::string> stop;
-  int32_t in_flight = 4;
+  int32_t in_flight = api::GenerateOptions{}.in_flight;
   bool cpu_sampling = false, kv_f16 = false;
   bool no_fuse = false;
   int64_t ctx = 2048, chunk = 256;
@@ -203,7 +203,7 @@ Command add_generate(CLI::App& app) {
       ->type_name("TEXT");
   cmd->add_option("--in-flight", a->in_flight,
                   "decode steps queued ahead of the host, sampled and fed back on the\n"
-                  "GPU (default 4; 1 waits for each token)")
+                  "GPU (default " + std::to_string(api::GenerateOptions{}.in_flight) + "; 1 waits for each token)")
       ->type_name("K");
   cmd->add_flag("--cpu-sampling", a->cpu_sampling, "read the logits back and sample on the CPU each token instead");
   cmd->add_flag("--no-fuse", a->no_fuse,

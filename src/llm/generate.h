@@ -43,7 +43,7 @@ struct GenerateOptions {
   // back and sample on the host with llm::Sampler, one wait per token).
   bool gpu_sampling = true;
   // GPU sampling: steps queued ahead of the host (>= 1; 1 waits for each token).
-  int32_t in_flight = 4;
+  int32_t in_flight = 8;
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;

@@ -2,7 +2,7 @@
 reference in tests/reference (same GGUF weights dequantized by the `gguf`
 package, fp32 math): the prompt's logits and a 32-token greedy continuation
 (dumping logits samples on the CPU), and the same continuation sampled on the
-GPU with steps in flight (the default, 4; and 9 after a chunked prefill);
+GPU with steps in flight (the default, 8; and 9 after a chunked prefill);
 with the graph's fusion passes on (the default) and off (--no-fuse).
 
 Tolerance: logits are fp32 on both sides (WGRT_MATMUL=f32: prefill GEMMs in
