@@ -14,7 +14,9 @@ namespace wgrt::gpu {
 class Device;
 
 // QueryResolve receives GPU timestamps (gpu/command_batch.cpp).
-enum class BufferKind { Storage, Uniform, Readback, QueryResolve };
+// Upload: a source of copies only (staging space whose bytes arrive by queue
+// write and leave by copies recorded in a command batch).
+enum class BufferKind { Storage, Uniform, Readback, QueryResolve, Upload };
 
 class Buffer {
  public:
