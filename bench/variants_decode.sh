@@ -26,9 +26,7 @@
 #                  that allows it (no paired-row epilogue, K <= 4096); default 4 for heads only
 #   act-A          WGRT_GEMV_ACT=A (f32, q8, q8x2) for every matrix: x as f32, or
 #                  rounded to int8 once or twice (default: q8x2 on >= 3072 rows)
-#   k-N            the default kernels with N decode steps in flight (--in-flight N; default 8)
-#   s-N            N decode steps to a submit (--steps-per-submit N; default 4)
-#   ks-K-N         K steps in flight, N to a submit
+#   k-N            the default kernels with N decode steps in flight (--in-flight N; default 4)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
 #                  results; each removes one cost from the planar GEMVs
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.
@@ -65,8 +63,6 @@ for v in $VARIANTS; do
     planar-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_LANES=${v#planar-l}) ;;
     planar-nofuse) envs=(WGRT_GEMV=planar); flags=(--no-fuse) ;;
     k-*) envs=(WGRT_GEMV=planar); flags=(--in-flight "${v#k-}") ;;
-    s-*) envs=(WGRT_GEMV=planar); flags=(--steps-per-submit "${v#s-}") ;;
-    ks-*) kn=${v#ks-}; envs=(WGRT_GEMV=planar); flags=(--in-flight "${kn%-*}" --steps-per-submit "${kn#*-}") ;;
     q8) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8) ;;
     q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
     act-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=${v#act-}) ;;

@@ -34,10 +34,6 @@ struct GenerateOptions {
   bool gpu_sampling = true;
   // 8: measured +1-3 % tok/s over 4 on the H200 (bench/RESULTS.md, 2026-12-02 eighth run).
   int32_t in_flight = 8;
-  // GPU sampling: decode steps recorded into one submit (>= 1; at most
-  // in_flight are used). A submit costs the H200 about 0.1-0.17 ms of GPU
-  // time, so steps share it; tokens then arrive in groups of up to this many.
-  int32_t steps_per_submit = 4;
   // Generation ends where the text first contains one of these; the stop
   // string is not part of the output.
   std::vector<std::string> stop;
@@ -51,7 +47,7 @@ struct GenerateOptions {
 };
 
 // Throws Error(InvalidArgument) naming the first bad option (temperature,
-// top-p, min-p, repeat penalty, in_flight, steps_per_submit, max_tokens); with `vocab` > 0,
+// top-p, min-p, repeat penalty, in_flight, max_tokens); with `vocab` > 0,
 // also top-k against it.
 void validate(const GenerateOptions& options, int64_t vocab = 0);
 
@@ -76,7 +72,6 @@ struct GenerateResult {
   double prompt_seconds = 0;    // prefill, including the first token
   double generate_seconds = 0;  // every decode step after that
   double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
-  double submit_seconds = 0;    // of generate_seconds: submitting groups of decode steps (GPU sampling)
   double prompt_tokens_per_second = 0;
   double generate_tokens_per_second = 0;
   bool stopped_at_eos = false;

@@ -58,7 +58,6 @@ void bind_llm(nb::module_& m) {
         d["prompt_seconds"] = s.prompt_seconds;
         d["generate_seconds"] = s.generate_seconds;
         d["wait_seconds"] = s.wait_seconds;
-        d["submit_seconds"] = s.submit_seconds;
         d["stopped_at_eos"] = s.stopped_at_eos;
         d["context_full"] = s.context_full;
         d["cancelled"] = s.cancelled;
@@ -104,8 +103,7 @@ void bind_llm(nb::module_& m) {
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
       .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
-                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
-                           int32_t steps_per_submit) {
+                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         api::GenerateOptions options;
         options.max_tokens = max_tokens;
@@ -117,7 +115,6 @@ void bind_llm(nb::module_& m) {
         options.seed = seed;
         options.ignore_eos = ignore_eos;
         options.in_flight = in_flight;
-        options.steps_per_submit = steps_per_submit;
         options.gpu_sampling = gpu_sampling;
         l.llm.reset();  // each generate() starts a new conversation
         PyGeneration g{nb::borrow(self), std::nullopt, {}};

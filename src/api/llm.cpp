@@ -19,7 +19,6 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.ignore_eos = options.ignore_eos;
   g.gpu_sampling = options.gpu_sampling;
   g.in_flight = options.in_flight;
-  g.steps_per_submit = options.steps_per_submit;
   g.stop = options.stop;
   g.cancel = options.cancel;
   g.on_logits = options.on_logits;
@@ -93,7 +92,6 @@ void copy_stats(const llm::GenerateStats& s, GenerateResult& r) {
   r.prompt_tokens = s.prompt_tokens;
   r.generated_tokens = s.generated_tokens;
   r.wait_seconds = s.wait_seconds;
-  r.submit_seconds = s.submit_seconds;
   r.prompt_seconds = s.prompt_seconds;
   r.generate_seconds = s.generate_seconds;
   r.stopped_at_stop_string = s.stopped_at_stop_string;

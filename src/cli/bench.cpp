@@ -37,7 +37,6 @@ struct BenchArgs {
   int64_t ctx = 0;  // 0: what the largest test needs
   uint64_t seed = 1234;
   int32_t in_flight = api::GenerateOptions{}.in_flight;
-  int32_t steps_per_submit = api::GenerateOptions{}.steps_per_submit;
   int64_t top = 15;
   bool ab = false, cpu_sampling = false, profile = false, no_fuse = false, kv_f16 = false;
 };
@@ -110,7 +109,6 @@ struct Profile {
 struct TgMode {
   bool gpu_sampling = true;
   int32_t in_flight = api::GenerateOptions{}.in_flight;
-  int32_t steps_per_submit = api::GenerateOptions{}.steps_per_submit;
   std::string suffix;  // appended to the test's name ("/wait")
 };
 
@@ -159,7 +157,6 @@ class Bench {
     gen.ignore_eos = true;
     gen.gpu_sampling = tg_.gpu_sampling;
     gen.in_flight = tg_.in_flight;
-    gen.steps_per_submit = tg_.steps_per_submit;
     const std::vector<int32_t> prompt = random_tokens(std::max<int64_t>(1, tg_prefill));
     api::Generation g(model_, prompt, gen);
     if (!g.next()) throw Error(ErrorCode::Internal, "bench: the prompt produced no token");
@@ -168,10 +165,6 @@ class Bench {
       note();
     }
     if (wait_s) *wait_s += g.stats().wait_seconds;
-    if (host) {  // steps that share a submit: each run's encode time has no submit in it
-      host->encode_ms += 1e3 * g.stats().submit_seconds;
-      host->submit_ms += 1e3 * g.stats().submit_seconds;
-    }
     return g.stats().generate_seconds;
   }
 
@@ -335,7 +328,6 @@ int bench(const BenchArgs& args) {
   const bool profile = args.profile;
   TgMode tg_mode;
   tg_mode.in_flight = args.in_flight;
-  tg_mode.steps_per_submit = args.steps_per_submit;
   tg_mode.gpu_sampling = !args.cpu_sampling;
   const bool ab = args.ab;
 
@@ -418,9 +410,7 @@ int bench(const BenchArgs& args) {
 
   std::printf("\ntg: %s\n", !tg_mode.gpu_sampling ? "logits read back and sampled on the CPU each token"
                                 : ("greedy sampling on the GPU, the token fed back on the GPU, " +
-                                   std::to_string(tg_mode.in_flight) + " steps in flight, " +
-                                   std::to_string(std::min(tg_mode.in_flight, tg_mode.steps_per_submit)) +
-                                   " to a submit").c_str());
+                                   std::to_string(tg_mode.in_flight) + " steps in flight").c_str());
   std::printf("host time per forward pass (ms, mean): prepare / encode+submit (of it submit) / wait for GPU / "
               "readback; encode per dispatch (us); tg: host blocked per token (ms)\n");
   for (const auto& r : results) {
@@ -500,11 +490,6 @@ Command add_bench(CLI::App& app) {
                   "(greedy) on the GPU and feeding it to the next (default " +
                       std::to_string(api::GenerateOptions{}.in_flight) + ")")
       ->type_name("K")
-      ->check(in_range(1, 1024));
-  cmd->add_option("--steps-per-submit", a->steps_per_submit,
-                  "tg: decode steps recorded into one submit (at most --in-flight are used; default " +
-                      std::to_string(api::GenerateOptions{}.steps_per_submit) + ")")
-      ->type_name("N")
       ->check(in_range(1, 1024));
   cmd->add_flag("--ab", a->ab,
                 "tg: also run each tg test with one host wait per token (K = 1),\nas tgN/wait, and print the ratio");

@@ -1,7 +1,6 @@
 // `wgrt generate`: text generation with a Llama-family GGUF model (the
 // built-in SmolLM2-135M-Instruct unless --model says otherwise). Uses only
 // wgrt's public API.
-#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -31,7 +30,6 @@ struct GenerateArgs {
   uint64_t seed = 0;
   std::vector<std::string> stop;
   int32_t in_flight = api::GenerateOptions{}.in_flight;
-  int32_t steps_per_submit = api::GenerateOptions{}.steps_per_submit;
   bool cpu_sampling = false, kv_f16 = false;
   bool no_fuse = false;
   int64_t ctx = 2048, chunk = 256;
@@ -92,7 +90,6 @@ int generate(const GenerateArgs& args) {
   gen.repeat_penalty = args.repeat_penalty;
   gen.seed = args.seed;
   gen.in_flight = args.in_flight;
-  gen.steps_per_submit = args.steps_per_submit;
   gen.gpu_sampling = !args.cpu_sampling;
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.ignore_eos;
@@ -170,9 +167,7 @@ int generate(const GenerateArgs& args) {
     std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
                  stats.generate_seconds, stats.generate_tokens_per_second,
                  gen.gpu_sampling && model->can_sample_on_gpu() && !gen.on_logits
-                     ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight, " +
-                        std::to_string(std::min(gen.in_flight, gen.steps_per_submit)) + " to a submit")
-                           .c_str()
+                     ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
                      : "sampled on the CPU");
     std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
                  "peak on the device %.1f MiB\n",
@@ -210,10 +205,6 @@ Command add_generate(CLI::App& app) {
                   "decode steps queued ahead of the host, sampled and fed back on the\n"
                   "GPU (default " + std::to_string(api::GenerateOptions{}.in_flight) + "; 1 waits for each token)")
       ->type_name("K");
-  cmd->add_option("--steps-per-submit", a->steps_per_submit,
-                  "decode steps recorded into one submit (at most --in-flight are used;\ndefault " +
-                      std::to_string(api::GenerateOptions{}.steps_per_submit) + ")")
-      ->type_name("N");
   cmd->add_flag("--cpu-sampling", a->cpu_sampling, "read the logits back and sample on the CPU each token instead");
   cmd->add_flag("--no-fuse", a->no_fuse,
                 "load without the fusion passes (RMSNorm and residual adds run as their own kernels)");

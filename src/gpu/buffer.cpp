@@ -25,8 +25,6 @@ WGPUBufferUsage usage_for(BufferKind kind) {
       return WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
     case BufferKind::QueryResolve:
       return WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
-    case BufferKind::Upload:
-      return WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
   }
   return WGPUBufferUsage_None;
 }
@@ -37,7 +35,6 @@ const char* kind_name(BufferKind kind) {
     case BufferKind::Uniform: return "uniform";
     case BufferKind::Readback: return "readback";
     case BufferKind::QueryResolve: return "query resolve";
-    case BufferKind::Upload: return "upload";
   }
   return "?";
 }

@@ -14,9 +14,7 @@ namespace wgrt::gpu {
 class Device;
 
 // QueryResolve receives GPU timestamps (gpu/command_batch.cpp).
-// Upload: a source of copies only (staging space whose bytes arrive by queue
-// write and leave by copies recorded in a command batch).
-enum class BufferKind { Storage, Uniform, Readback, QueryResolve, Upload };
+enum class BufferKind { Storage, Uniform, Readback, QueryResolve };
 
 class Buffer {
  public:

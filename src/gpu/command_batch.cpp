@@ -2,7 +2,6 @@
 
 #include <webgpu.h>
 
-#include <atomic>
 #include <cstring>
 
 #include "gpu/device.h"
@@ -23,8 +22,6 @@ Error submit_failed() { return Error(ErrorCode::Internal, "submitting GPU work: 
 
 CommandBatch::CommandBatch(Device& device, bool time_dispatches)
     : device_(device), timing_(time_dispatches && device.features().timestamp_query) {
-  static std::atomic<uint64_t> next_id{1};
-  id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   device_.throw_if_lost();
   if (timing_ && device_.consume_injected_failure(Device::Site::QuerySet)) {
     throw Error(ErrorCode::OutOfMemory, "creating the dispatch timestamp query set: injected failure (test hook)");

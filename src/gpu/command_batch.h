@@ -37,9 +37,6 @@ class CommandBatch {
   CommandBatch& operator=(const CommandBatch&) = delete;
 
   bool timing_enabled() const { return timing_; }
-  // Unique per batch made in this process (StagedUploads tells batches apart by it).
-  uint64_t id() const { return id_; }
-  bool submitted() const { return submitted_; }
 
   void copy(const Buffer& src, uint64_t src_offset, const Buffer& dst, uint64_t dst_offset, uint64_t bytes);
   // `label` names the dispatch in timings (the pipeline's label if empty);
@@ -70,7 +67,6 @@ class CommandBatch {
   // (each is ~0.1 us of the per-dispatch encode budget).
   WGPUComputePipeline pass_pipeline_ = nullptr;
   WGPUBindGroup pass_group_ = nullptr;
-  uint64_t id_ = 0;
   bool timing_ = false;
   bool submitted_ = false;
   size_t dispatches_ = 0;

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 
 #include "gpu/device.h"
 #include "graph/lifetime_planner.h"
@@ -38,7 +37,7 @@ FlashAttention flash_attention_from_env() {
   throw Error(ErrorCode::InvalidArgument, std::string("WGRT_FLASH_ATTENTION=") + v + ": expected 1 (on) or 0 (off)");
 }
 
-ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device), uploads_(device) {
+ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device) {
   state_.graph = std::move(graph);
 }
 
@@ -255,8 +254,7 @@ void ExecutableGraph::propagate_resizes() {
     ++fired;
   }
   std::fill(state_.changed.begin(), state_.changed.end(), 0);
-  // The uniforms stay dirty until run() flushes them, through the batch when
-  // it records into one.
+  state_.uniforms.flush();
   hooks_fired_last_ = fired;
 }
 
@@ -287,11 +285,6 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   check_inputs(inputs);
   check_output_options(options);
-  gpu::CommandBatch* into = options.record_into;
-  if (into != nullptr && (options.wait || options.time_dispatches || into->submitted())) {
-    throw Error(ErrorCode::InvalidArgument,
-                "recording into a caller's batch needs wait off, timing off and a batch not yet submitted");
-  }
   Graph& g = state_.graph;
   const size_t n_out = g.outputs.size();
 
@@ -326,41 +319,25 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     throw;
   }
 
-  std::optional<gpu::CommandBatch> own;
-  gpu::CommandBatch& batch = into != nullptr ? *into : own.emplace(device_, options.time_dispatches);
-  // The last batch recorded into took the uniforms' last flush; it may have
-  // been dropped without a submit, so a run outside it sends them all again.
-  if (last_into_batch_ != 0 && batch.id() != last_into_batch_) state_.uniforms.mark_all_dirty();
-  last_into_batch_ = into != nullptr ? into->id() : 0;
-  if (into != nullptr) {
-    state_.uniforms.flush(batch, uploads_);
-  } else {
-    state_.uniforms.flush();
-  }
   ExecuteTraffic traffic;
   traffic.bound_input_buffers.assign(inputs.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (const auto* dev = std::get_if<DeviceTensorView>(&inputs[i])) traffic.bound_input_buffers[i] = dev->buffer->raw();
     if (device_bytes[i].empty()) continue;
-    if (into != nullptr) {
-      uploads_.upload(batch, memory_.buffer(g.inputs[i]), 0, device_bytes[i]);
-    } else {
-      memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());
-    }
+    memory_.buffer(g.inputs[i]).write(0, device_bytes[i].data(), device_bytes[i].size());
     traffic.host_upload_bytes += device_bytes[i].size();
   }
 
   HostTimes times;
   times.prepare_ms = ms_since(t_start);
   const auto t_encode = Clock::now();
+  gpu::CommandBatch batch(device_, options.time_dispatches);
   encode(batch, inputs, rebound, fresh, live_bytes, options, traffic);
   if (options.encode_after) options.encode_after(batch);
   const auto t_submit = Clock::now();
-  if (into == nullptr) {
-    batch.submit();
-    last_submission_ = batch.submission();
-  }
+  batch.submit();
   times.submit_ms = ms_since(t_submit);
+  last_submission_ = batch.submission();
   times.encode_ms = ms_since(t_encode);
   times.dispatches = batch.dispatch_count();
   const auto t_wait = Clock::now();
@@ -540,7 +517,6 @@ MemoryStats ExecutableGraph::memory_stats() const {
   MemoryStats s;
   memory_.add_to(s);
   for (const auto& b : readback_) s.staging_bytes += b.size();
-  s.staging_bytes += uploads_.bytes();
   s.uniform_bytes = state_.uniforms.allocated_bytes();
   s.scratch_bytes = scratch_->bytes();
   for (const auto& b : state_.graph_scratch) s.scratch_bytes += b.size();

@@ -12,7 +12,6 @@
 #include "core/host_tensor.h"
 #include "gpu/command_batch.h"
 #include "gpu/device_memory.h"
-#include "gpu/staged_uploads.h"
 #include "graph/graph_state.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
@@ -100,13 +99,6 @@ struct ExecuteOptions {
   // with their live shapes and no data); last_submission() identifies the
   // submit. Steps queued this way run in order on the GPU.
   bool wait = true;
-  // Record into this open batch and return without submitting (needs wait
-  // false, no timing): the caller submits, so several runs share one submit
-  // (one submit costs the H200 about 0.1-0.17 ms of GPU time, bench/RESULTS.md).
-  // Host inputs and changed uniforms then travel as copies recorded in the
-  // batch, so each run sees its own; until that batch is submitted or
-  // dropped, every run of this graph must record into it.
-  gpu::CommandBatch* record_into = nullptr;
 };
 
 // What the last call moved between host and device, for tests and stats.
@@ -201,13 +193,11 @@ class ExecutableGraph {
   MemoryPlan memory_;
   std::unique_ptr<ScratchPool> scratch_;
   std::vector<gpu::Buffer> readback_;  // one per output, at its maximum size
-  gpu::StagedUploads uploads_;          // runs recorded into a caller's batch
   std::vector<gpu::DispatchTiming> timings_;
   HostTimes host_times_;
   size_t submit_every_ = kSubmitEveryProgram;  // LoadOptions::submit_every, resolved
   uint64_t hooks_fired_last_ = 0;
   uint64_t last_submission_ = 0;
-  uint64_t last_into_batch_ = 0;  // the batch of the last record_into run, 0 if the last run had its own
   ExecuteTraffic traffic_;
 };
 

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "gpu/device.h"
-#include "gpu/staged_uploads.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -66,25 +65,6 @@ void UniformArena::flush() {
     b.dirty_begin = ~uint64_t{0};
     b.dirty_end = 0;
     ++flushes_;
-  }
-}
-
-void UniformArena::flush(gpu::CommandBatch& batch, gpu::StagedUploads& uploads) {
-  for (Block& b : blocks_) {
-    if (b.dirty_end <= b.dirty_begin) continue;
-    uploads.upload(batch, b.buffer, b.dirty_begin,
-                   std::span<const uint8_t>(b.host.data() + b.dirty_begin, b.dirty_end - b.dirty_begin));
-    b.dirty_begin = ~uint64_t{0};
-    b.dirty_end = 0;
-    ++flushes_;
-  }
-}
-
-void UniformArena::mark_all_dirty() {
-  for (Block& b : blocks_) {
-    if (b.used == 0) continue;
-    b.dirty_begin = 0;
-    b.dirty_end = b.used;
   }
 }
 

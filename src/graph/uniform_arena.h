@@ -16,9 +16,7 @@
 namespace wgrt {
 
 namespace gpu {
-class CommandBatch;
 class Device;
-class StagedUploads;
 }
 
 using UniformId = size_t;
@@ -36,12 +34,6 @@ class UniformArena {
   // Queues one write per block with dirty bytes; after it the GPU sees every
   // write so far (queue writes are ordered before later submits).
   void flush();
-  // The same, each block's dirty bytes recorded into `batch` through
-  // `uploads` instead: the GPU sees them from that point of the batch on.
-  void flush(gpu::CommandBatch& batch, gpu::StagedUploads& uploads);
-  // Marks every slot dirty: the next flush sends them all (after a batch
-  // that may have been dropped unsubmitted took the last flush).
-  void mark_all_dirty();
 
   uint64_t allocated_bytes() const;  // the blocks, as memory_stats reports them
   uint64_t flushes() const { return flushes_; }  // queue writes issued, for tests

@@ -5,7 +5,6 @@
 #include <limits>
 #include <vector>
 
-#include "gpu/command_batch.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -37,10 +36,6 @@ void validate(const GenerateOptions& options, int64_t vocab) {
   if (options.in_flight < 1) {
     throw Error(ErrorCode::InvalidArgument,
                 "steps in flight must be >= 1 (1 waits for each token), got " + std::to_string(options.in_flight));
-  }
-  if (options.steps_per_submit < 1) {
-    throw Error(ErrorCode::InvalidArgument,
-                "steps per submit must be >= 1, got " + std::to_string(options.steps_per_submit));
   }
 }
 
@@ -104,42 +99,17 @@ void Generation::start_on_gpu() {
 }
 
 void Generation::fill_pipeline() {
-  const int64_t group = std::min(options_.steps_per_submit, options_.in_flight);
-  for (;;) {
-    const int64_t wanted = std::min<int64_t>(options_.max_tokens - queued_, model_.context() - model_.cached());
-    const int64_t free = options_.in_flight - int64_t(pending_.size());
-    const int64_t n = std::min({group, wanted, free});
-    // A group shorter than steps_per_submit only when generation ends with it.
-    if (n <= 0 || (n < group && n < wanted)) return;
-    gpu::CommandBatch batch(model_.device());
-    std::vector<size_t> slots;
-    const int64_t cached_before = model_.cached();
-    const size_t slot_before = next_slot_;
-    try {
-      for (int64_t i = 0; i < n; ++i) {
-        const size_t slot = next_slot_;
-        next_slot_ = (next_slot_ + 1) % ring_->slots();
-        model_.submit_fed(
-            [this, slot](gpu::CommandBatch& b) {
-              gpu_sampler_->record(b);
-              ring_->record_copy(b, model_.token_buffer(), 0, slot);
-            },
-            &batch);
-        slots.push_back(slot);
-      }
-      const auto t0 = Clock::now();
-      batch.submit();
-      stats_.submit_seconds += seconds_since(t0);
-    } catch (...) {  // nothing of this group was submitted
-      model_.rewind(cached_before);
-      next_slot_ = slot_before;
-      throw;
-    }
-    for (size_t slot : slots) {
-      ring_->request(slot, batch.submission());
-      pending_.push_back(slot);
-    }
-    queued_ += int32_t(n);
+  while (pending_.size() < size_t(options_.in_flight) && queued_ < options_.max_tokens &&
+         model_.cached() < model_.context()) {
+    const size_t slot = next_slot_;
+    next_slot_ = (next_slot_ + 1) % ring_->slots();
+    model_.submit_fed([this, slot](gpu::CommandBatch& batch) {
+      gpu_sampler_->record(batch);
+      ring_->record_copy(batch, model_.token_buffer(), 0, slot);
+    });
+    ring_->request(slot, model_.last_submission());
+    pending_.push_back(slot);
+    ++queued_;
   }
 }
 

@@ -5,7 +5,7 @@
 // By default the token never visits the host on its way to the next step:
 // the GPU sampler (ops/sampling/) writes it into the model's token input, the
 // next forward pass reads it there, and `in_flight` steps are queued ahead of
-// the host, `steps_per_submit` of them recorded into each submit. Token ids come back through a ring of mapped readback buffers as
+// the host. Token ids come back through a ring of mapped readback buffers as
 // their steps finish. When generation stops (EOS, stop string, budget, cancel), the steps
 // still in flight are waited for and their tokens dropped; the model's cache
 // is rewound to the tokens kept, and the KV rows those steps wrote past it
@@ -44,11 +44,6 @@ struct GenerateOptions {
   bool gpu_sampling = true;
   // GPU sampling: steps queued ahead of the host (>= 1; 1 waits for each token).
   int32_t in_flight = 8;
-  // GPU sampling: decode steps recorded into one submit (>= 1; at most
-  // in_flight are used). Each submit costs the H200 about 0.1-0.17 ms of GPU
-  // time (bench/RESULTS.md), so 4 steps share it; tokens then reach the host
-  // in groups of up to that many.
-  int32_t steps_per_submit = 4;
   // Checked between tokens; set from a signal handler to stop cleanly.
   const std::atomic<bool>* cancel = nullptr;
   bool ignore_eos = false;
@@ -67,7 +62,6 @@ struct GenerateStats {
   double prompt_seconds = 0;    // prefill, including the first token's logits
   double generate_seconds = 0;  // every decode step after that
   double wait_seconds = 0;      // of generate_seconds: the host blocked on a token (GPU sampling)
-  double submit_seconds = 0;    // of generate_seconds: submitting groups of decode steps (GPU sampling)
   bool stopped_at_eos = false;
   bool stopped_at_stop_string = false;
   bool cancelled = false;
@@ -110,8 +104,7 @@ class Generation {
   std::optional<TokenId> next_token();
   std::optional<TokenId> next_token_on_gpu();
   void start_on_gpu();
-  // Queues steps, steps_per_submit to a submit, while a whole group of ring
-  // slots is free (or the group that ends generation fits).
+  // Queues steps until in_flight are pending or no more are needed.
   void fill_pipeline();
   // Waits for and drops the steps in flight; rewinds the cache to the prompt
   // and the tokens taken but the last.

@@ -181,7 +181,7 @@ std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, const R
   return submit_chunks(tokens, options, &after, read_logits);
 }
 
-void LlmModel::submit_fed(const RecordAfter& after, gpu::CommandBatch* into) {
+void LlmModel::submit_fed(const RecordAfter& after) {
   check_room(1);
   const int64_t pos = cached_;
   const InputView inputs[] = {
@@ -191,7 +191,6 @@ void LlmModel::submit_fed(const RecordAfter& after, gpu::CommandBatch* into) {
   ExecuteOptions options;
   options.wait = false;
   options.encode_after = after;
-  options.record_into = into;
   graph_->run(inputs, options);
   cached_ += 1;
 }

@@ -70,10 +70,8 @@ class LlmModel {
   // Runs `tokens` (a prompt) like forward(); `after` joins the last chunk.
   std::span<const float> submit(std::span<const TokenId> tokens, const RecordAfter& after, bool read_logits = false);
   // One decode step whose token is the id in token_buffer()[0], put there by
-  // the previous step's sampler. With `into`, the step is recorded into that
-  // open batch instead of a submit of its own (the caller submits; several
-  // steps then share a submit).
-  void submit_fed(const RecordAfter& after, gpu::CommandBatch* into = nullptr);
+  // the previous step's sampler.
+  void submit_fed(const RecordAfter& after);
   // The last submit's index (gpu::ReadbackRing::request).
   uint64_t last_submission() const { return graph_->last_submission(); }
   // Forgets cached positions from `cached` on (steps sampled but not kept);

@@ -16,11 +16,11 @@ WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 # Every option each subcommand had before CLI11, spelled the same.
 OPTIONS = {
     "generate": ["--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-                 "--seed", "--stop", "--in-flight", "--steps-per-submit", "--cpu-sampling", "--ctx", "--chunk", "--chat", "--system",
+                 "--seed", "--stop", "--in-flight", "--cpu-sampling", "--ctx", "--chunk", "--chat", "--system",
                  "--file", "--quiet", "--prompt-tokens", "--dump-logits", "--print-token-ids", "--ignore-eos"],
     "run": ["--ptd", "--method", "--input", "--output-dir", "--repeat", "--profile", "--seed"],
     "inspect": ["--ptd"],
-    "bench": ["--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--warmup-seconds", "--ctx", "--seed", "--in-flight", "--steps-per-submit", "--ab",
+    "bench": ["--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--warmup-seconds", "--ctx", "--seed", "--in-flight", "--ab",
               "--cpu-sampling", "--profile", "--top", "--json"],
     "serve": ["--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue", "--quiet"],
     "info": [],

@@ -1,9 +1,7 @@
 // The generation loop with sampling on the GPU and steps in flight, on the
 // tiny ExecuTorch Llama fixture (tests/fixtures/llama, fast on lavapipe):
 // greedy tokens equal the CPU sampler's whatever the number of steps in
-// flight and of steps to a submit (each step's position and token must
-// reach its own dispatches inside a shared submit); seeded sampling repeats
-// across runs, K and steps per submit; stopping with
+// flight; seeded sampling repeats across runs and across K; stopping with
 // steps in flight keeps only the tokens taken, and the next generation
 // continues from the right position; bad options fail before anything runs.
 #include <gtest/gtest.h>
@@ -42,13 +40,12 @@ class GenerateGpuTest : public test::GpuTest {
     return out;
   }
 
-  llm::GenerateOptions options(bool gpu, int32_t in_flight, float temperature, int32_t per_submit = 4) {
+  llm::GenerateOptions options(bool gpu, int32_t in_flight, float temperature) {
     llm::GenerateOptions o;
     o.max_tokens = 12;
     o.ignore_eos = true;
     o.gpu_sampling = gpu;
     o.in_flight = in_flight;
-    o.steps_per_submit = per_submit;
     o.sampler.temperature = temperature;
     o.sampler.seed = 11;
     return o;
@@ -61,10 +58,7 @@ class GenerateGpuTest : public test::GpuTest {
 TEST_F(GenerateGpuTest, GreedyMatchesTheCpuSamplerAtEveryDepth) {
   const auto want = run(options(false, 1, 0), prompt_);
   ASSERT_EQ(want.size(), 12u);
-  const std::pair<int32_t, int32_t> depths[] = {{1, 1}, {2, 1}, {2, 2}, {4, 4}, {7, 3}, {8, 4}, {5, 12}, {12, 12}};
-  for (const auto& [k, g] : depths) {
-    EXPECT_EQ(run(options(true, k, 0, g), prompt_), want) << "in flight " << k << ", " << g << " to a submit";
-  }
+  for (int32_t k : {1, 2, 4, 7}) EXPECT_EQ(run(options(true, k, 0), prompt_), want) << "in flight " << k;
 }
 
 TEST_F(GenerateGpuTest, SameSeedSameTokensAcrossRunsAndDepths) {
@@ -77,11 +71,8 @@ TEST_F(GenerateGpuTest, SameSeedSameTokensAcrossRunsAndDepths) {
   ASSERT_EQ(a.size(), 12u);
   EXPECT_EQ(run(o, prompt_), a);
   for (int32_t k : {1, 3, 6}) {
-    for (int32_t g : {1, 2, 5}) {
-      o.in_flight = k;
-      o.steps_per_submit = g;
-      EXPECT_EQ(run(o, prompt_), a) << "in flight " << k << ", " << g << " to a submit";
-    }
+    o.in_flight = k;
+    EXPECT_EQ(run(o, prompt_), a) << "in flight " << k;
   }
   o.sampler.seed = 12;
   EXPECT_NE(run(o, prompt_), a);
@@ -149,8 +140,6 @@ TEST_F(GenerateGpuTest, BadOptionsFailBeforeAnythingRuns) {
   fails(o, "temperature");
   o = options(true, 0, 0.8f);
   fails(o, "in flight");
-  o = options(true, 4, 0.8f, 0);
-  fails(o, "steps per submit");
 }
 
 }  // namespace

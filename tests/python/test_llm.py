@@ -64,11 +64,6 @@ def test_gpu_sampling_repeats_across_steps_in_flight(llm):
     "".join(six)
     assert len(one.tokens) == 6 and one.tokens == six.tokens
     assert six.stats["generated_tokens"] == 6
-    # Three steps to a submit: the same tokens again.
-    three = llm.generate(PROMPT_TEXT, in_flight=6, steps_per_submit=3, **kwargs)
-    "".join(three)
-    assert three.tokens == one.tokens
-    assert three.stats["submit_seconds"] >= 0
 
 
 def test_bad_sampling_options_are_clear_errors(llm):
@@ -76,5 +71,3 @@ def test_bad_sampling_options_are_clear_errors(llm):
         llm.generate(PROMPT_TEXT, top_k=llm.vocab_size + 1)
     with pytest.raises(wgrt.Error, match="in flight"):
         llm.generate(PROMPT_TEXT, in_flight=0)
-    with pytest.raises(wgrt.Error, match="steps per submit"):
-        llm.generate(PROMPT_TEXT, steps_per_submit=0)
