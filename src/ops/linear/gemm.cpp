@@ -121,8 +121,9 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
   const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
   const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
   constants.emplace_back("SPLIT_ACC", choice.precision == MatmulPrecision::F16 ? 1.0 : 0.0);
-  return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", choice.tile.prelude, depth, decoder,
-                       "quant/linear_io.wgsl", "linear/gemm.wgsl"},
+  // common/prelude.wgsl after the precision prelude: `enable f16;` must come first.
+  return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", "common/prelude.wgsl", choice.tile.prelude,
+                       depth, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"},
                       "gemm", constants);
 }
 

@@ -96,11 +96,28 @@ fn row_scale(row: u32) -> f32 {
 
 // Four results of row m0 + row, columns n..n+3 (absolute), scaled by the
 // norm, through linear_io.wgsl's epilogue (bias, residual, split outputs).
+// HAS_SWIGLU (weight rows interleaving gate and up): n is a multiple of 4,
+// so the columns are two (gate, up) pairs, stored as silu(gate) * up into
+// out[m, n / 2 ..] of the [M, N / 2] result.
 fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
   let m = m0 + row;
   if (m >= params.m) { return; }
   var scale = 1.0;
   if (HAS_NORM) { scale = row_scale(row); }
+  if (HAS_SWIGLU) {
+    for (var c = 0u; c < 4u; c += 2u) {
+      if (n + c + 1u < params.n) {
+        var gate = v[c] * scale;
+        var up = v[c + 1u] * scale;
+        if (HAS_BIAS) {
+          gate += bias[n + c];
+          up += bias[n + c + 1u];
+        }
+        out[m * (params.n / 2u) + (n + c) / 2u] = swiglu(gate, up);
+      }
+    }
+    return;
+  }
   for (var c = 0u; c < 4u; c++) {
     if (n + c < params.n) { store_result(m, n + c, v[c] * scale); }
   }

@@ -341,7 +341,8 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
   const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
-  // SwiGLU: the prefill GEMM writes the interleaved gate/up columns to
+  // SwiGLU: the GEMM family stores silu(gate) * up itself (gemm.wgsl's
+  // store4); the old tiled GEMM writes the interleaved gate/up columns to
   // scratch ([M, N]), which swiglu_pairs.wgsl turns into out.
   const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(x)) / std::max<int64_t>(1, k));
   const gpu::BufferBinding gemm_out =
@@ -353,6 +354,11 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const auto gemm_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     gemm_out,
                               ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
                               none2};
+  const auto family_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
+                                ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                                none2};
+  gpu::OverrideConstants family_constants = constants;
+  family_constants.push_back({"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0});
   const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
                              (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
@@ -366,17 +372,17 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const bool family =
       gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const DispatchId family_gemm =
-      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", constants), gemm_bindings,
+      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", family_constants), family_bindings,
                             std::string(kGemmLabel) + shape + suffix)
              : gemm;
   // The large tile, for live shapes that give it enough workgroups (gemm.h).
   const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
   const DispatchId large_gemm =
-      has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", constants), gemm_bindings,
+      has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", family_constants), family_bindings,
                                std::string(kGemmLabel) + " " + large.tile.name + shape + suffix)
                 : gemm;
   const uint64_t large_min = gemm_large_min_workgroups();
-  // After whichever GEMM ran (dispatches run in recording order).
+  // After the old tiled GEMM (dispatches run in recording order).
   DispatchId pairs = gemm;
   const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
   if (s.swiglu) {
@@ -428,7 +434,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
     }
     if (s.swiglu) {
       r.write_uniform(pair_u, PairParams{m * (n / 2)});
-      r.set_workgroups(pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * (n / 2), kWorkgroup)));
+      r.set_workgroups(pairs, decode || big ? none : r.fold(gpu::div_up(uint64_t(m) * (n / 2), kWorkgroup)));
     }
   });
 }
