@@ -341,12 +341,25 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
   const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
+  // The family's tiles where their grid is large enough (gemm.h), else the
+  // old tiled GEMM (linear.wgsl).
+  GemmChoice choice, large;
+  const bool family = gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  const uint64_t min_workgroups = gemm_family_min_workgroups();
   // SwiGLU: the GEMM family stores silu(gate) * up itself (gemm.wgsl's
   // store4); the old tiled GEMM writes the interleaved gate/up columns to
-  // scratch ([M, N]), which swiglu_pairs.wgsl turns into out.
+  // scratch ([M, N]), which swiglu_pairs.wgsl turns into out. The scratch
+  // holds only the rows the old GEMM can get (none for llama1b's gate/up,
+  // whose 256 column tiles always fill the family's grid: 32 MiB less at
+  // 512-token chunks).
   const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(x)) / std::max<int64_t>(1, k));
+  uint32_t old_rows = max_m;
+  if (family) {
+    old_rows = 0;
+    while (old_rows < max_m && gemm_workgroups(choice.tile, old_rows + 1, n) < min_workgroups) ++old_rows;
+  }
   const gpu::BufferBinding gemm_out =
-      s.swiglu ? ctx.scratch(uint64_t(max_m) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
+      s.swiglu ? ctx.scratch(uint64_t(std::max(old_rows, 1u)) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
   const auto bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
                          ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
                          none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
@@ -368,9 +381,6 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const DispatchId gemm = ctx.dispatch(tiled_pipeline, gemm_bindings, std::string("linear_ggml gemm") + suffix);
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
-  GemmChoice choice, large;
-  const bool family =
-      gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
   const DispatchId family_gemm =
       family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", family_constants), family_bindings,
                             std::string(kGemmLabel) + shape + suffix)
@@ -397,7 +407,6 @@ void lower_with(OpContext& ctx, const Slots& s) {
                                ctx.uniform_binding(rope_u)},
                               "linear_ggml rope pairs");
   }
-  const uint64_t min_workgroups = gemm_family_min_workgroups();
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const uint32_t k = static_cast<uint32_t>(dims.back());
