@@ -204,6 +204,29 @@ TEST(GemmTile, LargeTileMinimumMustBeACount) {
   EXPECT_EQ(ops::gemm_large_min_workgroups(), 1024u);
 }
 
+// The large tile by grid size, or by long K from 128 of its workgroups on
+// (llama1b's shapes at pp512 and pp256).
+TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
+  const ops::GemmTile* large = ops::find_gemm_tile("128x64_8x4");
+  ASSERT_NE(large, nullptr);
+  EXPECT_TRUE(ops::gemm_use_large(*large, 512, 16384, 2048, 1024, 8192));   // gate/up: 1,024 workgroups
+  EXPECT_TRUE(ops::gemm_use_large(*large, 512, 2048, 8192, 1024, 8192));    // down: 128, K 8192
+  EXPECT_FALSE(ops::gemm_use_large(*large, 512, 2048, 8192, 1024, 0));      // the K rule off
+  EXPECT_FALSE(ops::gemm_use_large(*large, 256, 2048, 8192, 1024, 8192));   // down at 256 rows: 64
+  EXPECT_FALSE(ops::gemm_use_large(*large, 512, 2048, 2048, 1024, 8192));   // o
+  EXPECT_FALSE(ops::gemm_use_large(*large, 512, 3072, 2048, 1024, 8192));   // QKV: 192
+  EXPECT_FALSE(ops::gemm_use_large(*large, 256, 16384, 2048, 1024, 8192));  // gate/up at 256 rows: 512
+}
+
+TEST(GemmTile, LargeTileMinimumKMustBeALength) {
+  setenv("WGRT_GEMM_LARGE_MIN_K", "long", 1);
+  EXPECT_THROW(ops::gemm_large_min_k(), Error);
+  setenv("WGRT_GEMM_LARGE_MIN_K", "0", 1);
+  EXPECT_EQ(ops::gemm_large_min_k(), 0u);
+  unsetenv("WGRT_GEMM_LARGE_MIN_K");
+  EXPECT_EQ(ops::gemm_large_min_k(), 8192u);
+}
+
 TEST(GemmTile, UnknownNameIsRefused) {
   setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
   try {

@@ -91,22 +91,42 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
   return fit_tile(device, gemm_tile(), chosen);
 }
 
+namespace {
+// A count from the environment variable `name`, or `fallback` when unset;
+// throws for a value that is not a count.
+uint64_t count_env(const char* name, const char* what, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == 0) return fallback;
+  const std::string s(v);
+  if (s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected " + what + " (0 = off), got '" + s + "'");
+  }
+  return std::stoull(s);
+}
+}  // namespace
+
 uint64_t gemm_large_min_workgroups() {
   // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, pp512
   // profiles, 64x64_4x4 at depth 2 vs 128x64_8x4 at 4): llama1b's gate/up
   // (1,024 large workgroups) 1,146 -> 1,069 us, its o/down (128) 368 -> 331
   // us on average, but its QKV (192) 237 -> 291 us and every SmolLM2 matrix
   // (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that GPU) takes
-  // the gain that holds and none of the losses; the rest is not understood
-  // well enough for a finer rule.
-  const char* v = std::getenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
-  if (v == nullptr || *v == 0) return 1024;
-  const std::string s(v);
-  if (s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
-    throw Error(ErrorCode::InvalidArgument,
-                "WGRT_GEMM_LARGE_MIN_WORKGROUPS: expected a count of workgroups (0 = off), got '" + s + "'");
-  }
-  return std::stoull(s);
+  // the gain that holds; gemm_large_min_k() takes the one of down.
+  return count_env("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups", 1024);
+}
+
+uint64_t gemm_large_min_k() {
+  // The H200 again (session 7, per-matrix pp512 profiles): at 128 large
+  // workgroups llama1b's down (K = 8192) 585 -> 520 us and o (K = 2048) only
+  // 151 -> 145; QKV (K = 2048, 192) loses. The large tile's deeper K loop
+  // pays where each workgroup runs long; K >= 8192 takes down's gain alone.
+  return count_env("WGRT_GEMM_LARGE_MIN_K", "a K length", 8192);
+}
+
+bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups,
+                    uint64_t min_k) {
+  const uint64_t grid = gemm_workgroups(large, m, n);
+  return (min_workgroups > 0 && grid >= min_workgroups) || (min_k > 0 && k >= min_k && grid >= 128);
 }
 
 bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large) {

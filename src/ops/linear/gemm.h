@@ -61,6 +61,12 @@ bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, Gemm
 // WGRT_GEMM_LARGE_MIN_WORKGROUPS, else 1024 (gemm.cpp says why); throws
 // wgrt::Error for a value that is not a count.
 uint64_t gemm_large_min_workgroups();
+// Long K also earns the large tile from 128 of its workgroups on: K at least
+// WGRT_GEMM_LARGE_MIN_K, else 8192 (0 = never by K; gemm.cpp says why).
+uint64_t gemm_large_min_k();
+// Whether an M x N x K GEMM runs on the large tile (gemm_choose_large gave
+// `large`): enough large workgroups, or a long K with at least 128 of them.
+bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups, uint64_t min_k);
 
 // The pipeline for `decoder` (a WGSL file defining Unit, UnitWords,
 // fetch_unit and unit_from, e.g. "quant/dequant.wgsl") in the chosen

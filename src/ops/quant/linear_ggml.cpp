@@ -391,7 +391,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
       has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", family_constants), family_bindings,
                                std::string(kGemmLabel) + " " + large.tile.name + shape + suffix)
                 : gemm;
-  const uint64_t large_min = gemm_large_min_workgroups();
+  const uint64_t large_min = gemm_large_min_workgroups(), large_min_k = gemm_large_min_k();
   // After the old tiled GEMM (dispatches run in recording order).
   DispatchId pairs = gemm;
   const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
@@ -434,7 +434,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
     const gpu::WorkgroupCount none{0, 1, 1};
     r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
-    const bool use_large = has_large && !decode && big && gemm_workgroups(large.tile, m, n) >= large_min;
+    const bool use_large = has_large && !decode && big && gemm_use_large(large.tile, m, n, k, large_min, large_min_k);
     if (family) r.set_workgroups(family_gemm, !decode && big && !use_large ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
     if (has_large) r.set_workgroups(large_gemm, use_large ? r.fold(gemm_workgroups(large.tile, m, n)) : none);
     if (rope) {
