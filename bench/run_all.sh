@@ -130,7 +130,7 @@ for m in $MODELS; do
   # the loop that reads logits back and samples on the CPU; then `generate`
   # (greedy, GPU sampling) for its tokens/s beside tg.
   step "wgrt-$m-in-flight-ab" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --ab
-  step "wgrt-$m-in-flight-8" 45 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 5 --max-seconds 15 --in-flight 8
+  step "wgrt-$m-in-flight-4" 45 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 5 --max-seconds 15 --in-flight 4
   step "wgrt-$m-cpu-sampling" 60 "$D/wgrt" bench --model "$model" -p 0 -n "$TG" -r 3 --max-seconds 15 --cpu-sampling
   step "wgrt-$m-generate" 60 "$D/wgrt" generate --model "$model" "The capital of France is" -n "$TG" --temp 0 \
        --ignore-eos
@@ -214,7 +214,7 @@ echo "== summary (t=${SECONDS}s)"
 python3 bench/summarize.py "$RUN" --json "$RESULT_DIR/results-$(date -u +%F).json" \
   --commit "$(cat "$D/COMMIT" 2>/dev/null || echo unknown)" | tee "$RESULT_DIR/summary.md"
 echo "== prefill, GEMV, KV and in-flight variants (issues 13, 14, 18)" | tee -a "$RESULT_DIR/summary.md"
-for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-gemv-*.out "$RUN"/wgrt-*-tg-at-2048*.out "$RUN"/wgrt-*-in-flight-8.out; do
+for f in "$RUN"/wgrt-*-pp-*.out "$RUN"/wgrt-*-gemv-*.out "$RUN"/wgrt-*-tg-at-2048*.out "$RUN"/wgrt-*-in-flight-4.out; do
   [ -f "$f" ] || continue
   echo "$(basename "${f%.out}"): $(grep -hE "^(pp|tg)[0-9]+ " "$f" | awk '{print $1, $3, "tok/s"}' | tr '\n' ' ')" \
        "$(grep -ho "KV cache [0-9.]* MiB ([a-z0-9]*)" "$f")"
