@@ -195,15 +195,6 @@ TEST(GemmTile, UnknownDepthIsRefused) {
   unsetenv("WGRT_GEMM_KU");
 }
 
-TEST(GemmTile, LargeTileMinimumMustBeACount) {
-  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "lots", 1);
-  EXPECT_THROW(ops::gemm_large_min_workgroups(), Error);
-  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "0", 1);
-  EXPECT_EQ(ops::gemm_large_min_workgroups(), 0u);
-  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
-  EXPECT_EQ(ops::gemm_large_min_workgroups(), 1024u);
-}
-
 // The large tile by grid size, or by long K from 128 of its workgroups on
 // (llama1b's shapes at pp512 and pp256).
 TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
@@ -218,13 +209,22 @@ TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
   EXPECT_FALSE(ops::gemm_use_large(*large, 256, 16384, 2048, 1024, 8192));  // gate/up at 256 rows: 512
 }
 
-TEST(GemmTile, LargeTileMinimumKMustBeALength) {
-  setenv("WGRT_GEMM_LARGE_MIN_K", "long", 1);
-  EXPECT_THROW(ops::gemm_large_min_k(), Error);
-  setenv("WGRT_GEMM_LARGE_MIN_K", "0", 1);
-  EXPECT_EQ(ops::gemm_large_min_k(), 0u);
-  unsetenv("WGRT_GEMM_LARGE_MIN_K");
-  EXPECT_EQ(ops::gemm_large_min_k(), 8192u);
+TEST(GemmTile, LargeTileMinimumsMustBeCounts) {
+  struct Knob {
+    const char* name;
+    uint64_t (*read)();
+    uint64_t fallback;
+  };
+  for (const Knob& k : {Knob{"WGRT_GEMM_LARGE_MIN_WORKGROUPS", ops::gemm_large_min_workgroups, 1024},
+                        Knob{"WGRT_GEMM_LARGE_MIN_K", ops::gemm_large_min_k, 8192}}) {
+    SCOPED_TRACE(k.name);
+    setenv(k.name, "lots", 1);
+    EXPECT_THROW(k.read(), Error);
+    setenv(k.name, "0", 1);
+    EXPECT_EQ(k.read(), 0u);
+    unsetenv(k.name);
+    EXPECT_EQ(k.read(), k.fallback);
+  }
 }
 
 TEST(GemmTile, UnknownNameIsRefused) {
