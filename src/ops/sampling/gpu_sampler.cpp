@@ -74,6 +74,9 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
                               "sampler window");
   uniform_ = gpu::Buffer::create(device, sizeof(Params), gpu::BufferKind::Uniform, "sampler params");
   spans_ = (vocab + kSpan - 1) / kSpan;
+  // Past one dimension of workgroups (a vocabulary of 67M), no spans: sample
+  // walks the row itself (its loop when params.partials is 0).
+  if (spans_ > device.limits().max_compute_workgroups_per_dimension) spans_ = 0;
   partials_ = gpu::Buffer::create(device, uint64_t(spans_) * 8, gpu::BufferKind::Storage, "sampler partial maxima");
   Params u;
   u.vocab = vocab;
