@@ -62,10 +62,12 @@ class GpuSampler {
   // Batches for tests, from the logits as they are (no penalty): `rows`
   // rows of `vocab` logits each, and from each row `draws` draws with
   // counters counter .. counter + draws - 1, into tokens[row * draws + d].
-  // With draws > 1 no state changes; reset() goes back to steps.
+  // With draws > 1 no state changes; reset() goes back to steps. One row
+  // takes its maximum from the spans as a step does; several rows each walk
+  // their own row.
   void record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t draws) const;
   // Applies the repetition penalty to the logits in place (what record()
-  // does first), for tests that then call record_draws().
+  // does first), for tests that then call record_batch().
   void record_penalty(gpu::CommandBatch& batch) const;
 
   const SamplingParams& params() const { return params_; }
@@ -74,7 +76,7 @@ class GpuSampler {
   gpu::Device& device_;
   SamplingParams params_;
   uint32_t window_ = 0;
-  uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span)
+  uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span), 0 for none
   gpu::Buffer state_, ring_, uniform_, partials_;
   const gpu::ComputePipeline* sample_ = nullptr;
   const gpu::ComputePipeline* penalize_ = nullptr;
