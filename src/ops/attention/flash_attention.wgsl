@@ -43,10 +43,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
   let pos = params.start + s;  // this row's absolute position
 
   for (var e = tid; e < BQ * D4; e += 64u) {
-    let r = e / D4;
-    var v = vec4<f32>(0.0);
-    if (q0 + r < params.seq) { v = q4[((q0 + r) * params.q_heads + h) * D4 + e % D4] * params.scale; }
-    qs[e] = v;
+    qs[e] = load_q(q0, e / D4, h, e % D4);
   }
 
   // Keys any row of the block sees: [first, last], first at a tile boundary.

@@ -53,8 +53,7 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   for (var e = tid; e < BQ * D4; e += THREADS) {
     let r = e / D4;
     let d4 = e % D4;
-    var v = vec4<f32>(0.0);
-    if (q0 + r < params.seq) { v = q4[((q0 + r) * params.q_heads + h) * D4 + d4] * params.scale; }
+    let v = load_q(q0, r, h, d4);
     for (var c = 0u; c < 4u; c++) { qt[(4u * d4 + c) * (BQ / 4u) + r / 4u][r % 4u] = v[c]; }
   }
   if (tid < BQ) {

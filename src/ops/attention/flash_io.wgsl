@@ -17,6 +17,13 @@ struct Params {
 @group(0) @binding(1) var<storage, read> q4: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out4: array<vec4<f32>>;
 
+// Query row q0 + r of head h, vec4 d4 of D4 (each kernel's override),
+// scaled; zeros past the live rows.
+fn load_q(q0: u32, r: u32, h: u32, d4: u32) -> vec4<f32> {
+  if (q0 + r >= params.seq) { return vec4<f32>(0.0); }
+  return q4[((q0 + r) * params.q_heads + h) * D4 + d4] * params.scale;
+}
+
 // Whether the query at absolute position pos sees cache position c (causal,
 // and inside the sliding window when there is one).
 fn visible(c: u32, pos: u32) -> bool {
