@@ -49,11 +49,11 @@ gpu::BufferBinding OpContext::graph_scratch(uint64_t bytes, std::string_view lab
   return {&state_.graph_scratch.back()};
 }
 
-DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
+DispatchId OpContext::dispatch(const gpu::ComputePipeline& pipeline, std::span<const gpu::BufferBinding> bindings,
                                std::string label) {
   RecordedDispatch d;
   d.pipeline = &pipeline;
-  d.bind_group = gpu::BindGroup::create(device_, pipeline, std::span(bindings.begin(), bindings.size()));
+  d.bind_group = gpu::BindGroup::create(device_, pipeline, bindings);
   d.label = label.empty() ? call().name : std::move(label);
   d.bindings.assign(bindings.begin(), bindings.end());
   for (const gpu::BufferBinding& b : bindings) {

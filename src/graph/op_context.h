@@ -11,6 +11,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,12 @@ class OpContext : public ResizeContext {
   gpu::BufferBinding graph_scratch(uint64_t bytes, std::string_view label);
 
   // Records a dispatch in op order; its workgroup count is set by a hook.
-  DispatchId dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
+  DispatchId dispatch(const gpu::ComputePipeline& pipeline, std::span<const gpu::BufferBinding> bindings,
                       std::string label = {});
+  DispatchId dispatch(const gpu::ComputePipeline& pipeline, std::initializer_list<gpu::BufferBinding> bindings,
+                      std::string label = {}) {
+    return dispatch(pipeline, std::span(bindings.begin(), bindings.size()), std::move(label));
+  }
   // Makes hooks that depend on graph input `id` also fire when its bytes
   // change (not only its shape), for ops that read an input's values on the
   // host, such as a position held in a tensor. `required` false: the hook only

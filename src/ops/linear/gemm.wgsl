@@ -113,7 +113,7 @@ fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
           gate += bias[n + c];
           up += bias[n + c + 1u];
         }
-        out[m * (params.n / 2u) + (n + c) / 2u] = swiglu(gate, up);
+        store_swiglu(m, n + c, gate, up);
       }
     }
     return;

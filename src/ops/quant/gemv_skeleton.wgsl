@@ -50,7 +50,7 @@ fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   workgroupBarrier();
   let i = tid / LANES;
   if (HAS_SWIGLU) {
-    if (stores && s.n % 2u == 0u) { out[s.m * (params.n / 2u) + s.n / 2u] = swiglu(row_results[i], row_results[i + 1u]); }
+    if (stores && s.n % 2u == 0u) { store_swiglu(s.m, s.n, row_results[i], row_results[i + 1u]); }
     return;
   }
   if (stores) {

@@ -38,6 +38,7 @@
 // The hook gives the one that fits the live shape its workgroups and the
 // others none.
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -360,16 +361,15 @@ void lower_with(OpContext& ctx, const Slots& s) {
   }
   const gpu::BufferBinding gemm_out =
       s.swiglu ? ctx.scratch(uint64_t(std::max(old_rows, 1u)) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
-  const auto bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
-                         ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                         none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
+  const gpu::BufferBinding bindings[] = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
+                                         ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                                         none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
   // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
-  const auto gemm_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     gemm_out,
-                              ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                              none2};
-  const auto family_bindings = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
-                                ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                                none2};
+  const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
+  // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
+  std::array<gpu::BufferBinding, 9> tiled_bindings;
+  std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
+  tiled_bindings[3] = gemm_out;
   gpu::OverrideConstants family_constants = constants;
   family_constants.push_back({"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0});
   const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
@@ -378,7 +378,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
   const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
   const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + shape + suffix);
-  const DispatchId gemm = ctx.dispatch(tiled_pipeline, gemm_bindings, std::string("linear_ggml gemm") + suffix);
+  const DispatchId gemm = ctx.dispatch(tiled_pipeline, tiled_bindings, std::string("linear_ggml gemm") + suffix);
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
   const DispatchId family_gemm =

@@ -48,6 +48,12 @@ struct Params {
 @group(0) @binding(9) var<storage, read> rope_cos: array<f32>;
 @group(0) @binding(10) var<storage, read> rope_sin: array<f32>;
 
+// HAS_SWIGLU: silu(gate) * up of weight rows n (gate, even) and n + 1 (up)
+// into out[m, n / 2] of the [M, N / 2] result.
+fn store_swiglu(m: u32, n: u32, gate: f32, up: f32) {
+  out[m * (params.n / 2u) + n / 2u] = swiglu(gate, up);
+}
+
 // Stores acc (already scaled by the norm) for row m, column n, with bias and residual.
 fn store_result(m: u32, n: u32, acc: f32) {
   var r = acc;
