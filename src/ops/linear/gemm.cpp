@@ -158,8 +158,7 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 }
 
 uint64_t gemm_family_min_workgroups() {
-  const char* v = std::getenv("WGRT_GEMM_MIN_WORKGROUPS");
-  return v != nullptr && *v != 0 ? std::strtoull(v, nullptr, 10) : 0;
+  return count_env("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups", 0);
 }
 
 GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {
