@@ -209,14 +209,15 @@ TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
   EXPECT_FALSE(ops::gemm_use_large(*large, 256, 16384, 2048, 1024, 8192));  // gate/up at 256 rows: 512
 }
 
-TEST(GemmTile, LargeTileMinimumsMustBeCounts) {
+TEST(GemmTile, TileMinimumsMustBeCounts) {
   struct Knob {
     const char* name;
     uint64_t (*read)();
     uint64_t fallback;
   };
   for (const Knob& k : {Knob{"WGRT_GEMM_LARGE_MIN_WORKGROUPS", ops::gemm_large_min_workgroups, 1024},
-                        Knob{"WGRT_GEMM_LARGE_MIN_K", ops::gemm_large_min_k, 8192}}) {
+                        Knob{"WGRT_GEMM_LARGE_MIN_K", ops::gemm_large_min_k, 8192},
+                        Knob{"WGRT_GEMM_MIN_WORKGROUPS", ops::gemm_family_min_workgroups, 0}}) {
     SCOPED_TRACE(k.name);
     setenv(k.name, "lots", 1);
     EXPECT_THROW(k.read(), Error);
