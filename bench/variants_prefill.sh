@@ -20,6 +20,7 @@
 #      depth: K depths WGRT_GEMM_KU=1/2/4 on the tiles that have the threads;
 #      shape: 8 x 4 thread tiles at each depth, 32x64, against the default;
 #      flash: the attention kernels, the large GEMM tile off;
+#      span: products per f16 partial sum, WGRT_GEMM_F16_SPAN=64/128/256, f16acc;
 #      matrix: each GEMM's time per tile choice (large tile everywhere, nowhere,
 #      32x64 everywhere), printed per matrix after the table).
 set -uo pipefail
@@ -126,6 +127,14 @@ for m in $MODELS; do
     run flash-rows "$m" WGRT_FLASH_KERNEL=rows --
     run no-large-tile "$m" WGRT_GEMM_LARGE_MIN_WORKGROUPS=0 --
     run three-pass "$m" WGRT_FLASH_ATTENTION=0 --
+    continue
+  fi
+  if [ "$SET" = span ]; then
+    # Products per f16 partial sum before it is added into f32
+    # (WGRT_GEMM_F16_SPAN; f16acc: all of K), against the default.
+    run default "$m" --
+    for span in 64 128 256; do run "f16-span$span" "$m" WGRT_GEMM_F16_SPAN=$span --; done
+    run f16acc "$m" WGRT_MATMUL=f16acc --
     continue
   fi
   if [ "$SET" = matrix ]; then

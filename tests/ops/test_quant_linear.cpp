@@ -129,6 +129,19 @@ TEST_P(QuantLinearTest, F16GemmWithinItsBound) {
   const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3);
   std::printf("[ bound    ] %s F16 GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
 }
+// Longer f16 partial sums (WGRT_GEMM_F16_SPAN, at most a K tile: 128
+// products at depth 4) stay within the same bound.
+TEST_P(QuantLinearTest, F16GemmLongerSpansWithinTheirBounds) {
+  setenv("WGRT_GEMM_KU", "4", 1);
+  for (const char* span : {"64", "128"}) {
+    setenv("WGRT_GEMM_F16_SPAN", span, 1);
+    const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3);
+    std::printf("[ bound    ] %s F16 GEMM K=2048, %s products per f16 sum: worst |error| / sum|terms| = %.2e\n",
+                GetParam().name, span, worst);
+  }
+  unsetenv("WGRT_GEMM_KU");
+  unsetenv("WGRT_GEMM_F16_SPAN");
+}
 TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
   const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16Acc, 1e-2);
   std::printf("[ bound    ] %s F16Acc GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
@@ -226,6 +239,18 @@ TEST(GemmTile, TileMinimumsMustBeCounts) {
     unsetenv(k.name);
     EXPECT_EQ(k.read(), k.fallback);
   }
+}
+
+TEST(GemmTile, F16SpanMustBeAMultipleOf32) {
+  EXPECT_EQ(ops::gemm_f16_span(), 32u);
+  for (const char* bad : {"lots", "0", "48", "-32"}) {
+    SCOPED_TRACE(bad);
+    setenv("WGRT_GEMM_F16_SPAN", bad, 1);
+    EXPECT_THROW(ops::gemm_f16_span(), Error);
+  }
+  setenv("WGRT_GEMM_F16_SPAN", "128", 1);
+  EXPECT_EQ(ops::gemm_f16_span(), 128u);
+  unsetenv("WGRT_GEMM_F16_SPAN");
 }
 
 TEST(GemmTile, UnknownNameIsRefused) {

@@ -99,7 +99,7 @@ uint64_t count_env(const char* name, const char* what, uint64_t fallback) {
   if (v == nullptr || *v == 0) return fallback;
   const std::string s(v);
   if (s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
-    throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected " + what + " (0 = off), got '" + s + "'");
+    throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected " + what + ", got '" + s + "'");
   }
   return std::stoull(s);
 }
@@ -112,7 +112,7 @@ uint64_t gemm_large_min_workgroups() {
   // us on average, but its QKV (192) 237 -> 291 us and every SmolLM2 matrix
   // (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that GPU) takes
   // the gain that holds; gemm_large_min_k() takes the one of down.
-  return count_env("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups", 1024);
+  return count_env("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 1024);
 }
 
 uint64_t gemm_large_min_k() {
@@ -120,7 +120,19 @@ uint64_t gemm_large_min_k() {
   // workgroups llama1b's down (K = 8192) 585 -> 520 us and o (K = 2048) only
   // 151 -> 145; QKV (K = 2048, 192) loses. The large tile's deeper K loop
   // pays where each workgroup runs long; K >= 8192 takes down's gain alone.
-  return count_env("WGRT_GEMM_LARGE_MIN_K", "a K length", 8192);
+  return count_env("WGRT_GEMM_LARGE_MIN_K", "a K length (0 = off)", 8192);
+}
+
+uint32_t gemm_f16_span() {
+  // The error bound the tests hold (tests/ops/test_quant_linear.cpp: 2e-3
+  // of the sum of |terms| at K = 2048) is stated for 32; longer spans trade
+  // error (growing with the span) for fewer f16 -> f32 folds.
+  const uint64_t span = count_env("WGRT_GEMM_F16_SPAN", "a multiple of 32 products", 32);
+  if (span == 0 || span % 32 != 0) {
+    throw Error(ErrorCode::InvalidArgument,
+                "WGRT_GEMM_F16_SPAN: expected a multiple of 32 products, got " + std::to_string(span));
+  }
+  return static_cast<uint32_t>(span);
 }
 
 bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups,
@@ -140,7 +152,7 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
                                           gpu::OverrideConstants constants) {
   const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
   const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
-  constants.emplace_back("SPLIT_ACC", choice.precision == MatmulPrecision::F16 ? 1.0 : 0.0);
+  constants.emplace_back("ACC_UNITS", choice.precision == MatmulPrecision::F16 ? gemm_f16_span() / 32 : 0.0);
   // common/prelude.wgsl after the precision prelude: `enable f16;` must come first.
   return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", "common/prelude.wgsl", choice.tile.prelude,
                        depth, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"},
@@ -158,7 +170,7 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 }
 
 uint64_t gemm_family_min_workgroups() {
-  return count_env("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups", 0);
+  return count_env("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 0);
 }
 
 GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {

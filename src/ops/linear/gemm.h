@@ -68,6 +68,12 @@ uint64_t gemm_large_min_k();
 // `large`): enough large workgroups, or a long K with at least 128 of them.
 bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups, uint64_t min_k);
 
+// Products per f16 partial sum in MatmulPrecision F16 before it is added into
+// f32: WGRT_GEMM_F16_SPAN (a multiple of 32; the kernel caps it at its K
+// tile, 32 * depth), else 32 (gemm.cpp says why); throws wgrt::Error for
+// anything else.
+uint32_t gemm_f16_span();
+
 // The pipeline for `decoder` (a WGSL file defining Unit, UnitWords,
 // fetch_unit and unit_from, e.g. "quant/dequant.wgsl") in the chosen
 // precision, tile and depth, with the decoder's override constants plus

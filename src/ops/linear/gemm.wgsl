@@ -41,9 +41,14 @@
 // Binding 1, the weights as u32 words (linear_io.wgsl leaves it to each kernel).
 @group(0) @binding(1) var<storage, read> w: array<u32>;
 
-// Partial sums in FT per 32 products, added into f32 accumulators (F16);
-// false: one FT sum over the whole K (F32, F16Acc).
-override SPLIT_ACC: bool = false;
+// Products per FT partial sum, in 32-element units: every ACC_UNITS units
+// of K the partial sums are added into f32 accumulators (F16; the host picks
+// the span, at most a K tile's KU units); 0: one FT sum over the whole K
+// (F32, F16Acc). The fold sits in a loop of constant bounds: a fold under a
+// runtime condition (every n units across tiles) made llama1b's GEMMs 19 %
+// slower on the H200 (bench/RESULTS.md, session 8).
+override ACC_UNITS: u32 = 0u;
+override FOLD_UNITS: u32 = select(KU, min(ACC_UNITS, KU), ACC_UNITS > 0u);  // units between folds
 
 const BK: u32 = 32u * KU;
 const THREADS: u32 = (BM / TM) * (BN / TN);
@@ -180,40 +185,41 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       let next = (t + 1u) * KU + wunit;
       if (wstager && wrow < params.n && next < units) { wv = fetch_unit(wbase, next); }
     }
-    // 32 of K at a time: the f16 partial sums (SPLIT_ACC) cover 32 products
-    // whatever KU is.
-    for (var kc = 0u; kc < KU; kc++) {
-      for (var k1 = 0u; k1 < 32u; k1++) {
-        let kk = kc * 32u + k1;
-        let a0 = xs[kk * (BM / 4u) + tm];
-        let b0 = ws[kk * (BN / 4u) + tn];
-        p[0] = fma(vec4<FT>(a0.x), b0, p[0]);
-        p[1] = fma(vec4<FT>(a0.y), b0, p[1]);
-        p[2] = fma(vec4<FT>(a0.z), b0, p[2]);
-        p[3] = fma(vec4<FT>(a0.w), b0, p[3]);
-        if (TN == 8u) {
-          let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
-          p[4] = fma(vec4<FT>(a0.x), b1, p[4]);
-          p[5] = fma(vec4<FT>(a0.y), b1, p[5]);
-          p[6] = fma(vec4<FT>(a0.z), b1, p[6]);
-          p[7] = fma(vec4<FT>(a0.w), b1, p[7]);
-        }
-        if (TM == 8u) {
-          let a1 = xs[kk * (BM / 4u) + BM / 8u + tm];
-          p[8] = fma(vec4<FT>(a1.x), b0, p[8]);
-          p[9] = fma(vec4<FT>(a1.y), b0, p[9]);
-          p[10] = fma(vec4<FT>(a1.z), b0, p[10]);
-          p[11] = fma(vec4<FT>(a1.w), b0, p[11]);
+    // 32 of K at a time, FOLD_UNITS units per f16 partial sum.
+    for (var kb = 0u; kb < KU; kb += FOLD_UNITS) {
+      for (var kc = kb; kc < kb + FOLD_UNITS; kc++) {
+        for (var k1 = 0u; k1 < 32u; k1++) {
+          let kk = kc * 32u + k1;
+          let a0 = xs[kk * (BM / 4u) + tm];
+          let b0 = ws[kk * (BN / 4u) + tn];
+          p[0] = fma(vec4<FT>(a0.x), b0, p[0]);
+          p[1] = fma(vec4<FT>(a0.y), b0, p[1]);
+          p[2] = fma(vec4<FT>(a0.z), b0, p[2]);
+          p[3] = fma(vec4<FT>(a0.w), b0, p[3]);
           if (TN == 8u) {
             let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
-            p[12] = fma(vec4<FT>(a1.x), b1, p[12]);
-            p[13] = fma(vec4<FT>(a1.y), b1, p[13]);
-            p[14] = fma(vec4<FT>(a1.z), b1, p[14]);
-            p[15] = fma(vec4<FT>(a1.w), b1, p[15]);
+            p[4] = fma(vec4<FT>(a0.x), b1, p[4]);
+            p[5] = fma(vec4<FT>(a0.y), b1, p[5]);
+            p[6] = fma(vec4<FT>(a0.z), b1, p[6]);
+            p[7] = fma(vec4<FT>(a0.w), b1, p[7]);
+          }
+          if (TM == 8u) {
+            let a1 = xs[kk * (BM / 4u) + BM / 8u + tm];
+            p[8] = fma(vec4<FT>(a1.x), b0, p[8]);
+            p[9] = fma(vec4<FT>(a1.y), b0, p[9]);
+            p[10] = fma(vec4<FT>(a1.z), b0, p[10]);
+            p[11] = fma(vec4<FT>(a1.w), b0, p[11]);
+            if (TN == 8u) {
+              let b1 = ws[kk * (BN / 4u) + BN / 8u + tn];
+              p[12] = fma(vec4<FT>(a1.x), b1, p[12]);
+              p[13] = fma(vec4<FT>(a1.y), b1, p[13]);
+              p[14] = fma(vec4<FT>(a1.z), b1, p[14]);
+              p[15] = fma(vec4<FT>(a1.w), b1, p[15]);
+            }
           }
         }
       }
-      if (SPLIT_ACC) {
+      if (ACC_UNITS > 0u) {
         acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
         p[0] = vec4<FT>(); p[1] = vec4<FT>(); p[2] = vec4<FT>(); p[3] = vec4<FT>();
         if (TN == 8u) {
@@ -233,13 +239,12 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     workgroupBarrier();
   }
-  if (!SPLIT_ACC) {
-    acc[0] = vec4<f32>(p[0]); acc[1] = vec4<f32>(p[1]); acc[2] = vec4<f32>(p[2]); acc[3] = vec4<f32>(p[3]);
-    acc[4] = vec4<f32>(p[4]); acc[5] = vec4<f32>(p[5]); acc[6] = vec4<f32>(p[6]); acc[7] = vec4<f32>(p[7]);
-    acc[8] = vec4<f32>(p[8]); acc[9] = vec4<f32>(p[9]); acc[10] = vec4<f32>(p[10]); acc[11] = vec4<f32>(p[11]);
-    acc[12] = vec4<f32>(p[12]); acc[13] = vec4<f32>(p[13]);
-    acc[14] = vec4<f32>(p[14]); acc[15] = vec4<f32>(p[15]);
-  }
+  // What the partial sums hold since the last fold (all of K when ACC_UNITS is 0).
+  acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
+  acc[4] += vec4<f32>(p[4]); acc[5] += vec4<f32>(p[5]); acc[6] += vec4<f32>(p[6]); acc[7] += vec4<f32>(p[7]);
+  acc[8] += vec4<f32>(p[8]); acc[9] += vec4<f32>(p[9]); acc[10] += vec4<f32>(p[10]); acc[11] += vec4<f32>(p[11]);
+  acc[12] += vec4<f32>(p[12]); acc[13] += vec4<f32>(p[13]);
+  acc[14] += vec4<f32>(p[14]); acc[15] += vec4<f32>(p[15]);
 
   if (HAS_NORM) {
     put_f32(tid, squares);

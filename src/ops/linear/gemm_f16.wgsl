@@ -1,9 +1,9 @@
 // Precision prelude of linear/gemm.wgsl (needs shader-f16): f16 operands in
-// workgroup memory and packed f16 multiply-adds. With SPLIT_ACC (MatmulPrecision
-// F16) the f16 sums cover 32 products and are then added into f32
-// accumulators; without it (F16Acc, the seeds' f16-accumulate variant, an
-// opt-in) they run over the whole K: the error grows with K, and the sums
-// must stay below 65504.
+// workgroup memory and packed f16 multiply-adds. With MatmulPrecision F16
+// the f16 sums cover gemm_f16_span() products (gemm.wgsl's ACC_UNITS) and
+// are then added into f32 accumulators; with F16Acc (the seeds'
+// f16-accumulate variant, an opt-in) they run over the whole K: the error
+// grows with K, and the sums must stay below 65504.
 enable f16;
 alias FT = f16;
 
