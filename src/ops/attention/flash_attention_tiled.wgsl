@@ -7,9 +7,15 @@
 //   1. K^T and V of the tile into workgroup memory (loaded into registers
 //      during the previous tile);
 //   2. scores S = Q K^T: each thread 2 rows x 4 keys, 8 independent sums;
-//   3. online softmax, 4 threads per row: the tile's max, P = exp(S - max),
-//      each row's running max, sum and the correction of its earlier output;
+//   3. online softmax, 4 threads per row: the tile's max (from the score
+//      threads' maxima of their 4 keys), P = exp(S - max), and the row's
+//      running max and the correction of its earlier output, kept in the
+//      registers of each of the row's 4 threads (they compute the same
+//      values), each with its own part of the row's sum (added up once, at
+//      the end);
 //   4. O = O * correction + P V: each thread 4 rows x 4 dims (16 sums).
+// Four barriers per tile: a reduction of maxima and sums through workgroup
+// memory per tile took two more.
 // q, out: [S, H, D]; caches [MAX, Hkv, D] (f32, or f16 rows: the prelude
 // reads them); D = 4 * D4 <= 64. Visible keys: flash_io.wgsl's visible().
 // Workgroups: H * ceil(S / BQ), possibly 2D-folded; the last query blocks
@@ -27,10 +33,9 @@ var<workgroup> qt: array<vec4<f32>, TILE_LEN>;  // [d][q / 4]: 4 query rows at o
 var<workgroup> kt: array<vec4<f32>, TILE_LEN>;  // [d][k / 4]: 4 keys at one dim
 var<workgroup> vs: array<vec4<f32>, TILE_LEN>;  // [k][d / 4]
 var<workgroup> pt: array<vec4<f32>, 256>;       // [k][q / 4]: scores, then probabilities
-var<workgroup> red: array<f32, THREADS>;        // the softmax's partial maxima and sums
-var<workgroup> row_max: array<f32, BQ>;
-var<workgroup> row_sum: array<f32, BQ>;
+var<workgroup> key_max: array<f32, 256>;        // [k / 4][q]: each score thread's maximum over its 4 keys
 var<workgroup> row_corr: array<f32, BQ>;
+var<workgroup> sums: array<f32, THREADS>;       // after the last tile: the softmax threads' parts of the row sums
 
 // Cache vec4 e (< BKV * D4) of the tile at c0: K and V, zeros past `last`.
 fn load_kv(c0: u32, e: u32, last: u32, kvh: u32) -> array<vec4<f32>, 2> {
@@ -56,10 +61,6 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
     let v = load_q(q0, r, h, d4);
     for (var c = 0u; c < 4u; c++) { qt[(4u * d4 + c) * (BQ / 4u) + r / 4u][r % 4u] = v[c]; }
   }
-  if (tid < BQ) {
-    row_max[tid] = -3.402823e38;
-    row_sum[tid] = 0.0;
-  }
 
   // Keys any row of the block sees: [first, last].
   let last = blk.last;
@@ -71,6 +72,8 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
   // Softmax threads: row tid / 4, keys 8 (tid % 4) .. + 7.
   let srow = tid / 4u;
   let spart = tid % 4u;
+  var m_row = -3.402823e38;  // the row's running max (the same in its 4 threads)
+  var sum_part = 0.0;        // this thread's part of the row's running sum
   // Output threads: rows 4 oq .. 4 oq + 3, dims 4 od .. 4 od + 3.
   let oq = tid % 8u;
   let od = tid / 8u;
@@ -105,26 +108,27 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
       s1 += q2.y * kv;
     }
     let pos0 = params.start + q0 + 2u * sp;
+    var max0 = -3.402823e38;
+    var max1 = -3.402823e38;
     for (var j = 0u; j < 4u; j++) {
       let c = c0 + 4u * sk + j;
       let a = select(-3.402823e38, s0[j], visible(c, pos0));
       let b = select(-3.402823e38, s1[j], visible(c, pos0 + 1u));
       pt[(4u * sk + j) * (BQ / 4u) + sp / 2u][2u * (sp % 2u)] = a;
       pt[(4u * sk + j) * (BQ / 4u) + sp / 2u][2u * (sp % 2u) + 1u] = b;
+      max0 = max(max0, a);
+      max1 = max(max1, b);
     }
+    key_max[sk * BQ + 2u * sp] = max0;
+    key_max[sk * BQ + 2u * sp + 1u] = max1;
     workgroupBarrier();
 
-    // 3. Online softmax of row srow over keys 8 spart ...
+    // 3. Online softmax of row srow over keys 8 spart ... (hidden keys were
+    // given -max, so the maxima are over visible keys, or -max for a row that
+    // sees none of this tile: its max, sum and output stay as they were).
     let spos = params.start + q0 + srow;
-    var tile_max = -3.402823e38;
-    for (var j = 0u; j < 8u; j++) {
-      let k = 8u * spart + j;
-      if (visible(c0 + k, spos)) { tile_max = max(tile_max, pt[k * (BQ / 4u) + srow / 4u][srow % 4u]); }
-    }
-    red[tid] = tile_max;
-    workgroupBarrier();
-    let m_old = row_max[srow];
-    let m_new = max(m_old, max(max(red[4u * srow], red[4u * srow + 1u]), max(red[4u * srow + 2u], red[4u * srow + 3u])));
+    var m_new = m_row;
+    for (var j = 0u; j < BKV / 4u; j++) { m_new = max(m_new, key_max[j * BQ + srow]); }
     var part_sum = 0.0;
     for (var j = 0u; j < 8u; j++) {
       let k = 8u * spart + j;
@@ -133,15 +137,10 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
       pt[at][srow % 4u] = p;
       part_sum += p;
     }
-    workgroupBarrier();  // every thread has read red's maxima
-    red[tid] = part_sum;
-    workgroupBarrier();
-    if (spart == 0u) {
-      let corr = exp(m_old - m_new);  // 1 while the row has seen no key (its sum and output are still 0)
-      row_corr[srow] = corr;
-      row_sum[srow] = row_sum[srow] * corr + ((red[tid] + red[tid + 1u]) + (red[tid + 2u] + red[tid + 3u]));
-      row_max[srow] = m_new;
-    }
+    let corr = exp(m_row - m_new);  // 1 while the row has seen no key (its sum and output are still 0)
+    sum_part = sum_part * corr + part_sum;
+    m_row = m_new;
+    if (spart == 0u) { row_corr[srow] = corr; }
     workgroupBarrier();
 
     // 4. O rows 4 oq .. scaled by their corrections, plus P V.
@@ -157,11 +156,13 @@ fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
       }
     }
   }
-  // row_sum was last written before the final tile's products (and a barrier).
+  sums[tid] = sum_part;
+  workgroupBarrier();
   if (od < D4) {
     for (var i = 0u; i < 4u; i++) {
       let r = 4u * oq + i;
-      if (q0 + r < params.seq) { out4[((q0 + r) * params.q_heads + h) * D4 + od] = o[i] / row_sum[r]; }
+      let row_sum = (sums[4u * r] + sums[4u * r + 1u]) + (sums[4u * r + 2u] + sums[4u * r + 3u]);
+      if (q0 + r < params.seq) { out4[((q0 + r) * params.q_heads + h) * D4 + od] = o[i] / row_sum; }
     }
   }
 }

@@ -118,8 +118,11 @@ bool flash_fits(const gpu::Device& device, int64_t head_dim) {
 constexpr uint32_t kTiledRows = 32, kTiledKeys = 32, kTiledThreads = 128;  // BQ, BKV, THREADS there
 constexpr int64_t kTiledMaxHeadDim = 64;
 uint64_t tiled_workgroup_bytes(int64_t head_dim) {
-  // f32 words: Q^T, K^T and V, the probabilities, the softmax's partials, three row states.
-  return (3 * kTiledRows * head_dim + kTiledKeys * kTiledRows + kTiledThreads + 3 * kTiledRows) * 4;
+  // f32 words: Q^T, K^T and V, the probabilities, the score threads' maxima
+  // (one per 4 keys and row), the sums' parts, the rows' corrections.
+  return (3 * kTiledRows * head_dim + kTiledKeys * kTiledRows + kTiledKeys / 4 * kTiledRows + kTiledThreads +
+          kTiledRows) *
+         4;
 }
 
 // Whether prefill attention runs the tiled kernel: where it fits, unless
