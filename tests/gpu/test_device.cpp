@@ -190,6 +190,15 @@ TEST_F(DeviceTest, TimedDispatchesReportGpuTime) {
   BufferBinding bind{&out};
   BindGroup light_group = BindGroup::create(device(), light, {&bind, 1});
   BindGroup heavy_group = BindGroup::create(device(), heavy, {&bind, 1});
+  {
+    // Both pipelines once untimed first: a CPU adapter may finish compiling a
+    // pipeline at its first dispatch (lavapipe under a parallel ctest once
+    // timed "first" at 110 ms, above "heavy").
+    CommandBatch warm(device());
+    warm.dispatch(light, light_group, {1, 1, 1});
+    warm.dispatch(heavy, heavy_group, {1, 1, 1});
+    warm.wait();
+  }
   CommandBatch batch(device(), /*time_dispatches=*/true);
   ASSERT_TRUE(batch.timing_enabled());
   batch.dispatch(light, light_group, {1, 1, 1}, "first");
