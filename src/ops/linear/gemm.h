@@ -69,8 +69,8 @@ uint64_t gemm_large_min_k();
 bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups, uint64_t min_k);
 
 // Products per f16 partial sum in MatmulPrecision F16 before it is added into
-// f32: WGRT_GEMM_F16_SPAN (a multiple of 32; the kernel caps it at its K
-// tile, 32 * depth), else 128 (gemm.cpp says why); throws wgrt::Error for
+// f32: WGRT_GEMM_F16_SPAN (a power of two from 32; the kernel caps it at its
+// K tile, 32 * depth), else 128 (gemm.cpp says why); throws wgrt::Error for
 // anything else.
 uint32_t gemm_f16_span();
 

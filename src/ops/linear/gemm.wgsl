@@ -43,7 +43,8 @@
 
 // Products per FT partial sum, in 32-element units: every ACC_UNITS units
 // of K the partial sums are added into f32 accumulators (F16; the host picks
-// the span, at most a K tile's KU units); 0: one FT sum over the whole K
+// the span, a power of two, capped here at the tile's KU units, so that
+// FOLD_UNITS divides KU); 0: one FT sum over the whole K
 // (F32, F16Acc). The fold sits in a loop of constant bounds: a fold under a
 // runtime condition (every n units across tiles) made llama1b's GEMMs 19 %
 // slower on the H200 (bench/RESULTS.md, session 8).
