@@ -356,15 +356,38 @@ void check_long_decode(gpu::Device& device, const Dimensions& d, std::initialize
   EXPECT_LE(worst, kLongTolerance);
 }
 
+// Splits of about WGRT_SDPA_SPLIT positions (default 64).
 TEST_F(SdpaTest, LongContextDecodeSplitsThePositions) {
-  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 700, 8999});
+  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 65, 700, 8999});
   check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {0, 129, 999});
   check_long_decode(device(), Dimensions{1, 3000, 8, 2, 64}, {40, 2999}, DType::F16);
+  // Short splits: the most splits the scratch holds (8999 positions), and
+  // splits that are not a multiple of the teams' positions per step.
+  setenv("WGRT_SDPA_SPLIT", "16", 1);
+  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {33, 50, 8999});
+  check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {40, 999});
+  unsetenv("WGRT_SDPA_SPLIT");
+}
+
+TEST_F(SdpaTest, DecodeSplitLengthMustBeACount) {
+  setenv("WGRT_SDPA_SPLIT", "8", 1);
+  try {
+    ExecutableGraph::load(device(), sdpa_graph(Dimensions{1, 64, 4, 2, 64}, StartPos::SymIntInput));
+    ADD_FAILURE() << "a split of 8 positions was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("WGRT_SDPA_SPLIT: expected positions per decode split (16 or more), got '8'"),
+              std::string::npos)
+        << e.what();
+  }
+  unsetenv("WGRT_SDPA_SPLIT");
 }
 
 TEST_F(NoSubgroupsTest, SdpaLongContextDecodeSplitsThePositions) {
   check_long_decode(device(), Dimensions{1, 1000, 16, 2, 64}, {3, 200, 999});
   check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130});
+  setenv("WGRT_SDPA_SPLIT", "16", 1);
+  check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130, 299});
+  unsetenv("WGRT_SDPA_SPLIT");
 }
 
 }  // namespace

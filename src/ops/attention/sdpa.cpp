@@ -32,6 +32,7 @@
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
 #include "ops/attention/kv_cache.h"
+#include "ops/common/env_count.h"
 #include "ops/common/reduce.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -77,9 +78,9 @@ bool decode_fits(uint32_t group, int64_t head_dim) {
 }
 
 // How the decode kernel splits the attended positions over workgroups: about
-// kDecodeSplitPositions per split (a few positions per team of lanes), at
-// most kDecodeMaxSplits splits and as many as the scratch holds (longer contexts take longer splits).
-constexpr uint32_t kDecodeSplitPositions = 64;
+// P positions per split (a few positions per team of lanes; P = 64,
+// WGRT_SDPA_SPLIT for A/B runs), at most kDecodeMaxSplits splits and as many
+// as the scratch holds (longer contexts take longer splits).
 constexpr uint32_t kDecodeMaxSplits = 128;
 
 struct DecodeSplits {
@@ -87,7 +88,8 @@ struct DecodeSplits {
 };
 
 DecodeSplits decode_splits(uint32_t positions, uint32_t max_splits) {
-  const auto want = static_cast<uint32_t>(std::clamp<uint64_t>(gpu::div_up(positions, kDecodeSplitPositions), 1, max_splits));
+  const uint64_t per_split = env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 64, 16);
+  const uint64_t want = std::clamp<uint64_t>(gpu::div_up(positions, per_split), 1, max_splits);
   const auto split_len = static_cast<uint32_t>(gpu::div_up(positions, want));
   return {static_cast<uint32_t>(gpu::div_up(positions, split_len)), split_len};  // no empty last split
 }

@@ -6,6 +6,7 @@
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
+#include "ops/common/env_count.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -91,20 +92,6 @@ bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& 
   return fit_tile(device, gemm_tile(), chosen);
 }
 
-namespace {
-// A count from the environment variable `name`, or `fallback` when unset;
-// throws for a value that is not a count.
-uint64_t count_env(const char* name, const char* what, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == 0) return fallback;
-  const std::string s(v);
-  if (s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) {
-    throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected " + what + ", got '" + s + "'");
-  }
-  return std::stoull(s);
-}
-}  // namespace
-
 uint64_t gemm_large_min_workgroups() {
   // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, pp512
   // profiles, 64x64_4x4 at depth 2 vs 128x64_8x4 at 4): llama1b's gate/up
@@ -112,7 +99,7 @@ uint64_t gemm_large_min_workgroups() {
   // us on average, but its QKV (192) 237 -> 291 us and every SmolLM2 matrix
   // (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that GPU) takes
   // the gain that holds; gemm_large_min_k() takes the one of down.
-  return count_env("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 1024);
+  return env_count("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 1024);
 }
 
 uint64_t gemm_large_min_k() {
@@ -120,7 +107,7 @@ uint64_t gemm_large_min_k() {
   // workgroups llama1b's down (K = 8192) 585 -> 520 us and o (K = 2048) only
   // 151 -> 145; QKV (K = 2048, 192) loses. The large tile's deeper K loop
   // pays where each workgroup runs long; K >= 8192 takes down's gain alone.
-  return count_env("WGRT_GEMM_LARGE_MIN_K", "a K length (0 = off)", 8192);
+  return env_count("WGRT_GEMM_LARGE_MIN_K", "a K length (0 = off)", 8192);
 }
 
 uint32_t gemm_f16_span() {
@@ -135,7 +122,7 @@ uint32_t gemm_f16_span() {
   // depth of 1, 2 or 4 units) divide the depth: the fold loop never passes
   // the staged tile.
   const char* what = "32, 64, 128 ... products (a power of two from 32)";
-  const uint64_t span = count_env("WGRT_GEMM_F16_SPAN", what, 128);
+  const uint64_t span = env_count("WGRT_GEMM_F16_SPAN", what, 128);
   if (span < 32 || (span & (span - 1)) != 0) {
     throw Error(ErrorCode::InvalidArgument,
                 std::string("WGRT_GEMM_F16_SPAN: expected ") + what + ", got " + std::to_string(span));
@@ -178,7 +165,7 @@ const char* matmul_precision_name(MatmulPrecision precision) {
 }
 
 uint64_t gemm_family_min_workgroups() {
-  return count_env("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 0);
+  return env_count("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 0);
 }
 
 GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {

@@ -45,6 +45,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/env_count.h"
 #include "ops/common/reduce.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
@@ -84,19 +85,9 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
 
-// An A/B switch holding a count from 1 to 8: `fallback` when unset, its
-// value when in range, else InvalidArgument naming it.
-uint32_t count_from_env(const char* name, uint32_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == 0) return fallback;
-  const int n = std::atoi(v);
-  if (n < 1 || n > 8) throw Error(ErrorCode::InvalidArgument, std::string(name) + ": expected 1 to 8, got '" + v + "'");
-  return static_cast<uint32_t>(n);
-}
-
 // Blocks per lane that the planar GEMVs load together (the UPL override):
 // WGRT_GEMV_UPL (1 to 8) for A/B runs.
-double planar_blocks_per_lane() { return count_from_env("WGRT_GEMV_UPL", 4); }
+double planar_blocks_per_lane() { return env_count("WGRT_GEMV_UPL", "1 to 8", 4, 1, 8); }
 
 // Row blocks per workgroup for gemv_planar.wgsl (ROW_BLOCKS): 4 for
 // matrices of at least 2048 row groups (output heads) whose whole x row fits
@@ -108,7 +99,7 @@ double planar_blocks_per_lane() { return count_from_env("WGRT_GEMV_UPL", 4); }
 uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
   constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl
   if (k / 32 > kMaxUnits || paired_rows) return 1;
-  return count_from_env("WGRT_GEMV_ROW_BLOCKS", row_groups >= 2048 ? 4 : 1);
+  return static_cast<uint32_t>(env_count("WGRT_GEMV_ROW_BLOCKS", "1 to 8", row_groups >= 2048 ? 4 : 1, 1, 8));
 }
 
 // How many int8 roundings of x the planar GEMV multiplies the weights with
