@@ -28,7 +28,7 @@
 #                  rounded to int8 once or twice (default: q8x2 on >= 3072 rows)
 #   k-N            the default kernels with N decode steps in flight (--in-flight N; default 4)
 #   split-N        WGRT_SDPA_SPLIT=N: decode attention splits of about N positions
-#                  (default 64)
+#                  (default 128)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
 #                  results; each removes one cost from the planar GEMVs
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.

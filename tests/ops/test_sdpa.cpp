@@ -356,9 +356,9 @@ void check_long_decode(gpu::Device& device, const Dimensions& d, std::initialize
   EXPECT_LE(worst, kLongTolerance);
 }
 
-// Splits of about WGRT_SDPA_SPLIT positions (default 64).
+// Splits of about WGRT_SDPA_SPLIT positions (default 128).
 TEST_F(SdpaTest, LongContextDecodeSplitsThePositions) {
-  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 65, 700, 8999});
+  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 127, 128, 129, 700, 8999});
   check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {0, 129, 999});
   check_long_decode(device(), Dimensions{1, 3000, 8, 2, 64}, {40, 2999}, DType::F16);
   // Short splits: the most splits the scratch holds (8999 positions), and

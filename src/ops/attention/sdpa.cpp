@@ -78,9 +78,11 @@ bool decode_fits(uint32_t group, int64_t head_dim) {
 }
 
 // How the decode kernel splits the attended positions over workgroups: about
-// P positions per split (a few positions per team of lanes; P = 64,
-// WGRT_SDPA_SPLIT for A/B runs), at most kDecodeMaxSplits splits and as many
-// as the scratch holds (longer contexts take longer splits).
+// P positions per split (P = 128; WGRT_SDPA_SPLIT for A/B runs), at most
+// kDecodeMaxSplits splits and as many as the scratch holds (longer contexts
+// take longer splits). Measured on the H200 (bench/RESULTS.md, session 9),
+// llama1b tg64 after 2,048 cached tokens: P = 64 872.5 tok/s, 128 917.4, 256
+// 887.3, 512 783.4; at tg128 from position 0, 64 and 128 did not differ.
 constexpr uint32_t kDecodeMaxSplits = 128;
 
 struct DecodeSplits {
@@ -88,7 +90,7 @@ struct DecodeSplits {
 };
 
 DecodeSplits decode_splits(uint32_t positions, uint32_t max_splits) {
-  const uint64_t per_split = env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 64, 16);
+  const uint64_t per_split = env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 128, 16);
   const uint64_t want = std::clamp<uint64_t>(gpu::div_up(positions, per_split), 1, max_splits);
   const auto split_len = static_cast<uint32_t>(gpu::div_up(positions, want));
   return {static_cast<uint32_t>(gpu::div_up(positions, split_len)), split_len};  // no empty last split

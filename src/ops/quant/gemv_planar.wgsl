@@ -83,28 +83,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let units = params.k / 32u;
   let xb = slot.m * (params.k / 4u);
   if (ROW_BLOCKS == 1u) {
-    // x in chunks of UPL blocks per lane. The first chunk's weight loads are
-    // issued before x is staged, each later chunk's before the previous
-    // chunk's dot products, so they are in flight behind that work.
-    // (Measured on the H200, bench/RESULTS.md session 9: down 2048x8192 14.7
-    // -> 14.1 us. Issuing the bias and residual loads up front as well made
-    // the one-chunk GEMVs 0.2-0.5 us slower.)
+    // x in chunks of UPL blocks per lane, each chunk's weight loads issued before its staging.
     let row_live = slot.live && slot.n < params.n;
     let chunk = min(UPL * LANES, CHUNK_UNITS);
     var acc = 0.0;
     var squares = 0.0;
-    var b = load_planar_blocks(slot.n, 0u, min(chunk, units), 0u, lane, row_live);
     for (var c0 = 0u; c0 < units; c0 += chunk) {
       let cu = min(chunk, units - c0);
+      let b = load_planar_blocks(slot.n, c0, cu, 0u, lane, row_live);
       squares += stage_x(c0, cu, xb, slot.live, tid);
-      let c1 = c0 + chunk;
-      if (c1 >= units) {
-        acc += dot_blocks(b, cu, 0u, lane, row_live);
-        break;
-      }
-      let next = load_planar_blocks(slot.n, c1, min(chunk, units - c1), 0u, lane, row_live);
       acc += dot_blocks(b, cu, 0u, lane, row_live);
-      b = next;
     }
     gemv_finish(slot, acc, squares, tid);
     return;
