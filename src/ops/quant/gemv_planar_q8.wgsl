@@ -119,15 +119,42 @@ fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   return r;
 }
 
+// Timing experiment (WGRT_GEMV_PREFETCH, bench/variants_decode.sh): the
+// first group's weight loads issued before x is quantized, as
+// gemv_planar.wgsl does.
+override PREFETCH: bool = false;
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
   let lane = slot.lane;
-  let row_live = slot.live && slot.n < params.n;
   let units = params.k / 32u;
   let xb = slot.m * (params.k / 4u);
-
+  if (ROW_BLOCKS > 1u) {
+    // Row blocks: all of x quantized once (the host keeps K <= XQ_UNITS * 32),
+    // then ROW_BLOCKS blocks of ROWS rows against it, so each workgroup's
+    // quantization serves ROW_BLOCKS times as many rows.
+    let squares = stage_xq(0u, units, xb, slot.live, tid);
+    for (var r = 0u; r < ROW_BLOCKS; r++) {
+      workgroupBarrier();  // the epilogue's workgroup memory is free again
+      let s = GemvSlot(slot.m, slot.n + r * ROWS, lane, slot.live);
+      let row_live = s.live && s.n < params.n;
+      var acc = 0.0;
+      for (var u0 = 0u; u0 < units; u0 += UPL * LANES) {
+        let b = load_planar_blocks(s.n, 0u, units, u0, lane, row_live);
+        for (var i = 0u; i < UPL; i++) {
+          let u = u0 + lane + i * LANES;
+          if (row_live && u < units) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }
+        }
+      }
+      gemv_finish(s, acc, squares, tid);
+    }
+    return;
+  }
+  let row_live = slot.live && slot.n < params.n;
+  var first: PlanarBlocks;
+  if (PREFETCH) { first = load_planar_blocks(slot.n, 0u, min(XQ_UNITS, units), 0u, lane, row_live); }
   var acc = 0.0;
   var squares = 0.0;
   for (var c0 = 0u; c0 < units; c0 += XQ_UNITS) {
@@ -135,7 +162,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     squares += stage_xq(c0, cu, xb, slot.live, tid);
     // UPL blocks per lane loaded together, then their dot products.
     for (var u0 = 0u; u0 < cu; u0 += UPL * LANES) {
-      let b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
+      var b: PlanarBlocks;
+      if (PREFETCH && c0 == 0u && u0 == 0u) {
+        b = first;
+      } else {
+        b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
+      }
       for (var i = 0u; i < UPL; i++) {
         let u = u0 + lane + i * LANES;
         if (row_live && u < cu) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }

@@ -97,7 +97,7 @@ double planar_blocks_per_lane() { return env_count("WGRT_GEMV_UPL", "1 to 8", 4,
 // more blocks were slower (fewer workgroups: 2048x2048 8.7 -> 11.1 us at 2).
 // WGRT_GEMV_ROW_BLOCKS (1 to 8) overrides it where the kernel allows (A/B).
 uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
-  constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl
+  constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl, XQ_UNITS in gemv_planar_q8.wgsl
   if (k / 32 > kMaxUnits || paired_rows) return 1;
   return static_cast<uint32_t>(env_count("WGRT_GEMV_ROW_BLOCKS", "1 to 8", row_groups >= 2048 ? 4 : 1, 1, 8));
 }
@@ -308,11 +308,11 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const uint32_t xq_levels = planar ? gemv_int8_levels(n) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) gemv_constants.push_back({"XQ_LEVELS", double(xq_levels)});
-  const uint32_t row_blocks =
-      planar && !q8 ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
+  const uint32_t row_blocks = planar ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
   if (const uint32_t probe = planar ? gemv_probe() : 0; probe != 0) gemv_constants.push_back({"PROBE", double(probe)});
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
+  if (q8 && env_count("WGRT_GEMV_PREFETCH", "0 or 1", 0, 0, 1) == 1) gemv_constants.push_back({"PREFETCH", 1.0});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
       !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
