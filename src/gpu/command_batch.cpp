@@ -92,9 +92,24 @@ void CommandBatch::flush() {
   device_.throw_if_lost();
   if (device_.consume_injected_failure(Device::Site::Submit)) throw submit_failed();
   end_pass();
-  const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+  const Handle<WGPUCommandBuffer> cmd = finish();
   submission_ = native::submit(device_.queue(), cmd.get());
   encoder_.reset(wgpuDeviceCreateCommandEncoder(device_.raw(), nullptr));
+}
+
+Handle<WGPUCommandBuffer> CommandBatch::finish() {
+  Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+  // A validation error while recording (reported by now, through the
+  // device's error callback) leaves an invalid command buffer, and
+  // wgpu-native aborts the process when one is submitted: throw instead.
+  // The batch cannot be submitted afterwards.
+  try {
+    device_.check_errors();
+  } catch (...) {
+    submitted_ = true;
+    throw;
+  }
+  return cmd;
 }
 
 void CommandBatch::submit() {
@@ -110,7 +125,7 @@ void CommandBatch::submit() {
                                       query_resolve_.raw(), 0);
     wgpuCommandEncoderCopyBufferToBuffer(encoder_.get(), query_resolve_.raw(), 0, query_readback_.raw(), 0, bytes);
   }
-  const Handle<WGPUCommandBuffer> cmd(wgpuCommandEncoderFinish(encoder_.get(), nullptr));
+  const Handle<WGPUCommandBuffer> cmd = finish();
   submission_ = native::submit(device_.queue(), cmd.get());
   submitted_ = true;
   device_.check_errors();

@@ -59,6 +59,8 @@ class CommandBatch {
 
  private:
   void end_pass();
+  // Ends the encoder; throws the first WebGPU error recorded so far.
+  Handle<WGPUCommandBuffer> finish();
 
   Device& device_;
   Handle<WGPUCommandEncoder> encoder_;

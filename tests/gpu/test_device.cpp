@@ -149,6 +149,39 @@ TEST_F(DeviceTest, PipelineCacheKeysOnSourceEntryAndConstants) {
   EXPECT_EQ(as_vector<uint32_t>(out.read())[0], 4u);
 }
 
+// A command buffer that fails WebGPU's validation while it is recorded (here
+// a dispatch over the per-dimension workgroup limit, which the gpu/ layer's
+// callers fold away) is refused by submit with the validation message:
+// wgpu-native treats submitting an invalid command buffer as fatal, so the
+// batch must not reach the queue. The device stays usable.
+TEST_F(DeviceTest, InvalidCommandBufferIsRefusedBeforeTheQueue) {
+  const char* src = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;"
+                    "@compute @workgroup_size(1) fn main() { o[0] = 7u; }";
+  const auto& p = device().pipelines().get_from_source(src, "main", {});
+  Buffer out = Buffer::create(device(), 4, BufferKind::Storage, "out");
+  BufferBinding bind{&out};
+  BindGroup group = BindGroup::create(device(), p, {&bind, 1});
+  const uint32_t over = device().limits().max_compute_workgroups_per_dimension + 1;
+  for (bool flush_first : {false, true}) {
+    SCOPED_TRACE(flush_first ? "flush" : "submit");
+    CommandBatch batch(device());
+    batch.dispatch(p, group, {over, 1, 1});
+    try {
+      if (flush_first) batch.flush();
+      batch.submit();
+      FAIL() << "an invalid command buffer was submitted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidArgument) << e.what();
+      EXPECT_NE(std::string(e.what()).find("WebGPU error"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(device().check_errors());
+  CommandBatch batch(device());
+  batch.dispatch(p, group, {1, 1, 1});
+  batch.wait();
+  EXPECT_EQ(as_vector<uint32_t>(out.read())[0], 7u);
+}
+
 // Float constants are keyed by their exact value: 1e-7 and 0 (and two
 // epsilons differing in the 10th digit) are different pipelines.
 TEST_F(DeviceTest, PipelineCacheKeysOnExactFloatConstants) {
