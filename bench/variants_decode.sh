@@ -27,8 +27,6 @@
 #   act-A          WGRT_GEMV_ACT=A (f32, q8, q8x2) for every matrix: x as f32, or
 #                  rounded to int8 once or twice (default: q8x2 on >= 3072 rows)
 #   k-N            the default kernels with N decode steps in flight (--in-flight N; default 4)
-#   q8-prefetch    WGRT_GEMV_PREFETCH=1: the int8-x GEMV loads its first weights
-#                  before quantizing x
 #   split-N        WGRT_SDPA_SPLIT=N: decode attention splits of about N positions
 #                  (default 128)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
@@ -75,7 +73,6 @@ for v in $VARIANTS; do
     checks-*) envs=(WGRT_GEMV=planar WGRT_SHADER_CHECKS=${v#checks-}) ;;
     planar-u*) envs=(WGRT_GEMV=planar WGRT_GEMV_UPL=${v#planar-u}) ;;
     split-*) envs=(WGRT_GEMV=planar WGRT_SDPA_SPLIT=${v#split-}) ;;
-    q8-prefetch) envs=(WGRT_GEMV=planar WGRT_GEMV_PREFETCH=1) ;;
     q8-u*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_UPL=${v#q8-u}) ;;
     *) echo "unknown variant $v"; continue ;;
   esac

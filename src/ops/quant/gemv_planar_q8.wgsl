@@ -119,11 +119,6 @@ fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   return r;
 }
 
-// Timing experiment (WGRT_GEMV_PREFETCH, bench/variants_decode.sh): the
-// first group's weight loads issued before x is quantized, as
-// gemv_planar.wgsl does.
-override PREFETCH: bool = false;
-
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -152,9 +147,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     }
     return;
   }
+  // (Issuing the first weight loads before x is quantized, as
+  // gemv_planar.wgsl does, made gate/up 17.5 -> 24.7 us on the H200,
+  // bench/RESULTS.md session 9: the loaded blocks then live across the
+  // quantization.)
   let row_live = slot.live && slot.n < params.n;
-  var first: PlanarBlocks;
-  if (PREFETCH) { first = load_planar_blocks(slot.n, 0u, min(XQ_UNITS, units), 0u, lane, row_live); }
   var acc = 0.0;
   var squares = 0.0;
   for (var c0 = 0u; c0 < units; c0 += XQ_UNITS) {
@@ -162,12 +159,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     squares += stage_xq(c0, cu, xb, slot.live, tid);
     // UPL blocks per lane loaded together, then their dot products.
     for (var u0 = 0u; u0 < cu; u0 += UPL * LANES) {
-      var b: PlanarBlocks;
-      if (PREFETCH && c0 == 0u && u0 == 0u) {
-        b = first;
-      } else {
-        b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
-      }
+      let b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
       for (var i = 0u; i < UPL; i++) {
         let u = u0 + lane + i * LANES;
         if (row_live && u < cu) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }

@@ -7,7 +7,7 @@
 override LANES: u32 = 16;  // invocations per weight row, a power of two
 override ROWS: u32 = 16;   // LANES * ROWS = 256
 // Blocks of ROWS weight rows per workgroup, one after another over one
-// staging of x (gemv_planar.wgsl; the other kernels keep 1).
+// staging of x (gemv_planar.wgsl, gemv_planar_q8.wgsl; gemv.wgsl keeps 1).
 override ROW_BLOCKS: u32 = 1;
 
 // The x row (m), weight row (n, in the workgroup's first row block) and lane

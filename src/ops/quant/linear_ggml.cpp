@@ -89,17 +89,22 @@ uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
 // WGRT_GEMV_UPL (1 to 8) for A/B runs.
 double planar_blocks_per_lane() { return env_count("WGRT_GEMV_UPL", "1 to 8", 4, 1, 8); }
 
-// Row blocks per workgroup for gemv_planar.wgsl (ROW_BLOCKS): 4 for
-// matrices of at least 2048 row groups (output heads) whose whole x row fits
-// one staging (K <= 4096) and that have no paired-row epilogue, else 1.
-// Measured on the H200 (bench/RESULTS.md, 2026-12-01): llama1b's head 121.3
-// -> 110.6 us (2 blocks 109.1, 8 111.4); on matrices of 2048 rows or fewer
-// more blocks were slower (fewer workgroups: 2048x2048 8.7 -> 11.1 us at 2).
+// Row blocks per workgroup for the planar GEMVs (ROW_BLOCKS): for matrices
+// of at least 2048 row groups (output heads) whose whole x row fits one
+// staging (K <= 4096) and that have no paired-row epilogue, 4 (f32 x) or 8
+// (int8 x), else 1. Measured on the H200 (bench/RESULTS.md): llama1b's head
+// with f32 x 121.3 -> 110.6 us at 4 (2 blocks 109.1, 8 111.4; 2026-12-01);
+// with int8 x (session 9) 84.1 -> 68.5 / 65.0 / 61.4 us at 2 / 4 / 8 (each
+// workgroup's quantization of x then serves 8 x 32 rows), tg128 +2.0 % at
+// 4. On matrices of 2048 rows or fewer more blocks were slower (fewer
+// workgroups: 2048x2048 8.8 -> 10.9 us at 2); SmolLM2's head (1,536 row
+// groups) gained nothing consistent (29.2 -> 30.9 / 27.6 / 34.5).
 // WGRT_GEMV_ROW_BLOCKS (1 to 8) overrides it where the kernel allows (A/B).
-uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows) {
+uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows, bool int8_x) {
   constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl, XQ_UNITS in gemv_planar_q8.wgsl
   if (k / 32 > kMaxUnits || paired_rows) return 1;
-  return static_cast<uint32_t>(env_count("WGRT_GEMV_ROW_BLOCKS", "1 to 8", row_groups >= 2048 ? 4 : 1, 1, 8));
+  const uint32_t fallback = row_groups >= 2048 ? (int8_x ? 8 : 4) : 1;
+  return static_cast<uint32_t>(env_count("WGRT_GEMV_ROW_BLOCKS", "1 to 8", fallback, 1, 8));
 }
 
 // How many int8 roundings of x the planar GEMV multiplies the weights with
@@ -308,11 +313,11 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const uint32_t xq_levels = planar ? gemv_int8_levels(n) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) gemv_constants.push_back({"XQ_LEVELS", double(xq_levels)});
-  const uint32_t row_blocks = planar ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope) : 1;
+  const uint32_t row_blocks =
+      planar ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope, q8) : 1;
   if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
   if (const uint32_t probe = planar ? gemv_probe() : 0; probe != 0) gemv_constants.push_back({"PROBE", double(probe)});
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
-  if (q8 && env_count("WGRT_GEMV_PREFETCH", "0 or 1", 0, 0, 1) == 1) gemv_constants.push_back({"PREFETCH", 1.0});
   const std::string_view reduce = reduce_shader(ctx.device());
   const auto& gemv_pipeline =
       !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
