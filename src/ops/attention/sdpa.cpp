@@ -89,8 +89,12 @@ struct DecodeSplits {
   uint32_t splits, split_len;
 };
 
-DecodeSplits decode_splits(uint32_t positions, uint32_t max_splits) {
-  const uint64_t per_split = env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 128, 16);
+// P, read once when the op is lowered (not per decode step).
+uint32_t decode_split_positions() {
+  return static_cast<uint32_t>(env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 128, 16));
+}
+
+DecodeSplits decode_splits(uint32_t positions, uint32_t per_split, uint32_t max_splits) {
   const uint64_t want = std::clamp<uint64_t>(gpu::div_up(positions, per_split), 1, max_splits);
   const auto split_len = static_cast<uint32_t>(gpu::div_up(positions, want));
   return {static_cast<uint32_t>(gpu::div_up(positions, split_len)), split_len};  // no empty last split
@@ -235,6 +239,7 @@ void lower(OpContext& ctx) {
   // than one score per head and cached position would.
   const auto max_splits = static_cast<uint32_t>(
       std::clamp<uint64_t>(uint64_t(cache_max) / uint64_t(head_dim + 4), 1, kDecodeMaxSplits));
+  const uint32_t split_positions = has_decode ? decode_split_positions() : 0;
   if (has_decode) {
     decode_uniform = ctx.uniform(sizeof(DecodeParams));
     const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
@@ -321,7 +326,7 @@ void lower(OpContext& ctx) {
       dp.start = static_cast<uint32_t>(start);
       dp.kv_heads = kv_heads;
       dp.first = window > 0 && start + 1 > int64_t(window) ? static_cast<uint32_t>(start + 1 - window) : 0;
-      const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - dp.first, max_splits);
+      const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - dp.first, split_positions, max_splits);
       dp.split_len = split.split_len;
       dp.splits = split.splits;
       dp.scale = scale;
