@@ -122,10 +122,10 @@ uint32_t gemm_f16_span() {
   // depth of 1, 2 or 4 units) divide the depth: the fold loop never passes
   // the staged tile.
   const char* what = "32, 64, 128 ... products (a power of two from 32)";
-  const uint64_t span = env_count("WGRT_GEMM_F16_SPAN", what, 128);
-  if (span < 32 || (span & (span - 1)) != 0) {
+  const uint64_t span = env_count("WGRT_GEMM_F16_SPAN", what, 128, 32);
+  if ((span & (span - 1)) != 0) {
     throw Error(ErrorCode::InvalidArgument,
-                std::string("WGRT_GEMM_F16_SPAN: expected ") + what + ", got " + std::to_string(span));
+                std::string("WGRT_GEMM_F16_SPAN: expected ") + what + ", got '" + std::to_string(span) + "'");
   }
   return static_cast<uint32_t>(span);
 }

@@ -129,6 +129,29 @@ fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
   }
 }
 
+// The FT partial sums of the slots a thread tile uses added into the f32
+// accumulators, and cleared (slot 8 * a + 4 * b + i as in gemm()).
+fn fold_partials(acc: ptr<function, array<vec4<f32>, 16>>, p: ptr<function, array<vec4<FT>, 16>>) {
+  (*acc)[0] += vec4<f32>((*p)[0]); (*acc)[1] += vec4<f32>((*p)[1]);
+  (*acc)[2] += vec4<f32>((*p)[2]); (*acc)[3] += vec4<f32>((*p)[3]);
+  (*p)[0] = vec4<FT>(); (*p)[1] = vec4<FT>(); (*p)[2] = vec4<FT>(); (*p)[3] = vec4<FT>();
+  if (TN == 8u) {
+    (*acc)[4] += vec4<f32>((*p)[4]); (*acc)[5] += vec4<f32>((*p)[5]);
+    (*acc)[6] += vec4<f32>((*p)[6]); (*acc)[7] += vec4<f32>((*p)[7]);
+    (*p)[4] = vec4<FT>(); (*p)[5] = vec4<FT>(); (*p)[6] = vec4<FT>(); (*p)[7] = vec4<FT>();
+  }
+  if (TM == 8u) {
+    (*acc)[8] += vec4<f32>((*p)[8]); (*acc)[9] += vec4<f32>((*p)[9]);
+    (*acc)[10] += vec4<f32>((*p)[10]); (*acc)[11] += vec4<f32>((*p)[11]);
+    (*p)[8] = vec4<FT>(); (*p)[9] = vec4<FT>(); (*p)[10] = vec4<FT>(); (*p)[11] = vec4<FT>();
+    if (TN == 8u) {
+      (*acc)[12] += vec4<f32>((*p)[12]); (*acc)[13] += vec4<f32>((*p)[13]);
+      (*acc)[14] += vec4<f32>((*p)[14]); (*acc)[15] += vec4<f32>((*p)[15]);
+      (*p)[12] = vec4<FT>(); (*p)[13] = vec4<FT>(); (*p)[14] = vec4<FT>(); (*p)[15] = vec4<FT>();
+    }
+  }
+}
+
 @compute @workgroup_size(THREADS)
 fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -220,32 +243,11 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
           }
         }
       }
-      if (ACC_UNITS > 0u) {
-        acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
-        p[0] = vec4<FT>(); p[1] = vec4<FT>(); p[2] = vec4<FT>(); p[3] = vec4<FT>();
-        if (TN == 8u) {
-          acc[4] += vec4<f32>(p[4]); acc[5] += vec4<f32>(p[5]); acc[6] += vec4<f32>(p[6]); acc[7] += vec4<f32>(p[7]);
-          p[4] = vec4<FT>(); p[5] = vec4<FT>(); p[6] = vec4<FT>(); p[7] = vec4<FT>();
-        }
-        if (TM == 8u) {
-          acc[8] += vec4<f32>(p[8]); acc[9] += vec4<f32>(p[9]); acc[10] += vec4<f32>(p[10]); acc[11] += vec4<f32>(p[11]);
-          p[8] = vec4<FT>(); p[9] = vec4<FT>(); p[10] = vec4<FT>(); p[11] = vec4<FT>();
-          if (TN == 8u) {
-            acc[12] += vec4<f32>(p[12]); acc[13] += vec4<f32>(p[13]);
-            acc[14] += vec4<f32>(p[14]); acc[15] += vec4<f32>(p[15]);
-            p[12] = vec4<FT>(); p[13] = vec4<FT>(); p[14] = vec4<FT>(); p[15] = vec4<FT>();
-          }
-        }
-      }
+      if (ACC_UNITS > 0u) { fold_partials(&acc, &p); }
     }
     workgroupBarrier();
   }
-  // What the partial sums hold since the last fold (all of K when ACC_UNITS is 0).
-  acc[0] += vec4<f32>(p[0]); acc[1] += vec4<f32>(p[1]); acc[2] += vec4<f32>(p[2]); acc[3] += vec4<f32>(p[3]);
-  acc[4] += vec4<f32>(p[4]); acc[5] += vec4<f32>(p[5]); acc[6] += vec4<f32>(p[6]); acc[7] += vec4<f32>(p[7]);
-  acc[8] += vec4<f32>(p[8]); acc[9] += vec4<f32>(p[9]); acc[10] += vec4<f32>(p[10]); acc[11] += vec4<f32>(p[11]);
-  acc[12] += vec4<f32>(p[12]); acc[13] += vec4<f32>(p[13]);
-  acc[14] += vec4<f32>(p[14]); acc[15] += vec4<f32>(p[15]);
+  if (ACC_UNITS == 0u) { fold_partials(&acc, &p); }  // the FT sums over all of K
 
   if (HAS_NORM) {
     put_f32(tid, squares);
