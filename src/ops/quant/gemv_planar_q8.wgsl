@@ -119,6 +119,17 @@ fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   return r;
 }
 
+// The units u0 + lane + i * LANES (below cu) of b against the staged x
+// (gemv_planar.wgsl's dot_blocks for int8 x).
+fn dot_blocks_q8(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
+  var acc = 0.0;
+  for (var i = 0u; i < UPL; i++) {
+    let u = u0 + lane + i * LANES;
+    if (live && u < cu) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }
+  }
+  return acc;
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -137,11 +148,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       let row_live = s.live && s.n < params.n;
       var acc = 0.0;
       for (var u0 = 0u; u0 < units; u0 += UPL * LANES) {
-        let b = load_planar_blocks(s.n, 0u, units, u0, lane, row_live);
-        for (var i = 0u; i < UPL; i++) {
-          let u = u0 + lane + i * LANES;
-          if (row_live && u < units) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }
-        }
+        acc += dot_blocks_q8(load_planar_blocks(s.n, 0u, units, u0, lane, row_live), units, u0, lane, row_live);
       }
       gemv_finish(s, acc, squares, tid);
     }
@@ -159,11 +166,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     squares += stage_xq(c0, cu, xb, slot.live, tid);
     // UPL blocks per lane loaded together, then their dot products.
     for (var u0 = 0u; u0 < cu; u0 += UPL * LANES) {
-      let b = load_planar_blocks(slot.n, c0, cu, u0, lane, row_live);
-      for (var i = 0u; i < UPL; i++) {
-        let u = u0 + lane + i * LANES;
-        if (row_live && u < cu) { acc += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], u); }
-      }
+      acc += dot_blocks_q8(load_planar_blocks(slot.n, c0, cu, u0, lane, row_live), cu, u0, lane, row_live);
     }
   }
   gemv_finish(slot, acc, squares, tid);
