@@ -26,10 +26,18 @@ bool gpu_required() {
   return truthy(std::getenv("CI")) || truthy(std::getenv("WGRT_REQUIRE_GPU"));
 }
 
+gpu::DeviceOptions device_options_from_env() {
+  gpu::DeviceOptions o;
+  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
+    o.limits = gpu::parse_limits_mode(v, "WGRT_LIMITS");
+  }
+  return o;
+}
+
 gpu::Device* shared_device() {
   static std::unique_ptr<gpu::Device> device = [] {
     try {
-      return gpu::Device::create();
+      return gpu::Device::create(device_options_from_env());
     } catch (const Error& e) {
       g_reason = e.what();
       return std::unique_ptr<gpu::Device>();

@@ -15,6 +15,10 @@
 
 namespace wgrt::test {
 
+// The test harness's device options: WGRT_LIMITS (adapter or default) maps
+// onto DeviceOptions::limits, so the suite runs again under WebGPU's default
+// limits (scripts/test_default_limits.sh).
+gpu::DeviceOptions device_options_from_env();
 // The process-wide test device, created on first use; null when none exists.
 gpu::Device* shared_device();
 // Why shared_device() is null.
@@ -44,7 +48,7 @@ class GpuTest : public ::testing::Test {
 class NoSubgroupsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu::DeviceOptions o;
+    gpu::DeviceOptions o = device_options_from_env();
     o.want_subgroups = false;
     try {
       device_ = gpu::Device::create(o);

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wgrt::api {
@@ -27,8 +28,28 @@ struct ProgramImpl;
 struct LlmImpl;
 }  // namespace detail
 
+// Which limits the device is created with (the CLI's --limits, and
+// WGRT_LIMITS where the CLI, the Python package and the ExecuTorch backend
+// read it):
+//   Adapter  the adapter's own limits and optional features (the default)
+//   Default  exactly WebGPU's default limits (128 MiB bindings, 256 MiB
+//            buffers, 8 storage buffers per stage, 16 KiB workgroup memory,
+//            ...) and no optional feature: what any conformant adapter and
+//            browser gives, for testing that a model runs there
+enum class LimitsMode { Adapter, Default };
+// "adapter" or "default"; anything else is Error(InvalidArgument) naming
+// `what` (the option or variable) and the accepted values.
+LimitsMode parse_limits_mode(std::string_view text, std::string_view what);
+const char* limits_mode_name(LimitsMode mode);
+
 struct RuntimeOptions {
-  // Optional adapter features, used only when the adapter offers them.
+  LimitsMode limits = LimitsMode::Adapter;
+  // Test only (0: off): constant tensors above this many bytes are stored
+  // in several buffers as if the binding limit were this low, so that small
+  // models meet the ops' split paths.
+  uint64_t split_bytes_for_test = 0;
+  // Optional adapter features, used only when the adapter offers them (and
+  // never in LimitsMode::Default).
   bool shader_f16 = true;
   bool timestamp_query = true;  // needed for per-dispatch GPU times
   bool subgroups = true;
@@ -76,13 +97,17 @@ class Runtime {
   static Runtime create(const RuntimeOptions& options = {});
   // The runtime shared by every part of this process that asks for it (the
   // Python package, ExecuTorch's wgrt backend): one device, created on first
-  // use with the default options and kept until the process ends.
-  static Runtime process_default();
+  // use with `options` and kept until the process ends. A later call whose
+  // limits mode or split size differs is Error(InvalidArgument): the device
+  // exists already.
+  static Runtime process_default(const RuntimeOptions& options = {});
 
   // "name (backend, type)" of the adapter in use.
   std::string adapter_name() const;
   AdapterInfo adapter_info() const;
   AdapterLimits limits() const;
+  // The limits mode this runtime's device was created with.
+  LimitsMode limits_mode() const;
   // Features enabled on this runtime's device (wanted and offered), and those
   // the adapter offers whether wanted or not.
   AdapterFeatures features() const;

@@ -71,7 +71,7 @@ void bind_llm(nb::module_& m) {
         options.context = context;
         options.chunk = chunk;
         options.kv_f16 = kv_f16;
-        return PyLLM{api::Llm::load(api::Runtime::process_default(), options)};
+        return PyLLM{api::Llm::load(default_runtime(), options)};
       }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false)
       .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })
       .def_prop_ro("summary", [](const PyLLM& l) { return l.llm.description(); })

@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <span>
@@ -53,7 +54,15 @@ uint64_t buffer_id(const void* buffer) { return uint64_t(reinterpret_cast<uintpt
 
 }  // namespace
 
-api::Runtime default_runtime() { return api::Runtime::process_default(); }
+// The process runtime, with the limits mode WGRT_LIMITS names (adapter when
+// unset; wgrt.configure(limits=...) before first use sets the variable).
+api::Runtime default_runtime() {
+  api::RuntimeOptions options;
+  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
+    options.limits = api::parse_limits_mode(v, "WGRT_LIMITS");
+  }
+  return api::Runtime::process_default(options);
+}
 
 const char* numpy_dtype_name(DType dtype) {
   switch (dtype) {
@@ -161,6 +170,7 @@ NB_MODULE(_wgrt, m) {
     d["backend"] = a.backend;
     d["device_type"] = a.device_type;
     d["driver"] = a.driver;
+    d["limits"] = api::limits_mode_name(default_runtime().limits_mode());
     return d;
   }, "The WebGPU adapter of the default runtime (created on first use).");
 

@@ -23,9 +23,20 @@ import numpy as np
 from . import _wgrt
 from ._wgrt import Error, Tensor, __version__
 
-__all__ = ["__version__", "Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "default_model_path", "load"]
+__all__ = ["__version__", "Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "configure", "default_model_path", "load"]
 
 adapter_info = _wgrt.adapter_info
+
+
+def configure(limits: str = "adapter") -> None:
+    """Chooses the device limits of this process's runtime; call it before
+    anything else touches the GPU. "adapter" (the default) asks for the
+    adapter's own limits and optional features, "default" for exactly
+    WebGPU's default limits and no optional feature (what a browser
+    guarantees). The WGRT_LIMITS variable does the same without code."""
+    if limits not in ("adapter", "default"):
+        raise ValueError(f"limits: expected adapter or default, got {limits!r}")
+    os.environ["WGRT_LIMITS"] = limits
 
 
 def default_model_path() -> str:

@@ -5,20 +5,40 @@
 
 namespace wgrt::api {
 
-Runtime Runtime::create(const RuntimeOptions& options) {
+namespace {
+gpu::DeviceOptions device_options(const RuntimeOptions& options) {
   gpu::DeviceOptions d;
+  d.limits = options.limits == LimitsMode::Default ? gpu::LimitsMode::Default : gpu::LimitsMode::Adapter;
+  d.split_bytes_for_test = options.split_bytes_for_test;
   d.want_shader_f16 = options.shader_f16;
   d.want_timestamp_query = options.timestamp_query;
   d.want_subgroups = options.subgroups;
+  return d;
+}
+}  // namespace
+
+LimitsMode parse_limits_mode(std::string_view text, std::string_view what) {
+  return gpu::parse_limits_mode(text, what) == gpu::LimitsMode::Default ? LimitsMode::Default : LimitsMode::Adapter;
+}
+
+const char* limits_mode_name(LimitsMode mode) { return mode == LimitsMode::Default ? "default" : "adapter"; }
+
+Runtime Runtime::create(const RuntimeOptions& options) {
   auto impl = std::make_shared<detail::RuntimeImpl>();
-  impl->runtime = wgrt::Runtime::create(d);
+  impl->runtime = wgrt::Runtime::create(device_options(options));
   return Runtime(std::move(impl));
 }
 
-Runtime Runtime::process_default() {
+Runtime Runtime::process_default(const RuntimeOptions& options) {
   auto impl = std::make_shared<detail::RuntimeImpl>();
-  impl->runtime = std::shared_ptr<wgrt::Runtime>(&wgrt::Runtime::process_default(), [](wgrt::Runtime*) {});
+  impl->runtime = std::shared_ptr<wgrt::Runtime>(&wgrt::Runtime::process_default(device_options(options)),
+                                                 [](wgrt::Runtime*) {});
   return Runtime(std::move(impl));
+}
+
+LimitsMode Runtime::limits_mode() const {
+  return impl_->runtime->device().limits_mode() == gpu::LimitsMode::Default ? LimitsMode::Default
+                                                                             : LimitsMode::Adapter;
 }
 
 std::string Runtime::adapter_name() const {

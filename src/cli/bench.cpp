@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
 #include "wgrt/llm.h"
@@ -336,7 +337,7 @@ int bench(const BenchArgs& args) {
   // The profiled decode step runs at position 16 (after a 16-token prefill).
   const int64_t need = std::max({max_pp, std::max<int64_t>(1, tg_prefill) + max_tg + 1, profile ? int64_t(17) : int64_t(1)});
 
-  const api::Runtime runtime = api::Runtime::create();
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
   api::LlmOptions load;
   load.path = args.model;
   load.context = args.ctx > 0 ? args.ctx : need;
@@ -430,7 +431,12 @@ int bench(const BenchArgs& args) {
 
   std::vector<Profile> profiles;
   if (profile) {
-    if (!features.timestamp_query) std::printf("\n--profile: the device has no timestamp-query\n");
+    if (!features.timestamp_query) {
+      std::printf("\n--profile: %s\n", runtime.limits_mode() == api::LimitsMode::Default
+                                            ? "cannot profile with --limits default (no timestamp-query requested); "
+                                              "use --limits adapter"
+                                            : "the device has no timestamp-query");
+    }
     try {
       bench.profile("decode", 16, 1);  // warm the timed path once
       profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));

@@ -1,5 +1,6 @@
 #include "cli/command_line.h"
 
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 
@@ -9,6 +10,9 @@ namespace {
 // A subcommand's description is "summary\n\ndescription": the summary goes
 // in the list of commands, the rest in the command's own --help.
 constexpr const char* kSummaryEnd = "\n\n";
+
+// --limits of the subcommand that ran (only one runs per process).
+std::string g_limits;
 
 class HelpFormatter : public CLI::Formatter {
  public:
@@ -37,7 +41,21 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   CLI::App* cmd = app.add_subcommand(name, summary + kSummaryEnd + description);
   cmd->footer(footer);  // not the top level's
+  cmd->add_option("--limits", g_limits,
+                  "device limits: adapter (its own, the default) or default (WebGPU's default limits, no optional "
+                  "feature; what a browser guarantees); WGRT_LIMITS when not given")
+      ->check(CLI::IsMember({"adapter", "default"}));
   return cmd;
+}
+
+api::RuntimeOptions runtime_options() {
+  api::RuntimeOptions options;
+  if (!g_limits.empty()) {
+    options.limits = api::parse_limits_mode(g_limits, "--limits");
+  } else if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
+    options.limits = api::parse_limits_mode(v, "WGRT_LIMITS");
+  }
+  return options;
 }
 
 CLI::Validator in_range(int64_t lo, int64_t hi) {

@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "wgrt/runtime.h"
+
 namespace wgrt::cli {
 
 struct Command {
@@ -22,9 +24,15 @@ void use_wgrt_help(CLI::App& app);
 
 // A subcommand with wgrt's conventions: a repeated option keeps its last
 // value (options holding a list say otherwise), `--help` prints
-// `description` before the options and `footer` after them.
+// `description` before the options and `footer` after them. Every
+// subcommand gets `--limits adapter|default` (runtime_options()).
 CLI::App* add_command(CLI::App& app, const std::string& name, const std::string& summary,
                       const std::string& description, const std::string& footer = {});
+
+// The runtime options of the command line: the limits mode its --limits
+// chose, else WGRT_LIMITS, else adapter. An unknown value is
+// Error(InvalidArgument) naming the option (or variable) and the accepted values.
+api::RuntimeOptions runtime_options();
 
 // An integer check with a plain message ("-n: -1 is not in [0, 2147483647]")
 // and nothing added to the option's --help line.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "wgrt/error.h"
@@ -96,7 +97,7 @@ int generate(const GenerateArgs& args) {
   gen.stop = args.stop;
   api::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
 
-  const api::Runtime runtime = api::Runtime::create();
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
   api::LlmOptions load;
   load.path = args.model;
   load.tokenizer_path = args.tokenizer;

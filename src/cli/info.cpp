@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "wgrt/runtime.h"
 #include "wgrt/error.h"
@@ -25,7 +26,7 @@ std::string mib(uint64_t bytes) {
 int info() {
   std::optional<api::Runtime> runtime;
   try {
-    runtime = api::Runtime::create();
+    runtime = api::Runtime::create(runtime_options());
   } catch (const Error& e) {
     std::fprintf(stderr, "wgrt info: %s\n", e.what());
     return 1;
@@ -41,6 +42,10 @@ int info() {
   if (!a.architecture.empty()) std::printf("architecture: %s\n", a.architecture.c_str());
   if (!a.driver.empty()) std::printf("driver:       %s\n", a.driver.c_str());
   std::printf("runtime:      %s\n", a.implementation.c_str());
+  std::printf("requested:    --limits %s (%s)\n", api::limits_mode_name(runtime->limits_mode()),
+              runtime->limits_mode() == api::LimitsMode::Default
+                  ? "WebGPU's default limits, no optional feature"
+                  : "the adapter's own limits and optional features");
   std::printf("\nfeatures:\n");
   std::printf("  shader-f16:       %s\n", yes_no(offered.shader_f16, on.shader_f16));
   std::printf("  timestamp-query:  %s\n", yes_no(offered.timestamp_query, on.timestamp_query));

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "wgrt/program.h"
 
@@ -76,7 +77,7 @@ int inspect(const std::string& path, const std::string& ptd) {
                 path.c_str());
     return 0;
   }
-  const api::Runtime runtime = api::Runtime::create();
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
   const api::Program program = api::Program::load(runtime, path, ptd);
   for (const auto& name : program.method_names()) {
     const api::Method method = program.method(name);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
 #include "wgrt/error.h"
@@ -65,7 +66,7 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 
 int run(const RunArgs& args) {
   const std::string& path = args.path;
-  const api::Runtime runtime = api::Runtime::create();
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
   const auto t_load = std::chrono::steady_clock::now();
   api::LoadOptions load;
   if (args.no_fuse) load.fuse = 0;
@@ -122,7 +123,9 @@ int run(const RunArgs& args) {
   if (opts.time_dispatches) {
     const std::vector<api::DispatchTime> timings = method.last_dispatch_times();
     if (timings.empty()) {
-      std::printf("profile:  unavailable (the adapter has no timestamp-query)\n");
+      std::printf("profile:  unavailable (%s)\n", runtime.limits_mode() == api::LimitsMode::Default
+                                                          ? "--limits default requests no timestamp-query: profile with --limits adapter"
+                                                          : "the adapter has no timestamp-query");
     } else {
       double total_ms = 0;
       for (const auto& t : timings) total_ms += t.ms;

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "server/http_server.h"
@@ -76,7 +77,7 @@ int serve(ServeConfig& config) {
   config.server.log_requests = !config.quiet;
   static StopSignals signals;  // its thread may outlive this call
 
-  const api::Runtime runtime = api::Runtime::create();
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
   std::optional<api::Llm> model;
   {
     ProgressBar bar("loading");

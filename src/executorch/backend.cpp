@@ -6,6 +6,7 @@
 // delegate blob. Each blob becomes one ExecutableGraph on the process's
 // shared wgrt device; its constants and state (a KV cache) stay on the GPU
 // between calls.
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -70,10 +71,21 @@ et::Error guarded(const F& f) {
   }
 }
 
+// The process runtime with the limits WGRT_LIMITS names (adapter when
+// unset): the backend has no options of its own, so the variable is how a
+// user of ExecuTorch's runtime asks for WebGPU's default limits.
+Runtime& backend_runtime() {
+  gpu::DeviceOptions options;
+  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
+    options.limits = gpu::parse_limits_mode(v, "WGRT_LIMITS");
+  }
+  return Runtime::process_default(options);
+}
+
 class WgrtBackend final : public et::BackendInterface {
  public:
   bool is_available() const override {
-    return guarded([] { Runtime::process_default(); }) == et::Error::Ok;
+    return guarded([] { backend_runtime(); }) == et::Error::Ok;
   }
 
   et::Result<et::DelegateHandle*> init(et::BackendInitContext& context, et::FreeableBuffer* processed,
@@ -101,7 +113,7 @@ class WgrtBackend final : public et::BackendInterface {
     };
     const et::Error err = guarded([&] {
       const std::span<const uint8_t> blob(static_cast<const uint8_t*>(processed->data()), processed->size());
-      handle->graph = load_delegate_blob(Runtime::process_default().device(), blob, lookup, handle->where);
+      handle->graph = load_delegate_blob(backend_runtime().device(), blob, lookup, handle->where);
     });
     for (auto& f : fetched) f.Free();
     if (err != et::Error::Ok) return err;

@@ -2,6 +2,7 @@
 
 #include <webgpu.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gpu/native.h"
@@ -96,7 +97,83 @@ DeviceLimits convert(const WGPULimits& l) {
   return d;
 }
 
+// The compute-relevant limits set to the spec's defaults; the rest (textures,
+// vertex state) stay undefined, which requests their defaults too.
+WGPULimits spec_default_request() {
+  const DeviceLimits d = spec_default_limits();
+  WGPULimits l = WGPU_LIMITS_INIT;
+  l.maxBindGroups = 4;
+  l.maxBufferSize = d.max_buffer_size;
+  l.maxStorageBufferBindingSize = d.max_storage_buffer_binding_size;
+  l.maxUniformBufferBindingSize = d.max_uniform_buffer_binding_size;
+  l.maxStorageBuffersPerShaderStage = d.max_storage_buffers_per_shader_stage;
+  l.maxComputeWorkgroupsPerDimension = d.max_compute_workgroups_per_dimension;
+  l.maxComputeInvocationsPerWorkgroup = d.max_compute_invocations_per_workgroup;
+  l.maxComputeWorkgroupStorageSize = d.max_compute_workgroup_storage_size;
+  l.maxComputeWorkgroupSizeX = d.max_compute_workgroup_size_x;
+  l.maxComputeWorkgroupSizeY = d.max_compute_workgroup_size_y;
+  l.maxComputeWorkgroupSizeZ = d.max_compute_workgroup_size_z;
+  l.minStorageBufferOffsetAlignment = d.min_storage_buffer_offset_alignment;
+  l.minUniformBufferOffsetAlignment = d.min_uniform_buffer_offset_alignment;
+  return l;
+}
+
+// An adapter below the spec's defaults is not a conformant WebGPU adapter;
+// wgrt's kernels assume at least those limits. Names the first one short.
+void check_at_least_spec(const DeviceLimits& offered, const std::string& adapter) {
+  const DeviceLimits d = spec_default_limits();
+  auto need = [&](const char* name, uint64_t got, uint64_t want, bool at_most = false) {
+    if (at_most ? got <= want : got >= want) return;
+    throw Error(ErrorCode::NotSupported, adapter + ": " + name + " is " + std::to_string(got) + ", WebGPU requires " +
+                                             (at_most ? "at most " : "at least ") + std::to_string(want));
+  };
+  need("maxBufferSize", offered.max_buffer_size, d.max_buffer_size);
+  need("maxStorageBufferBindingSize", offered.max_storage_buffer_binding_size, d.max_storage_buffer_binding_size);
+  need("maxUniformBufferBindingSize", offered.max_uniform_buffer_binding_size, d.max_uniform_buffer_binding_size);
+  need("maxStorageBuffersPerShaderStage", offered.max_storage_buffers_per_shader_stage,
+       d.max_storage_buffers_per_shader_stage);
+  need("maxComputeWorkgroupsPerDimension", offered.max_compute_workgroups_per_dimension,
+       d.max_compute_workgroups_per_dimension);
+  need("maxComputeInvocationsPerWorkgroup", offered.max_compute_invocations_per_workgroup,
+       d.max_compute_invocations_per_workgroup);
+  need("maxComputeWorkgroupStorageSize", offered.max_compute_workgroup_storage_size,
+       d.max_compute_workgroup_storage_size);
+  need("maxComputeWorkgroupSizeX", offered.max_compute_workgroup_size_x, d.max_compute_workgroup_size_x);
+  need("maxComputeWorkgroupSizeY", offered.max_compute_workgroup_size_y, d.max_compute_workgroup_size_y);
+  need("maxComputeWorkgroupSizeZ", offered.max_compute_workgroup_size_z, d.max_compute_workgroup_size_z);
+  need("minStorageBufferOffsetAlignment", offered.min_storage_buffer_offset_alignment,
+       d.min_storage_buffer_offset_alignment, true);
+  need("minUniformBufferOffsetAlignment", offered.min_uniform_buffer_offset_alignment,
+       d.min_uniform_buffer_offset_alignment, true);
+}
+
 }  // namespace
+
+const char* limits_mode_name(LimitsMode mode) { return mode == LimitsMode::Default ? "default" : "adapter"; }
+
+LimitsMode parse_limits_mode(std::string_view text, std::string_view what) {
+  if (text == "adapter") return LimitsMode::Adapter;
+  if (text == "default") return LimitsMode::Default;
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(what) + ": expected adapter or default, got '" + std::string(text) + "'");
+}
+
+DeviceLimits spec_default_limits() {
+  DeviceLimits d;
+  d.max_buffer_size = 268435456;
+  d.max_storage_buffer_binding_size = 134217728;
+  d.max_uniform_buffer_binding_size = 65536;
+  d.max_storage_buffers_per_shader_stage = 8;
+  d.max_compute_workgroups_per_dimension = 65535;
+  d.max_compute_invocations_per_workgroup = 256;
+  d.max_compute_workgroup_storage_size = 16384;
+  d.max_compute_workgroup_size_x = 256;
+  d.max_compute_workgroup_size_y = 256;
+  d.max_compute_workgroup_size_z = 64;
+  d.min_storage_buffer_offset_alignment = 256;
+  d.min_uniform_buffer_offset_alignment = 256;
+  return d;
+}
 
 std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   std::unique_ptr<Device> dev(new Device());
@@ -138,12 +215,16 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   dev->adapter_info_.device_id = info.deviceID;
   wgpuAdapterInfoFreeMembers(info);
 
-  // Ask for the adapter's own limits: the spec defaults (128 MiB bindings,
-  // 16 KiB workgroup storage) are far below what real GPUs give.
+  // Adapter mode asks for the adapter's own limits: the spec defaults (128
+  // MiB bindings, 16 KiB workgroup storage) are far below what real GPUs give.
   WGPULimits adapter_limits = WGPU_LIMITS_INIT;
   if (wgpuAdapterGetLimits(dev->adapter_.get(), &adapter_limits) != WGPUStatus_Success) {
     throw Error(ErrorCode::Internal, "wgpuAdapterGetLimits failed for " + dev->adapter_info_.name);
   }
+  check_at_least_spec(convert(adapter_limits), dev->adapter_info_.name);
+  const bool bare = options.limits == LimitsMode::Default;
+  dev->limits_mode_ = options.limits;
+  WGPULimits requested = bare ? spec_default_request() : adapter_limits;
 
   auto& offered = dev->adapter_features_;
   offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_ShaderF16);
@@ -155,16 +236,19 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
                                         : native_subgroups;
   offered.subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), subgroups);
   std::vector<WGPUFeatureName> wanted;
-  if (offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
-  if (offered.timestamp_query && options.want_timestamp_query) wanted.push_back(WGPUFeatureName_TimestampQuery);
-  if (offered.subgroups && options.want_subgroups) wanted.push_back(subgroups);
+  // Default mode asks for no optional feature at all.
+  if (!bare && offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
+  if (!bare && offered.timestamp_query && options.want_timestamp_query) {
+    wanted.push_back(WGPUFeatureName_TimestampQuery);
+  }
+  if (!bare && offered.subgroups && options.want_subgroups) wanted.push_back(subgroups);
 
   DeviceRequest dreq;
   WGPUDeviceDescriptor ddesc = WGPU_DEVICE_DESCRIPTOR_INIT;
   ddesc.label = to_view("wgrt");
   ddesc.requiredFeatureCount = wanted.size();
   ddesc.requiredFeatures = wanted.data();
-  ddesc.requiredLimits = &adapter_limits;
+  ddesc.requiredLimits = &requested;
   ddesc.uncapturedErrorCallbackInfo.userdata1 = dev->errors_.get();
   ddesc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
                                                   WGPUStringView message, void* ud, void*) {
@@ -202,6 +286,9 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   WGPULimits granted = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(dev->device_.get(), &granted);
   dev->limits_ = convert(granted);
+  uint64_t binding = std::min(dev->limits_.max_storage_buffer_binding_size, dev->limits_.max_buffer_size) & ~uint64_t{255};
+  if (options.split_bytes_for_test != 0) binding = std::min(binding, options.split_bytes_for_test);
+  dev->max_binding_bytes_ = binding;
   dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_ShaderF16);
   dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_TimestampQuery);
   dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), subgroups);

@@ -1,9 +1,11 @@
 // The WebGPU device: instance, adapter and device, their limits and optional
 // features, and the turning of WebGPU's asynchronous errors into wgrt::Error.
 //
-// A Device asks the adapter for its own limits (not the spec defaults) and for
-// shader-f16, timestamp-query and subgroups when the adapter offers them;
-// none of them is required. Everything that talks to the GPU goes through a
+// By default (LimitsMode::Adapter) a Device asks the adapter for its own
+// limits and for shader-f16, timestamp-query and subgroups when the adapter
+// offers them; none of them is required. LimitsMode::Default asks for
+// exactly WebGPU's default limits and no optional feature: what a browser or
+// a small GPU guarantees, so that the same build is tested there. Everything that talks to the GPU goes through a
 // Device; it is not thread-safe (one thread drives one Device).
 #pragma once
 
@@ -12,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu/handle.h"
@@ -52,12 +55,32 @@ struct DeviceFeatures {
   bool subgroups = false;
 };
 
+// Which limits a device is created with.
+enum class LimitsMode {
+  Adapter,  // the adapter's own (as large as it offers)
+  Default,  // WebGPU's default limits and no optional feature
+};
+// "adapter" / "default"; parse_limits_mode throws Error(InvalidArgument)
+// naming `what` (the option or variable) and the accepted values.
+const char* limits_mode_name(LimitsMode mode);
+LimitsMode parse_limits_mode(std::string_view text, std::string_view what);
+
+// The WebGPU specification's default limits (what LimitsMode::Default asks
+// for, and the least an adapter must offer for wgrt to use it).
+DeviceLimits spec_default_limits();
+
 struct DeviceOptions {
-  // Each optional feature is requested only if the adapter offers it and the
-  // caller wants it; turning one off is how tests exercise the fallback path.
+  LimitsMode limits = LimitsMode::Adapter;
+  // Each optional feature is requested only if the adapter offers it, the
+  // caller wants it and the limits mode is Adapter; turning one off is how
+  // tests exercise the fallback path.
   bool want_shader_f16 = true;
   bool want_timestamp_query = true;
   bool want_subgroups = true;
+  // Test only (0: off): constant tensors larger than this many bytes are
+  // stored in several buffers, as if the device's binding limit were this
+  // low, so that small models meet every op's split path.
+  uint64_t split_bytes_for_test = 0;
 };
 
 class Device {
@@ -71,6 +94,12 @@ class Device {
 
   const AdapterInfo& adapter_info() const { return adapter_info_; }
   const DeviceLimits& limits() const { return limits_; }
+  LimitsMode limits_mode() const { return limits_mode_; }
+  // The most bytes one buffer binding may hold here: the smaller of
+  // maxStorageBufferBindingSize and maxBufferSize, rounded down to 256, or
+  // DeviceOptions::split_bytes_for_test when that is lower. A constant
+  // tensor larger than this is stored in several buffers (MemoryPlan).
+  uint64_t max_binding_bytes() const { return max_binding_bytes_; }
   // Features enabled on this device (requested and granted).
   const DeviceFeatures& features() const { return features_; }
   // Features the adapter offers, whether or not requested.
@@ -150,6 +179,8 @@ class Device {
   Handle<WGPUQueue> queue_;
   AdapterInfo adapter_info_;
   DeviceLimits limits_;
+  LimitsMode limits_mode_ = LimitsMode::Adapter;
+  uint64_t max_binding_bytes_ = 0;
   DeviceFeatures features_;
   DeviceFeatures adapter_features_;
   std::unique_ptr<PipelineCache> pipelines_;

@@ -1,5 +1,6 @@
 #include "graph/memory_plan.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -38,6 +39,57 @@ std::vector<uint8_t> to_host_layout(DType dtype, std::vector<uint8_t> device) {
   return out;
 }
 
+namespace {
+
+std::string describe(const std::string& label, const Tensor& t, uint64_t bytes) {
+  return label + " (" + dims_string(t.max_dims) + " " + std::string(dtype_name(t.dtype)) + ", " +
+         std::to_string(bytes) + " bytes)";
+}
+
+// A buffer above maxBufferSize cannot be made, one above
+// maxStorageBufferBindingSize cannot be bound: refuse it at load, named,
+// rather than as a WebGPU validation error while lowering.
+void check_fits(const gpu::Device& device, const std::string& what, uint64_t bytes) {
+  const gpu::DeviceLimits& l = device.limits();
+  const bool buffer = bytes > l.max_buffer_size;
+  if (!buffer && bytes <= l.max_storage_buffer_binding_size) return;
+  throw Error(ErrorCode::NotSupported,
+              what + " is above the device's " +
+                  (buffer ? "maxBufferSize of " + std::to_string(l.max_buffer_size)
+                          : "maxStorageBufferBindingSize of " + std::to_string(l.max_storage_buffer_binding_size)) +
+                  " bytes (--limits " + gpu::limits_mode_name(device.limits_mode()) +
+                  "); only constants split by rows into several buffers");
+}
+
+// Rows per buffer of a constant above the binding limit `cap`: as many whole
+// rows as fit, a multiple of 64 where at least 64 fit (so that a split
+// linear's output ranges start at multiples of 256 bytes, as bindings at an
+// offset must).
+int64_t rows_per_segment(const std::string& what, const Tensor& t, uint64_t cap) {
+  const int64_t rows = t.max_dims.empty() ? 1 : t.max_dims[0];
+  const uint64_t row_bytes = rows > 0 ? t.max_device_bytes() / uint64_t(rows) : 0;
+  if (rows <= 1 || row_bytes > cap) {
+    throw Error(ErrorCode::NotSupported, what + ": one row (its first dim) of " + std::to_string(row_bytes) +
+                                             " bytes is above the device's binding limit of " + std::to_string(cap) +
+                                             " bytes, so it cannot be split into buffers that fit");
+  }
+  const int64_t fit = int64_t(cap / row_bytes);
+  return fit >= 64 ? fit / 64 * 64 : fit;
+}
+
+}  // namespace
+
+std::vector<TensorSegment> MemoryPlan::segments(ValueId id, const Tensor& t) const {
+  if (!is_segmented(id)) return {{&buffer(id), 0, t.max_dims.empty() ? 1 : t.max_dims[0]}};
+  const Segmented& s = segmented_[size_t(segment_index_[id])];
+  std::vector<TensorSegment> out;
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const int64_t first = int64_t(i) * s.rows_per_buffer;
+    out.push_back({&s.buffers[i], first, std::min(s.rows_per_buffer, s.rows - first)});
+  }
+  return out;
+}
+
 MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
                               const std::function<void(uint64_t, uint64_t)>& on_upload) {
   MemoryPlan plan;
@@ -47,6 +99,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
     if (t != nullptr && t->storage == StorageKind::Constant) upload_total += t->bytes.size();
   }
   plan.by_value_.assign(graph.values.size(), nullptr);
+  plan.segment_index_.assign(graph.values.size(), -1);
 
   // Pass 1: the size of each shared object is its largest tensor.
   std::vector<uint64_t> shared_sizes;
@@ -61,6 +114,8 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
   plan.shared_.resize(shared_sizes.size());
   for (size_t i = 0; i < shared_sizes.size(); ++i) {
     if (shared_sizes[i] == 0) continue;
+    check_fits(device, "shared object " + std::to_string(i) + " (" + std::to_string(shared_sizes[i]) + " bytes)",
+               shared_sizes[i]);
     plan.shared_[i] = gpu::Buffer::create(device, shared_sizes[i], gpu::BufferKind::Storage,
                                           "shared object " + std::to_string(i));
   }
@@ -82,10 +137,17 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
         if (t->storage != StorageKind::Intermediate) {
           plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
         }
+        check_fits(device, describe(label, *t, t->max_device_bytes()), t->max_device_bytes());
         plan.dedicated_.push_back(gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label));
         if (t->storage == StorageKind::State) plan.state_bytes_ += plan.dedicated_.back().size();
         break;
       case StorageKind::Constant: {
+        if (t->max_device_bytes() > device.max_binding_bytes()) {
+          plan.add_segmented(device, id, *t, describe(label, *t, t->max_device_bytes()));
+          upload_done += t->bytes.size();
+          if (on_upload) on_upload(upload_done, upload_total);
+          break;
+        }
         gpu::Buffer buf = gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label);
         const std::vector<uint8_t> bytes = to_device_layout(t->dtype, t->bytes, label);
         buf.write(0, bytes.data(), bytes.size());
@@ -100,13 +162,35 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
   size_t dedicated = 0, constant = 0;
   for (ValueId id = 0; id < graph.values.size(); ++id) {
     const auto* t = std::get_if<Tensor>(&graph.values[id]);
-    if (t == nullptr || plan.by_value_[id] != nullptr) continue;
+    if (t == nullptr || plan.by_value_[id] != nullptr || plan.is_segmented(id)) continue;
     plan.by_value_[id] = t->storage == StorageKind::Constant ? &plan.constants_[constant++] : &plan.dedicated_[dedicated++];
   }
   return plan;
 }
 
+void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what) {
+  Segmented seg;
+  seg.rows = t.max_dims.empty() ? 1 : t.max_dims[0];
+  seg.rows_per_buffer = rows_per_segment(what, t, device.max_binding_bytes());
+  const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, what);
+  const uint64_t row_bytes = bytes.size() / uint64_t(seg.rows);
+  for (int64_t first = 0; first < seg.rows; first += seg.rows_per_buffer) {
+    const int64_t rows = std::min(seg.rows_per_buffer, seg.rows - first);
+    gpu::Buffer buf = gpu::Buffer::create(device, uint64_t(rows) * row_bytes, gpu::BufferKind::Storage,
+                                          what + " rows " + std::to_string(first) + "+" + std::to_string(rows));
+    buf.write(0, bytes.data() + uint64_t(first) * row_bytes, uint64_t(rows) * row_bytes);
+    seg.buffers.push_back(std::move(buf));
+  }
+  segment_index_[id] = int32_t(segmented_.size());
+  segmented_.push_back(std::move(seg));
+}
+
 const gpu::Buffer& MemoryPlan::buffer(ValueId id) const {
+  if (is_segmented(id)) {
+    throw Error(ErrorCode::NotSupported, "constant tensor " + std::to_string(id) +
+                                             " is stored in several buffers (above the device's binding limit) and "
+                                             "cannot be bound whole");
+  }
   if (!has_buffer(id)) throw Error(ErrorCode::Internal, "value " + std::to_string(id) + " has no buffer");
   return *by_value_[id];
 }
@@ -120,6 +204,9 @@ void MemoryPlan::add_to(MemoryStats& stats) const {
   for (const auto& b : dedicated_) stats.unshared_bytes += b.size();
   stats.state_bytes += state_bytes_;
   for (const auto& b : constants_) stats.constant_bytes += b.size();
+  for (const auto& s : segmented_) {
+    for (const auto& b : s.buffers) stats.constant_bytes += b.size();
+  }
   stats.tensor_bytes = stats.shared_bytes + stats.unshared_bytes;
   stats.unaliased_bytes += unaliased_tensor_bytes_ + stats.constant_bytes;
 }

@@ -31,7 +31,25 @@ const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::strin
   return device_.pipelines().get_from_source(source, entry, constants, label);
 }
 
-gpu::BufferBinding OpContext::tensor(ValueId id) const { return {&memory_.buffer(id)}; }
+gpu::BufferBinding OpContext::tensor(ValueId id) const {
+  if (memory_.is_segmented(id)) {
+    std::string arg = "a value";
+    for (size_t i = 0; i < call().args.size(); ++i) {
+      if (call().args[i] == id) {
+        arg = "argument " + std::to_string(i);
+        break;
+      }
+    }
+    const Tensor& t = tensor_info(id);
+    throw Error(ErrorCode::NotSupported,
+                "op " + std::to_string(op_index_) + " (" + call().name + "): " + arg + " (constant " +
+                    dims_string(t.max_dims) + " " + std::string(dtype_name(t.dtype)) + ", " +
+                    std::to_string(t.max_device_bytes()) + " bytes) is above the device's binding limit of " +
+                    std::to_string(device_.max_binding_bytes()) +
+                    " bytes and this op cannot read it in parts (embeddings and GGUF linears can)");
+  }
+  return {&memory_.buffer(id)};
+}
 
 UniformId OpContext::uniform(size_t bytes) {
   return state_.uniforms.allocate(device_, bytes);

@@ -42,7 +42,14 @@ class OpContext : public ResizeContext {
   // WGSL functions first), e.g. {"quant/dequant.wgsl", "quant/linear.wgsl"}.
   const gpu::ComputePipeline& pipeline(std::initializer_list<std::string_view> shader_paths, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});
+  // The buffer of a tensor. A constant stored in several buffers (above the
+  // device's binding limit, memory_plan.h) has none: Error(NotSupported)
+  // naming the op and argument, unless the op reads it through segments().
   gpu::BufferBinding tensor(ValueId id) const;
+  // A tensor's buffers by runs of rows (its first dim): one segment for a
+  // tensor in one buffer. Ops that can read a weight in several bindings
+  // record one dispatch per segment.
+  std::vector<TensorSegment> segments(ValueId id) const { return memory_.segments(id, tensor_info(id)); }
   // Whether two tensors live in one buffer (a view planned in place).
   bool same_buffer(ValueId a, ValueId b) const {
     return memory_.has_buffer(a) && memory_.has_buffer(b) && &memory_.buffer(a) == &memory_.buffer(b);

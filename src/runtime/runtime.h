@@ -20,8 +20,10 @@ class Runtime {
   // and never destroyed (nothing alive at exit can reach a freed device).
   // wgrt's Python module and its ExecuTorch backend both use it, so a
   // process holds one device whichever way programs are loaded. Throws like
-  // create() and tries again on the next call.
-  static Runtime& process_default();
+  // create() and tries again on the next call. The first call's options
+  // make the device; a later call asking for another limits mode or split
+  // size is Error(InvalidArgument).
+  static Runtime& process_default(const gpu::DeviceOptions& options = {});
 
   gpu::Device& device() { return *device_; }
   DeviceAllocatorRegistry& allocators() { return allocators_; }
@@ -29,6 +31,7 @@ class Runtime {
 
  private:
   Runtime() = default;
+  gpu::DeviceOptions options_;
 
   // Declared first so it is destroyed last: allocators refer to it.
   std::unique_ptr<gpu::Device> device_;

@@ -50,6 +50,46 @@ TEST_F(DeviceTest, FeaturesAreOptional) {
   EXPECT_FALSE(batch.timing_enabled());
 }
 
+// --limits default: exactly the spec's defaults and no optional feature,
+// whatever the adapter offers.
+TEST_F(DeviceTest, DefaultLimitsModeAsksForTheSpecDefaultsAndNoFeature) {
+  DeviceOptions opts;
+  opts.limits = LimitsMode::Default;
+  auto bare = Device::create(opts);
+  EXPECT_EQ(bare->limits_mode(), LimitsMode::Default);
+  const DeviceLimits& l = bare->limits();
+  const DeviceLimits d = spec_default_limits();
+  EXPECT_EQ(l.max_buffer_size, d.max_buffer_size);
+  EXPECT_EQ(l.max_storage_buffer_binding_size, 134217728u);
+  EXPECT_EQ(l.max_uniform_buffer_binding_size, d.max_uniform_buffer_binding_size);
+  EXPECT_EQ(l.max_storage_buffers_per_shader_stage, 8u);
+  EXPECT_EQ(l.max_compute_workgroups_per_dimension, 65535u);
+  EXPECT_EQ(l.max_compute_invocations_per_workgroup, 256u);
+  EXPECT_EQ(l.max_compute_workgroup_storage_size, 16384u);
+  EXPECT_EQ(l.max_compute_workgroup_size_x, 256u);
+  EXPECT_EQ(l.max_compute_workgroup_size_y, 256u);
+  EXPECT_EQ(l.max_compute_workgroup_size_z, 64u);
+  EXPECT_EQ(l.min_storage_buffer_offset_alignment, 256u);
+  EXPECT_EQ(bare->max_binding_bytes(), 134217728u);
+  EXPECT_FALSE(bare->features().shader_f16);
+  EXPECT_FALSE(bare->features().timestamp_query);
+  EXPECT_FALSE(bare->features().subgroups);
+  // A buffer above the default maxBufferSize is refused, not made.
+  EXPECT_THROW(Buffer::create(*bare, d.max_buffer_size + 4, BufferKind::Storage, "too big"), Error);
+}
+
+TEST(LimitsMode, UnknownNameIsRefusedNamingTheOption) {
+  EXPECT_EQ(parse_limits_mode("adapter", "--limits"), LimitsMode::Adapter);
+  EXPECT_EQ(parse_limits_mode("default", "--limits"), LimitsMode::Default);
+  try {
+    parse_limits_mode("small", "WGRT_LIMITS");
+    FAIL() << "expected Error(InvalidArgument)";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_STREQ(e.what(), "WGRT_LIMITS: expected adapter or default, got 'small'");
+  }
+}
+
 TEST_F(DeviceTest, BufferRoundTripAtOddOffsetsAndSizes) {
   Buffer buf = Buffer::create(device(), 1001, BufferKind::Storage, "roundtrip");
   EXPECT_EQ(buf.size(), 1004u);  // rounded up to 4 bytes

@@ -286,6 +286,13 @@ size_t fuse_conv_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   return fused;
 }
 
+// A weight's bytes once the prepare step has laid it out for the GPU, at
+// most: its bytes now plus 16 bytes of padding a row.
+uint64_t weight_bytes_bound(const Graph& g, ValueId w) {
+  const Tensor& t = g.tensor(w);
+  return t.bytes.size() + 16 * uint64_t(t.max_dims.empty() ? 1 : t.max_dims[0]);
+}
+
 // Rows of constant matrices stacked into one new constant (same dtype and row
 // length), owning its bytes.
 ValueId stack_constants(Graph& g, const std::vector<ValueId>& parts) {
@@ -344,7 +351,7 @@ bool siblings(const Graph& g, const OpCall& a, const OpCall& b) {
 
 // Linears sharing x and prologue (Q, K, V; gate, up) become one over their
 // stacked weights, with one output per original (up to three).
-size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null) {
+size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null, uint64_t max_weight_bytes) {
   size_t merged = 0;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     if (removed[i] || !is_linear(g.ops[i])) continue;
@@ -358,6 +365,12 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null) {
       if (!siblings(g, calls[0], candidate)) continue;
       // Its output is now written at op i: nothing in between may touch it.
       if (memory_object_reused(g, candidate.args[7], i, j)) continue;
+      // A stacked weight must stay within one binding (with room for the
+      // GPU layout's row padding, 16 bytes a row at most): past that the
+      // linears stay apart rather than split again into runs of rows.
+      uint64_t stacked = 0;
+      for (const OpCall& c : calls) stacked += weight_bytes_bound(g, c.args[1]);
+      if (stacked + weight_bytes_bound(g, candidate.args[1]) > max_weight_bytes) continue;
       calls.push_back(std::move(candidate));
       group.push_back(j);
     }
@@ -497,7 +510,7 @@ bool fusion_from_env() {
   return v == nullptr || std::strcmp(v, "0") == 0;
 }
 
-FusionStats fuse_linear_layers(Graph& g) {
+FusionStats fuse_linear_layers(Graph& g, const FusionLimits& limits) {
   FusionStats stats;
   stats.ops_before = g.ops.size();
   std::vector<bool> removed(g.ops.size(), false);
@@ -507,9 +520,10 @@ FusionStats fuse_linear_layers(Graph& g) {
     for (ValueId a : op.args) named_before[a] = true;
   }
   stats.norms = fuse_norms(g, removed, null);
-  stats.merged = merge_siblings(g, removed, null);
+  stats.merged = merge_siblings(g, removed, null, limits.max_weight_bytes);
   stats.swiglus = fuse_swiglus(g, removed);
-  stats.ropes = fuse_ropes(g, removed);
+  constexpr uint32_t kRopeGemvStorageBuffers = 10;  // linear_io.wgsl + gemv_rope.wgsl
+  if (limits.max_storage_buffers >= kRopeGemvStorageBuffers) stats.ropes = fuse_ropes(g, removed);
   stats.residuals = fuse_residuals(g, removed, null);
   stats.conv_residuals = fuse_conv_residuals(g, removed, null);
   std::vector<OpCall> kept;

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "graph/graph.h"
 
@@ -41,7 +42,15 @@ struct FusionStats {
   size_t ops_before = 0, ops_after = 0;
 };
 
-FusionStats fuse_linear_layers(Graph& graph);
+// What the device allows the fused ops: no stacked weight grows past its
+// binding limit (gpu::Device::max_binding_bytes), and the Q/K/V GEMV with
+// RoPE (10 storage buffers) is made only where a stage may bind that many.
+struct FusionLimits {
+  uint64_t max_weight_bytes = UINT64_MAX;
+  uint32_t max_storage_buffers = UINT32_MAX;
+};
+
+FusionStats fuse_linear_layers(Graph& graph, const FusionLimits& limits = {});
 
 // False when WGRT_NO_FUSE is set to anything but "0" (A/B without a rebuild).
 bool fusion_from_env();

@@ -98,11 +98,12 @@ struct GemmParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
   float eps = 0;
   uint32_t split1 = 0, split2 = 0, pad = 0;
+  uint32_t out_col0 = 0, out_cols = 0, pad0 = 0, pad1 = 0;
   static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) {
-    return {m, n, k, row_words, 0.0f, n, n, 0};
+    return {m, n, k, row_words, 0.0f, n, n, 0, 0, n};
   }
 };
-static_assert(sizeof(GemmParams) == 32, "must match Params in quant/linear_io.wgsl");
+static_assert(sizeof(GemmParams) == 48, "must match Params in quant/linear_io.wgsl");
 
 // Bindings 5-8 of gemm.wgsl (linear_io.wgsl) for an op without a norm, residual or split
 // outputs: `x` (read-only) for norm_w and residual, a scratch word each for

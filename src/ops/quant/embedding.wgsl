@@ -1,5 +1,7 @@
 // out[t, :] = row ids[t] of a ggml-format table (dequant.wgsl, prepended).
 // One workgroup per token (2D-folded); each thread decodes whole units.
+// A table above the binding limit is bound in runs of rows, one dispatch
+// each: a dispatch writes only the tokens whose row it holds.
 
 override WG: u32 = 64;
 
@@ -7,7 +9,11 @@ struct Params {
   tokens: u32,
   dim: u32,        // elements per row, a multiple of 32
   row_words: u32,
-  vocab: u32,
+  vocab: u32,      // rows of the whole table
+  first_row: u32,  // of the rows bound at w
+  rows: u32,
+  pad0: u32,
+  pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> ids: array<i32>;
@@ -22,9 +28,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   if (t >= params.tokens) { return; }
   // Out-of-range ids read row 0 rather than out of bounds; the host checks ids.
   let id = select(0u, u32(ids[t]), ids[t] >= 0 && u32(ids[t]) < params.vocab);
+  if (id < params.first_row || id - params.first_row >= params.rows) { return; }
+  let row = id - params.first_row;
   var v: Unit;
   for (var u = lid.x; u < params.dim / 32u; u += WG) {
-    decode_unit(id * params.row_words, u, &v);
+    decode_unit(row * params.row_words, u, &v);
     for (var k = 0u; k < 8u; k++) { out[(t * params.dim) / 4u + u * 8u + k] = v[k]; }
   }
 }

@@ -1,6 +1,8 @@
 // wgrt.embedding_ggml (weight u8 [vocab, row bytes] in a ggml block format,
 // ggml type id, ids [...] i32/i64, out [..., dim]): token embeddings of GGUF
 // models looked up in the stored format.
+#include <vector>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/quant/weight_prep.h"
@@ -13,8 +15,9 @@ constexpr uint32_t kWorkgroup = 64;
 
 struct EmbeddingParams {
   uint32_t tokens = 0, dim = 0, row_words = 0, vocab = 0;
+  uint32_t first_row = 0, rows = 0, pad0 = 0, pad1 = 0;
 };
-static_assert(sizeof(EmbeddingParams) == 16, "must match Params in embedding.wgsl");
+static_assert(sizeof(EmbeddingParams) == 32, "must match Params in embedding.wgsl");
 
 void check(const OpArgs& args) {
   args.expect_count(4);
@@ -50,15 +53,27 @@ void lower(OpContext& ctx) {
   gpu::OverrideConstants constants = weight_decode_constants(layout, wt, dim);
   constants.emplace_back("WG", kWorkgroup);
   const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main", constants);
-  const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-  const DispatchId d = ctx.dispatch(p, {ctx.tensor(ids), ctx.tensor(w), ctx.tensor(out), ctx.uniform_binding(u)});
+  // One dispatch per run of rows of a table above the binding limit.
+  struct Part {
+    UniformId u;
+    DispatchId d;
+    uint32_t first_row, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& s : ctx.segments(w)) {
+    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
+    const DispatchId d = ctx.dispatch(p, {ctx.tensor(ids), {s.buffer}, ctx.tensor(out), ctx.uniform_binding(u)});
+    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
+  }
   ctx.on_resize({ids}, [=](ResizeContext& r) {
     Dims dims = r.dims(ids);
     const uint32_t tokens = static_cast<uint32_t>(numel(dims));
     dims.push_back(dim);
     r.set_dims(out, dims);
-    r.write_uniform(u, EmbeddingParams{tokens, dim, row_words, vocab});
-    r.set_workgroups(d, r.fold(tokens));
+    for (const Part& part : parts) {
+      r.write_uniform(part.u, EmbeddingParams{tokens, dim, row_words, vocab, part.first_row, part.rows});
+      r.set_workgroups(part.d, r.fold(tokens));
+    }
   });
 }
 

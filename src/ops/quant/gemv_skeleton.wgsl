@@ -59,7 +59,7 @@ fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
       let t = s.m * (params.head_dim / 2u) + e / 2u;
       let a = row_results[i & ~1u];
       let b = row_results[i | 1u];
-      r = select(a * rope_sin[t] + b * rope_cos[t], a * rope_cos[t] - b * rope_sin[t], e % 2u == 0u);
+      r = rope_pair(t, a, b, e % 2u == 0u);
     }
     store_at(s.m, s.n, r);
   }

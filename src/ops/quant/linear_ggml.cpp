@@ -149,8 +149,9 @@ struct LinearParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
   float eps = 0;
   uint32_t split1 = 0, split2 = 0, head_dim = 0;
+  uint32_t out_col0 = 0, out_cols = 0, pad0 = 0, pad1 = 0;
 };
-static_assert(sizeof(LinearParams) == 32, "must match Params in linear_io.wgsl");
+static_assert(sizeof(LinearParams) == 48, "must match Params in linear_io.wgsl");
 
 // Argument positions of the three ops (kNone: the op has no such argument).
 constexpr size_t kNone = SIZE_MAX;
@@ -319,15 +320,18 @@ void lower_with(OpContext& ctx, const Slots& s) {
   if (const uint32_t probe = planar ? gemv_probe() : 0; probe != 0) gemv_constants.push_back({"PROBE", double(probe)});
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
   const std::string_view reduce = reduce_shader(ctx.device());
+  // The RoPE GEMV alone binds the tables (10 storage buffers); the others
+  // stay within WebGPU's default 8.
+  const std::string_view rope_file = rope ? "quant/gemv_rope.wgsl" : "quant/gemv_rope_none.wgsl";
   const auto& gemv_pipeline =
       !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
-                              "quant/linear_io.wgsl", "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl",
+                              "quant/linear_io.wgsl", rope_file, "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl",
                               "quant/gemv.wgsl"},
                              "main", gemv_constants)
-      : q8 ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
+      : q8 ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl", rope_file,
                           "quant/gemv_skeleton.wgsl", "quant/gemv_planar_weights.wgsl", "quant/gemv_planar_q8.wgsl"},
                          "main", gemv_constants)
-          : ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl",
+          : ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl", rope_file,
                           "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl", "quant/gemv_planar_weights.wgsl",
                           "quant/gemv_planar.wgsl"},
                          "main", gemv_constants);
@@ -357,36 +361,60 @@ void lower_with(OpContext& ctx, const Slots& s) {
   }
   const gpu::BufferBinding gemm_out =
       s.swiglu ? ctx.scratch(uint64_t(std::max(old_rows, 1u)) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
-  const gpu::BufferBinding bindings[] = {ctx.tensor(x),          ctx.tensor(w),    ctx.tensor(bias),     ctx.tensor(out),
-                                         ctx.uniform_binding(u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                                         none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
-  // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
-  const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
-  // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
-  std::array<gpu::BufferBinding, 9> tiled_bindings;
-  std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
-  tiled_bindings[3] = gemm_out;
+  // A weight above the binding limit comes in runs of rows (memory_plan.h):
+  // each run gets its own GEMV and GEMMs, writing its columns of out. Only
+  // the plain and norm/residual forms split; the fusion pass merges no
+  // weights past the limit, so the others never meet one.
+  const std::vector<TensorSegment> segments = ctx.segments(w);
+  const bool split_weight = segments.size() > 1;
+  if (split_weight && (has_out1 || s.swiglu || rope)) {
+    throw Error(ErrorCode::NotSupported, "its weight (" + std::to_string(n) + " rows) is above the device's binding "
+                                         "limit, which only the plain and norm/residual linears can read in parts");
+  }
+  // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
+  const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
   gpu::OverrideConstants family_constants = constants;
   family_constants.push_back({"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0});
   const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
                              (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
-  // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
-  const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
-  const DispatchId gemv = ctx.dispatch(gemv_pipeline, bindings, std::string("linear_ggml gemv") + shape + suffix);
-  const DispatchId gemm = ctx.dispatch(tiled_pipeline, tiled_bindings, std::string("linear_ggml gemm") + suffix);
+  const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
   // The family has the same bindings, Params and optional parts.
   static_assert(sizeof(LinearParams) == sizeof(GemmParams));
-  const DispatchId family_gemm =
-      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", family_constants), family_bindings,
-                            std::string(kGemmLabel) + shape + suffix)
-             : gemm;
-  // The large tile, for live shapes that give it enough workgroups (gemm.h).
-  const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
-  const DispatchId large_gemm =
-      has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", family_constants), family_bindings,
-                               std::string(kGemmLabel) + " " + large.tile.name + shape + suffix)
-                : gemm;
+  struct Part {
+    UniformId u;
+    DispatchId gemv, gemm, family_gemm, large_gemm;
+    uint32_t col0, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& seg : segments) {
+    const std::string rows = split_weight ? " rows " + std::to_string(seg.first_row) + "+" + std::to_string(seg.rows) : "";
+    Part part{split_weight ? ctx.uniform(sizeof(LinearParams)) : u, 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
+              static_cast<uint32_t>(seg.rows)};
+    const gpu::BufferBinding bindings[] = {ctx.tensor(x),          {seg.buffer},     ctx.tensor(bias),     ctx.tensor(out),
+                                           ctx.uniform_binding(part.u), ctx.tensor(norm), ctx.tensor(residual), none1,
+                                           none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
+    // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
+    const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
+    // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
+    std::array<gpu::BufferBinding, 9> tiled_bindings;
+    std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
+    tiled_bindings[3] = gemm_out;
+    const std::span<const gpu::BufferBinding> gemv_bindings(bindings, rope ? 11 : 9);
+    part.gemv = ctx.dispatch(gemv_pipeline, gemv_bindings, std::string("linear_ggml gemv") + shape + suffix + rows);
+    part.gemm = ctx.dispatch(tiled_pipeline, tiled_bindings, std::string("linear_ggml gemm") + suffix + rows);
+    part.family_gemm =
+        family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", family_constants), family_bindings,
+                              std::string(kGemmLabel) + shape + suffix + rows)
+               : part.gemm;
+    // The large tile, for live shapes that give it enough workgroups (gemm.h).
+    part.large_gemm =
+        has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", family_constants), family_bindings,
+                                 std::string(kGemmLabel) + " " + large.tile.name + shape + suffix + rows)
+                  : part.gemm;
+    parts.push_back(part);
+  }
+  const DispatchId gemm = parts.front().gemm;
   const uint64_t large_min = gemm_large_min_workgroups(), large_min_k = gemm_large_min_k();
   // After the old tiled GEMM (dispatches run in recording order).
   DispatchId pairs = gemm;
@@ -423,16 +451,27 @@ void lower_with(OpContext& ctx, const Slots& s) {
       dims.back() = n - split2;
       r.set_dims(out2, dims);
     }
-    r.write_uniform(u, LinearParams{m, n, k, row_words, eps, split1, split2, head_dim});
-    const uint64_t row_groups = gpu::div_up(gpu::div_up(n, rows_per_group), row_blocks);  // workgroups per x row
-    const bool decode = m <= 1;
-    r.set_workgroups(gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-    const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
     const gpu::WorkgroupCount none{0, 1, 1};
-    r.set_workgroups(gemm, decode || big ? none : r.fold(gpu::div_up(n, kTileN) * gpu::div_up(m, kTileM)));
-    const bool use_large = has_large && !decode && big && gemm_use_large(large.tile, m, n, k, large_min, large_min_k);
-    if (family) r.set_workgroups(family_gemm, !decode && big && !use_large ? r.fold(gemm_workgroups(choice.tile, m, n)) : none);
-    if (has_large) r.set_workgroups(large_gemm, use_large ? r.fold(gemm_workgroups(large.tile, m, n)) : none);
+    const bool decode = m <= 1;
+    for (const Part& p : parts) {
+      // Unsplit: n rows into out (and out1, out2); a run of rows: its rows
+      // into columns col0.. of out, n wide.
+      const uint32_t rows = p.rows, first = split_weight ? rows : split1;
+      r.write_uniform(p.u, LinearParams{m, rows, k, row_words, eps, first, split_weight ? rows : split2, head_dim,
+                                        p.col0, split_weight ? n : split1});
+      const uint64_t row_groups = gpu::div_up(gpu::div_up(rows, rows_per_group), row_blocks);  // workgroups per x row
+      r.set_workgroups(p.gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
+      const bool big = family && gemm_workgroups(choice.tile, m, rows) >= min_workgroups;
+      r.set_workgroups(p.gemm, decode || big ? none : r.fold(gpu::div_up(rows, kTileN) * gpu::div_up(m, kTileM)));
+      const bool use_large =
+          has_large && !decode && big && gemm_use_large(large.tile, m, rows, k, large_min, large_min_k);
+      if (family) {
+        r.set_workgroups(p.family_gemm,
+                         !decode && big && !use_large ? r.fold(gemm_workgroups(choice.tile, m, rows)) : none);
+      }
+      if (has_large) r.set_workgroups(p.large_gemm, use_large ? r.fold(gemm_workgroups(large.tile, m, rows)) : none);
+    }
+    const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
     if (rope) {
       r.write_uniform(rope_u, RopeParams{m, split1, split2 - split1, head_dim});
       r.set_workgroups(rope_pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * split2 / 2, kWorkgroup)));

@@ -10,6 +10,10 @@
 // Split outputs (the fusion pass's merged Q/K/V or gate/up projections):
 // columns [0, split1) go to out, [split1, split2) to out1, [split2, n) to
 // out2, each its own [M, width] tensor; split1 = split2 = n when there is one.
+// A weight above the binding limit is bound in runs of rows, one dispatch
+// each: n is then the run's rows, and its columns land at out_col0.. of an
+// output (and bias, residual) out_cols wide; out_col0 = 0 and out_cols =
+// split1 otherwise.
 
 override HAS_BIAS: bool = false;
 override HAS_NORM: bool = false;
@@ -33,6 +37,10 @@ struct Params {
   split1: u32,
   split2: u32,
   head_dim: u32,   // HAS_ROPE
+  out_col0: u32,
+  out_cols: u32,
+  pad0: u32,
+  pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
@@ -45,8 +53,9 @@ struct Params {
 @group(0) @binding(6) var<storage, read> residual: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out2: array<f32>;
-@group(0) @binding(9) var<storage, read> rope_cos: array<f32>;
-@group(0) @binding(10) var<storage, read> rope_sin: array<f32>;
+// Bindings 9 and 10, the RoPE tables, come with quant/gemv_rope.wgsl, which
+// only the HAS_ROPE GEMV includes: the others bind 8 storage buffers, as
+// many as WebGPU's default limits allow.
 
 // HAS_SWIGLU: silu(gate) * up of weight rows n (gate, even) and n + 1 (up)
 // into out[m, n / 2] of the [M, N / 2] result.
@@ -57,7 +66,7 @@ fn store_swiglu(m: u32, n: u32, gate: f32, up: f32) {
 // Stores acc (already scaled by the norm) for row m, column n, with bias and residual.
 fn store_result(m: u32, n: u32, acc: f32) {
   var r = acc;
-  if (HAS_BIAS) { r += bias[n]; }
+  if (HAS_BIAS) { r += bias[params.out_col0 + n]; }
   store_at(m, n, r);
 }
 
@@ -65,8 +74,9 @@ fn store_result(m: u32, n: u32, acc: f32) {
 fn store_at(m: u32, n: u32, r_in: f32) {
   var r = r_in;
   if (n < params.split1) {
-    if (HAS_RESIDUAL) { r += residual[m * params.split1 + n]; }
-    out[m * params.split1 + n] = r;
+    let i = m * params.out_cols + params.out_col0 + n;
+    if (HAS_RESIDUAL) { r += residual[i]; }
+    out[i] = r;
   } else if (n < params.split2) {
     out1[m * (params.split2 - params.split1) + n - params.split1] = r;
   } else {

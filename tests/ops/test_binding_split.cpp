@@ -1,0 +1,180 @@
+// Constants above the device's binding limit (memory_plan.h): stored in runs
+// of rows, read by the embedding and the GGUF linears one run per dispatch.
+// A device whose split size is forced low (DeviceOptions::
+// split_bytes_for_test) must give what the shared device gives, hold the
+// same constant bytes, and refuse clearly where an op cannot read parts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "gpu_test_env.h"
+#include "graph/executable_graph.h"
+#include "host_tensors.h"
+#include "ops/quant/quant_layout.h"
+#include "ops/random_blocks.h"
+#include "wgrt/error.h"
+
+namespace wgrt {
+namespace {
+
+struct Case {
+  uint32_t type;
+  const char* name;
+};
+
+// 16 KiB: with 256-element rows (144 to 1,024 bytes) the 200-row tables
+// below come in 4 to 13 runs, the last one short.
+constexpr uint64_t kSplitBytes = 16384;
+
+gpu::Device* split_device() {
+  static std::unique_ptr<gpu::Device> device = [] {
+    gpu::DeviceOptions o = test::device_options_from_env();
+    o.split_bytes_for_test = kSplitBytes;
+    try {
+      return gpu::Device::create(o);
+    } catch (const Error&) {
+      return std::unique_ptr<gpu::Device>();
+    }
+  }();
+  return device.get();
+}
+
+class BindingSplitTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {
+ protected:
+  void SetUp() override {
+    test::GpuTest::SetUp();
+    if (HasFatalFailure() || IsSkipped()) return;
+    ASSERT_NE(split_device(), nullptr);
+    ASSERT_EQ(split_device()->max_binding_bytes(), kSplitBytes);
+  }
+};
+
+// A tied embedding and output head over one file-layout table, and a
+// second linear with RMSNorm before and a residual after it
+// (linear_ggml_fused): the ops that read weights in runs of rows.
+Graph tied_model(const Case& c, int64_t vocab, int64_t dim, int64_t max_t, const std::vector<uint8_t>& table,
+                 const std::vector<uint8_t>& w2, const std::vector<float>& bias, const std::vector<float>& norm) {
+  const ops::QuantLayout& l = *ops::find_quant_layout(c.type);
+  GraphBuilder b;
+  const ValueId w = b.add_constant_view(DType::U8, {vocab, int64_t(ops::file_row_bytes(l, dim))}, table);
+  const ValueId ids = b.add_tensor(DType::I64, {1, max_t});
+  b.mark_input(ids);
+  const ValueId emb = b.add_tensor(DType::F32, {1, max_t, dim});
+  b.add_op("wgrt.embedding_ggml", {w, b.add_int(c.type), ids, emb});
+  b.mark_output(emb);
+  const ValueId rows = b.add_tensor(DType::F32, {max_t, dim});
+  b.add_op("aten.view_copy.default", {emb, b.add_int_list({-1, dim}), rows});
+  const ValueId logits = b.add_tensor(DType::F32, {max_t, vocab});
+  b.add_op("wgrt.linear_ggml", {rows, w, b.add_int(c.type), b.add_constant(DType::F32, {vocab}, test::bytes_of(bias)),
+                                logits});
+  b.mark_output(logits);
+  const ValueId wb = b.add_constant_view(DType::U8, {vocab, int64_t(ops::file_row_bytes(l, dim))}, w2);
+  const ValueId fused = b.add_tensor(DType::F32, {max_t, vocab});
+  b.add_op("wgrt.linear_ggml_fused", {rows, wb, b.add_int(c.type), b.add_null(),
+                                      b.add_constant(DType::F32, {dim}, test::bytes_of(norm)), b.add_double(1e-5),
+                                      logits, fused});
+  b.mark_output(fused);
+  return std::move(b).build();
+}
+
+TEST_P(BindingSplitTest, RunsOfRowsMatchTheUnsplitGraph) {
+  const Case c = GetParam();
+  const ops::QuantLayout& l = *ops::find_quant_layout(c.type);
+  constexpr int64_t kVocab = 200, kDim = 256, kMaxT = 7;
+  const auto table = test::random_blocks(l, kVocab, kDim, c.type + 3);
+  const auto w2 = test::random_blocks(l, kVocab, kDim, c.type + 5);
+  const auto bias = test::random_floats(kVocab, 9);
+  const auto norm = test::random_floats(kDim, 10, 0.5f, 1.5f);
+  LoadOptions options;
+  options.fuse = false;  // the graph is already in the forms under test
+  auto whole = ExecutableGraph::load(device(), tied_model(c, kVocab, kDim, kMaxT, table, w2, bias, norm), options);
+  auto split = ExecutableGraph::load(*split_device(), tied_model(c, kVocab, kDim, kMaxT, table, w2, bias, norm), options);
+  // Nothing is held twice: the runs together are the constants' bytes.
+  EXPECT_EQ(split->memory_stats().constant_bytes, whole->memory_stats().constant_bytes);
+  // More dispatches: one set per run (the table is above 16 KiB in every format).
+  EXPECT_GT(split->dispatch_count(), whole->dispatch_count());
+
+  // Decode (one token: the GEMVs) and prefill (the GEMMs), with ids in the
+  // first, a middle and the last run of rows.
+  for (const std::vector<int64_t>& tokens :
+       {std::vector<int64_t>{199}, std::vector<int64_t>{0, 63, 64, 130, 199, 5, 128}, std::vector<int64_t>{77}}) {
+    const int64_t t = int64_t(tokens.size());
+    SCOPED_TRACE(std::string(c.name) + " T=" + std::to_string(t));
+    const HostTensorView in[] = {
+        {DType::I64, {1, t}, std::span(reinterpret_cast<const uint8_t*>(tokens.data()), tokens.size() * 8)}};
+    const auto a = whole->execute(in);
+    const auto b = split->execute(in);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t o = 0; o < a.size(); ++o) {
+      ASSERT_EQ(a[o].dims, b[o].dims) << "output " << o;
+      const auto x = test::floats(a[o]), y = test::floats(b[o]);
+      for (size_t i = 0; i < x.size(); ++i) {
+        // The same arithmetic per output element, in another dispatch: 1e-6 relative.
+        ASSERT_NEAR(y[i], x[i], 1e-6f * (1.0f + std::abs(x[i]))) << "output " << o << " element " << i;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, BindingSplitTest,
+                         ::testing::Values(Case{0, "F32"}, Case{1, "F16"}, Case{2, "Q4_0"}, Case{3, "Q4_1"},
+                                           Case{6, "Q5_0"}, Case{7, "Q5_1"}, Case{8, "Q8_0"}, Case{10, "Q2_K"},
+                                           Case{11, "Q3_K"}, Case{12, "Q4_K"}, Case{13, "Q5_K"}, Case{14, "Q6_K"},
+                                           Case{20, "IQ4_NL"}, Case{23, "IQ4_XS"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+class BindingLimitTest : public test::GpuTest {};
+
+// An op that cannot read a weight in parts names itself, the argument and the limit.
+TEST_F(BindingLimitTest, OpWithoutSplitPathIsRefusedByName) {
+  ASSERT_NE(split_device(), nullptr);
+  constexpr int64_t kK = 64, kN = 128;  // 32 KiB of f32 weight
+  const auto weight = test::random_floats(kK * kN, 4);
+  GraphBuilder b;
+  const ValueId x = b.add_tensor(DType::F32, {2, kK});
+  b.mark_input(x);
+  const ValueId w = b.add_constant(DType::F32, {kK, kN}, test::bytes_of(weight));
+  const ValueId out = b.add_tensor(DType::F32, {2, kN});
+  b.add_op("aten.mm.default", {x, w, out});
+  b.mark_output(out);
+  const uint64_t live_before = split_device()->live_buffer_bytes();
+  try {
+    ExecutableGraph::load(*split_device(), std::move(b).build());
+    FAIL() << "expected Error(NotSupported)";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
+    const std::string m = e.what();
+    EXPECT_NE(m.find("aten.mm.default"), std::string::npos) << m;
+    EXPECT_NE(m.find("argument 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("32768 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("binding limit of 16384"), std::string::npos) << m;
+  }
+  EXPECT_EQ(split_device()->live_buffer_bytes(), live_before);  // nothing left allocated
+}
+
+// A single row above the limit cannot be split into buffers that fit.
+TEST_F(BindingLimitTest, RowAboveTheLimitIsRefused) {
+  ASSERT_NE(split_device(), nullptr);
+  const ops::QuantLayout& l = *ops::find_quant_layout(8);
+  constexpr int64_t kVocab = 2, kDim = 16384;  // rows of 17,408 bytes
+  const auto table = test::random_blocks(l, kVocab, kDim, 1);
+  GraphBuilder b;
+  const ValueId w = b.add_constant_view(DType::U8, {kVocab, int64_t(ops::file_row_bytes(l, kDim))}, table);
+  const ValueId ids = b.add_tensor(DType::I64, {1, 1});
+  b.mark_input(ids);
+  const ValueId emb = b.add_tensor(DType::F32, {1, 1, kDim});
+  b.add_op("wgrt.embedding_ggml", {w, b.add_int(8), ids, emb});
+  b.mark_output(emb);
+  try {
+    ExecutableGraph::load(*split_device(), std::move(b).build());
+    FAIL() << "expected Error(NotSupported)";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("one row"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace wgrt
