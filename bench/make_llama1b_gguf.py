@@ -11,6 +11,8 @@ filler tokens, then Llama 3's 256 special tokens) that both wgrt and llama.cpp
 load; benchmarks feed token ids, so its quality does not matter.
 
 Usage: python3 bench/make_llama1b_gguf.py OUT.gguf [--seed 0] [--layers 16] ...
+Llama-3.1-8B's shapes: --hidden 4096 --ffn 14336 --output q6_k (32 heads, 8
+KV heads and the vocabulary are the defaults already).
 Smaller shapes (--hidden 256 --layers 2 --ffn 512 --heads 4 --kv-heads 2
 --vocab 4096) make a quick file for testing the script.
 """
@@ -83,6 +85,10 @@ def main():
     ap.add_argument("--vocab", type=int, default=128256)
     ap.add_argument("--context", type=int, default=131072)
     ap.add_argument("--weight-std", type=float, default=0.02)
+    ap.add_argument("--output", choices=["tied", "q4_0", "q6_k"], default="tied",
+                    help="the output head: tied to token_embd (Llama-3.2-1B), or its own matrix of this type "
+                         "(Llama-3.1-8B Q4_0 files carry a Q6_K head)")
+    ap.add_argument("--name", default="Llama-3.2-1B-shaped random Q4_0 (wgrt bench)")
     a = ap.parse_args()
 
     t0 = time.time()
@@ -90,7 +96,7 @@ def main():
     hd = a.hidden // a.heads
 
     w = gguf.GGUFWriter(a.out, "llama")
-    w.add_name("Llama-3.2-1B-shaped random Q4_0 (wgrt bench)")
+    w.add_name(a.name)
     w.add_file_type(gguf.LlamaFileType.MOSTLY_Q4_0)
     w.add_context_length(a.context)
     w.add_embedding_length(a.hidden)
@@ -116,11 +122,13 @@ def main():
 
     Q = gguf.GGMLQuantizationType.Q4_0
 
-    def q(name, rows, cols):
-        w.add_tensor(name, random_blocks(rng, Q, rows, cols, a.weight_std), raw_dtype=Q)
+    def q(name, rows, cols, qtype=Q):
+        w.add_tensor(name, random_blocks(rng, qtype, rows, cols, a.weight_std), raw_dtype=qtype)
 
     ones = lambda n: np.ones(n, dtype=np.float32)
-    q("token_embd.weight", a.vocab, a.hidden)   # tied: also the output head
+    q("token_embd.weight", a.vocab, a.hidden)   # tied (the default): also the output head
+    if a.output != "tied":
+        q("output.weight", a.vocab, a.hidden, Q if a.output == "q4_0" else gguf.GGMLQuantizationType.Q6_K)
     # llama3 RoPE frequency factors (Llama-3.2: factor 32, low 1, high 4, orig 8192)
     w.add_tensor("rope_freqs.weight", llama3_rope_factors(hd, 500000.0))
     w.add_tensor("output_norm.weight", ones(a.hidden))

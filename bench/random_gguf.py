@@ -9,7 +9,7 @@ file cannot travel to (the device tool carries 64 MiB a call).
   fill OUT.skel.gguf OUT.gguf [--seed 0] [--weight-std 0.02]
       Writes a GGUF with the skeleton's keys and tensors of the same types and
       shapes holding random data: quantized blocks with random quants and small
-      positive f16 scales (Q4_0, Q4_1, Q8_0), norms ('*norm*') as ones, other
+      positive f16 scales (Q4_0, Q4_1, Q8_0, Q6_K), norms ('*norm*') as ones, other
       F32/F16 tensors as small normal values.
 
 Kernel speed does not depend on the weights' values, so a filled copy times
@@ -49,6 +49,11 @@ def random_blocks(rng, qtype, rows, cols, std=0.02):
     elif qtype == T.Q8_0:    # d, 32 int8: std ~ 74 d
         d = (std / 74.0 * u).astype(np.float16)
         data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
+    elif qtype == T.Q6_K:    # 128 B low bits, 64 B high bits, 16 int8 scales, d: w = d s (q - 32), std ~ 18.5 d s
+        s = rng.integers(8, 16, size=(rows, nb, 16), dtype=np.int8)
+        data[:, :, 192:208] = s.view(np.uint8)
+        d = (std / (18.5 * 12.0) * u).astype(np.float16)
+        data[:, :, 208:210] = d.view(np.uint8).reshape(rows, nb, 2)
     else:
         raise SystemExit(f"random_gguf: no random blocks for {qtype.name} yet")
     return data.reshape(rows, nb * size)

@@ -14,7 +14,13 @@ class ApiTest : public GpuTest {
   void SetUp() override {
     GpuTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    runtime_.emplace(api::Runtime::create());
+    runtime_.emplace(api::Runtime::create(runtime_options_from_env()));
+  }
+  // The harness's WGRT_LIMITS, as for the shared test device.
+  static api::RuntimeOptions runtime_options_from_env() {
+    api::RuntimeOptions o;
+    if (device_options_from_env().limits == gpu::LimitsMode::Default) o.limits = api::LimitsMode::Default;
+    return o;
   }
   std::optional<api::Runtime> runtime_;
 };

@@ -78,7 +78,8 @@ uint32_t gemm_depth() {
   throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");
 }
 
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen) {
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen, uint32_t storage_buffers) {
+  if (device.limits().max_storage_buffers_per_shader_stage < storage_buffers) return false;
   // The family is the prefill GEMM by default since it was measured faster
   // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
   // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and

@@ -49,8 +49,10 @@ struct GemmChoice {
 // WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's workgroup
 // memory or threads (the op then keeps its own GEMM). The depth is halved
 // until the tile has a thread for each unit it stages and its workgroup
-// memory fits (f32 at depth 4 needs 64 KiB).
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen);
+// memory fits (f32 at depth 4 needs 64 KiB). False also where a stage may
+// bind fewer than `storage_buffers`, what the GEMM binds with the caller's
+// decoder (8 through linear_io.wgsl, 9 with q4gsw_unit.wgsl's scales).
+bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen, uint32_t storage_buffers = 8);
 
 // The large tile (128x64_8x4) beside `chosen`, for live shapes whose grid of
 // large tiles has at least gemm_large_min_workgroups() workgroups: each

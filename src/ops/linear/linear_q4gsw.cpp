@@ -95,7 +95,7 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
   const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
-                      gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+                      gemm_choose(ctx.device(), ctx.matmul_precision(), choice, /*storage_buffers=*/9);
   const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
   const DispatchId d_gemm =

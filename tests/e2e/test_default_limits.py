@@ -1,0 +1,82 @@
+"""Models whose tensors exceed WebGPU's default binding limit, end to end on
+lavapipe in both limit modes: `wgrt generate --limits adapter` (the
+adapter's own limits) and `--limits default` (exactly the spec's defaults:
+128 MiB bindings, 256 MiB buffers, 8 storage buffers a stage, no optional
+feature), logits against the independent numpy reference
+(tests/reference/llama_numpy.py, the same GGUF weights dequantized by the
+`gguf` package, float32 math).
+
+- Llama-3.2-1B-shaped, 1 layer: its tied Q4_0 embedding and output head is
+  147,750,912 bytes, above 128 MiB (the file of issue 30 that did not load).
+- Llama-3.1-8B-shaped, 2 layers: hidden 4096, 32 heads, 8 KV heads, FFN
+  14,336, vocab 128,256; Q4_0 with a Q6_K output head (431 MB, above both
+  the binding and the buffer limit: three runs of rows) and a 295 MB Q4_0
+  embedding.
+
+Weights are random blocks (bench/make_llama1b_gguf.py). The tolerance is
+1e-4 absolute (logits reach about +-9; measured at most 8.4e-6 on lavapipe
+in either mode): both sides are float32 and differ in summation order only
+(WGRT_MATMUL=f32, and f32 x in every GEMV: WGRT_GEMV_ACT=f32). The greedy
+tokens must agree too.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "reference"))
+import llama_numpy  # noqa: E402
+
+WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
+PROMPT = [9, 400, 1234, 77, 31000, 5]
+N_DECODE = 3
+LOGIT_TOL = 1e-4
+
+SHAPES = {
+    "llama1b_1layer": ["--layers", "1"],
+    "llama8b_2layers": ["--layers", "2", "--hidden", "4096", "--ffn", "14336", "--output", "q6_k",
+                        "--name", "Llama-3.1-8B-shaped random Q4_0 (wgrt tests)"],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(SHAPES))
+def model(request, tmp_path_factory):
+    path = tmp_path_factory.mktemp(request.param) / f"{request.param}.gguf"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_llama1b_gguf.py"), str(path), "--seed", "3",
+                    *SHAPES[request.param]], check=True, capture_output=True)
+    ref = llama_numpy.load_model(str(path))
+    ids, logits = llama_numpy.greedy(ref, PROMPT, N_DECODE, return_logits=True)
+    del ref
+    yield path, ids, logits[-1]  # the prompt's last position
+    path.unlink()
+
+
+def run_wgrt(model_path, limits, tmp_path):
+    dump = tmp_path / f"logits_{limits}.npy"
+    cmd = [str(WGRT), "generate", "--model", str(model_path), "--prompt-tokens", ",".join(map(str, PROMPT)),
+           "-n", str(N_DECODE), "--temp", "0", "--ignore-eos", "--print-token-ids", "--dump-logits", str(dump),
+           "--limits", limits]
+    env = {**os.environ, "WGRT_MATMUL": "f32", "WGRT_GEMV_ACT": "f32"}
+    env.pop("WGRT_LIMITS", None)  # the option decides
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    assert proc.returncode == 0, proc.stderr
+    line = [l for l in proc.stderr.splitlines() if l.startswith("token ids: ")]
+    assert line, proc.stderr
+    return [int(t) for t in line[-1][len("token ids: "):].split(",")], np.load(dump)
+
+
+def test_both_limit_modes_match_the_reference(model, tmp_path):
+    path, ref_ids, ref_logits = model
+    for limits in ("adapter", "default"):
+        ids, logits = run_wgrt(path, limits, tmp_path)
+        # Row 0 of the dump: the prompt's last position.
+        tol = LOGIT_TOL
+        diff = float(np.abs(logits[0] - ref_logits).max())
+        print(f"{path.name} --limits {limits}: max |logit diff| {diff:.3g} (tolerance {tol:.3g}), "
+              f"greedy {ids} vs reference {ref_ids}")
+        assert diff <= tol, (limits, diff, tol)
+        assert ids == ref_ids, (limits, ids, ref_ids)
