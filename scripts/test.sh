@@ -4,7 +4,8 @@
 # under ASan + UBSan (scripts/test_sanitize.sh), each fuzz target for about 30 s,
 # reproducibly (scripts/fuzz.sh) and the soak (tests/soak/soak.py). Run scripts/setup.sh
 # first. `scripts/test.sh --quick` stops after pytest (for local iteration;
-# CI runs everything).
+# CI runs everything, starting with a second pass of CTest and the e2e
+# suites under WebGPU's default limits: scripts/test_default_limits.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -45,6 +46,8 @@ fi
 [ $quick -eq 1 ] && exit 0
 
 stage() { printf '\n== %s\n' "$*"; }
+stage "second pass under WebGPU's default limits, no optional feature (WGRT_LIMITS=default)"
+scripts/test_default_limits.sh
 stage "GTest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)"
 scripts/test_sanitize.sh
 stage "fuzz smoke: each target, a fixed seed and number of executions (about 30 s)"

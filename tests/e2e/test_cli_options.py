@@ -4,13 +4,15 @@ arguments are clear InvalidArgument errors naming the option; --name=VALUE
 works and a repeated option keeps its last value, except repeatable ones."""
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tiny_gguf import write_tiny_llama
-
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "support"))  # not only when tests/server/conftest.py ran first
+from tiny_gguf import write_tiny_llama  # noqa: E402
+
 WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 
 # Every option each subcommand had before CLI11, spelled the same.
