@@ -41,7 +41,7 @@ gpu::Device* split_device() {
   return device.get();
 }
 
-class BindingSplitTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {
+class SplitDeviceTest : public test::GpuTest {
  protected:
   void SetUp() override {
     test::GpuTest::SetUp();
@@ -50,6 +50,9 @@ class BindingSplitTest : public test::GpuTest, public ::testing::WithParamInterf
     ASSERT_EQ(split_device()->max_binding_bytes(), kSplitBytes);
   }
 };
+
+class BindingSplitTest : public SplitDeviceTest, public ::testing::WithParamInterface<Case> {};
+class BindingSplitQ4gsw : public SplitDeviceTest {};
 
 // A tied embedding and output head over one file-layout table, and a
 // second linear with RMSNorm before and a residual after it
@@ -124,6 +127,67 @@ INSTANTIATE_TEST_SUITE_P(Formats, BindingSplitTest,
                                            Case{11, "Q3_K"}, Case{12, "Q4_K"}, Case{13, "Q5_K"}, Case{14, "Q6_K"},
                                            Case{20, "IQ4_NL"}, Case{23, "IQ4_XS"}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// ExecuTorch's 4-bit LLM ops (et_vk.embedding_q4gsw, et_vk.linear_q4gsw) over
+// weights above the split size: what a .pte Llama's embedding and output
+// head need under WebGPU's default limits.
+Graph q4gsw_model(int64_t vocab, int64_t dim, int64_t max_t, int64_t group, const std::vector<uint8_t>& table,
+                  const std::vector<float>& table_scales, const std::vector<uint8_t>& head,
+                  const std::vector<float>& head_scales, const std::vector<float>& bias) {
+  GraphBuilder b;
+  const ValueId ids = b.add_tensor(DType::I64, {1, max_t});
+  b.mark_input(ids);
+  const ValueId emb = b.add_tensor(DType::F32, {1, max_t, dim});
+  b.add_op("et_vk.embedding_q4gsw.default",
+           {b.add_constant(DType::U8, {vocab, dim / 2}, table),
+            b.add_constant(DType::F32, {vocab, dim / group}, test::bytes_of(table_scales)), b.add_int(group), ids,
+            b.add_bool(true), emb});
+  b.mark_output(emb);
+  const ValueId logits = b.add_tensor(DType::F32, {1, max_t, vocab});
+  b.add_op("et_vk.linear_q4gsw.default",
+           {emb, b.add_constant(DType::U8, {vocab, dim / 2}, head),
+            b.add_constant(DType::F32, {dim / group, vocab}, test::bytes_of(head_scales)), b.add_int(group),
+            b.add_constant(DType::F32, {vocab}, test::bytes_of(bias)), logits});
+  b.mark_output(logits);
+  return std::move(b).build();
+}
+
+TEST_F(BindingSplitQ4gsw, RunsOfRowsMatchTheUnsplitGraph) {
+  constexpr int64_t kVocab = 200, kDim = 256, kMaxT = 7, kGroup = 32;  // 25,600-byte weights: 2 runs
+  std::vector<uint8_t> table(kVocab * kDim / 2), head(kVocab * kDim / 2);
+  for (size_t i = 0; i < table.size(); ++i) {
+    table[i] = uint8_t(i * 37 + 11);
+    head[i] = uint8_t(i * 53 + 7);
+  }
+  const auto table_scales = test::random_floats(kVocab * kDim / kGroup, 3, 0.01f, 0.1f);
+  const auto head_scales = test::random_floats(kVocab * kDim / kGroup, 4, 0.01f, 0.1f);
+  const auto bias = test::random_floats(kVocab, 5);
+  // Auto: the op's own GEMM; F32: the GEMM family (q4gsw_unit.wgsl).
+  for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
+    LoadOptions options;
+    options.matmul_precision = precision;
+    auto make = [&] { return q4gsw_model(kVocab, kDim, kMaxT, kGroup, table, table_scales, head, head_scales, bias); };
+    auto whole = ExecutableGraph::load(device(), make(), options);
+    auto split = ExecutableGraph::load(*split_device(), make(), options);
+    EXPECT_EQ(split->memory_stats().constant_bytes, whole->memory_stats().constant_bytes);
+    EXPECT_GT(split->dispatch_count(), whole->dispatch_count());
+    for (const std::vector<int64_t>& tokens : {std::vector<int64_t>{199}, std::vector<int64_t>{0, 127, 128, 199, 64, 5, 150}}) {
+      const int64_t t = int64_t(tokens.size());
+      SCOPED_TRACE("T=" + std::to_string(t) + (precision == MatmulPrecision::Auto ? " own GEMM" : " GEMM family"));
+      const HostTensorView in[] = {
+          {DType::I64, {1, t}, std::span(reinterpret_cast<const uint8_t*>(tokens.data()), tokens.size() * 8)}};
+      const auto a = whole->execute(in);
+      const auto b = split->execute(in);
+      for (size_t o = 0; o < a.size(); ++o) {
+        ASSERT_EQ(a[o].dims, b[o].dims) << "output " << o;
+        const auto x = test::floats(a[o]), y = test::floats(b[o]);
+        for (size_t i = 0; i < x.size(); ++i) {
+          ASSERT_NEAR(y[i], x[i], 1e-6f * (1.0f + std::abs(x[i]))) << "output " << o << " element " << i;
+        }
+      }
+    }
+  }
+}
 
 class BindingLimitTest : public test::GpuTest {};
 

@@ -2,6 +2,8 @@
 // is_linear_weight, out): weight u8 [vocab, D/2], scales f32
 // [vocab, D / group_size], indices i64 or i32 of any shape, out
 // [indices..., D]. The hook follows the live indices shape.
+#include <vector>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/embedding/host_indices.h"
@@ -19,7 +21,7 @@ struct EmbeddingParams {
   uint32_t group_size = 0;
   uint32_t groups_per_row = 0;
   uint32_t vocab = 0;
-  uint32_t pad[3] = {};
+  uint32_t first_row = 0, rows = 0, pad = 0;
 };
 static_assert(sizeof(EmbeddingParams) == 32, "must match Params in embedding_q4gsw.wgsl");
 
@@ -53,9 +55,20 @@ void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), scales = ctx.arg(1), idx = ctx.arg(3), out = ctx.arg(5);
   const auto& pipeline = ctx.pipeline("embedding/embedding_q4gsw.wgsl", "main",
                                       {{"WG", kWorkgroup}, {"LOW_FIRST", args.boolean(4) ? 1.0 : 0.0}});
-  const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-  const DispatchId d = ctx.dispatch(
-      pipeline, {ctx.tensor(w), ctx.tensor(scales), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
+  // A weight above the binding limit comes in runs of rows (memory_plan.h),
+  // one dispatch each; a run writes the tokens whose row it holds.
+  struct Part {
+    UniformId u;
+    DispatchId d;
+    uint32_t first_row, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& s : ctx.segments(w)) {
+    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
+    const DispatchId d = ctx.dispatch(
+        pipeline, {{s.buffer}, ctx.tensor(scales), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
+    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
+  }
   EmbeddingParams base;
   const int64_t dim = ctx.max_dims(w)[1] * 2;
   base.row_words = static_cast<uint32_t>(dim / 8);
@@ -72,8 +85,12 @@ void lower(OpContext& ctx) {
     p.words = static_cast<uint32_t>(numel(dims) * p.row_words);
     dims.push_back(dim);
     r.set_dims(out, dims);
-    r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.words, kWorkgroup)));
+    for (const Part& part : parts) {
+      p.first_row = part.first_row;
+      p.rows = part.rows;
+      r.write_uniform(part.u, p);
+      r.set_workgroups(part.d, r.fold(gpu::div_up(p.words, kWorkgroup)));
+    }
   });
 }
 

@@ -13,9 +13,9 @@ struct Params {
   group_size: u32,
   groups_per_row: u32,  // scales row stride
   vocab: u32,
+  first_row: u32,  // rows of the weight bound here (a table above the
+  rows: u32,       // binding limit comes in runs, one dispatch each)
   pad0: u32,
-  pad1: u32,
-  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> weight: array<u32>;
@@ -33,7 +33,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let j = t % params.row_words;
   // Out-of-range ids read row 0 rather than outside the table.
   let id = u32(clamp(indices[token], 0, i32(params.vocab) - 1));
-  let w = weight[id * params.row_words + j];
+  if (id < params.first_row || id - params.first_row >= params.rows) { return; }
+  let w = weight[(id - params.first_row) * params.row_words + j];
   let scale = scales[id * params.groups_per_row + j * 8u / params.group_size];
   let base = token * params.row_words * 8u + j * 8u;
   for (var b = 0u; b < 4u; b++) {

@@ -8,6 +8,8 @@
 // tiles of linear_q4gsw.wgsl.
 #include "ops/linear/linear_q4gsw.h"
 
+#include <vector>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/linear/gemm.h"
@@ -28,7 +30,7 @@ struct LinearParams {
   uint32_t group_size = 0;
   uint32_t scales_stride = 0;
   uint32_t tiles_n = 0;
-  uint32_t pad[2] = {};
+  uint32_t row0 = 0, out_cols = 0;  // the run of weight rows bound, and out's width
 };
 static_assert(sizeof(LinearParams) == 32, "must match Params in linear_q4gsw.wgsl");
 
@@ -86,46 +88,71 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   const auto& gemv =
       ctx.pipeline("linear/linear_q4gsw.wgsl", "gemv", {{"WG", kGemvWorkgroup}, {"HAS_BIAS", bias_flag}});
   const auto& gemm = ctx.pipeline("linear/linear_q4gsw.wgsl", "gemm", {{"HAS_BIAS", bias_flag}});
-  const UniformId u = ctx.uniform(sizeof(LinearParams));
-  const auto bindings = {x_data, ctx.tensor(w), ctx.tensor(scales), bias, ctx.tensor(out),
-                         ctx.uniform_binding(u)};
-  const DispatchId d_gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
   GemmChoice choice;
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
   const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
                       gemm_choose(ctx.device(), ctx.matmul_precision(), choice, /*storage_buffers=*/9);
-  const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
   const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
-  const DispatchId d_gemm =
-      family ? ctx.dispatch(gemm_pipeline(ctx, choice, "linear/q4gsw_unit.wgsl",
-                                          {{"GROUP_SIZE", double(group_size)},
-                                           {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
-                                           {"HAS_BIAS", bias_flag}}),
-                            {x_data, ctx.tensor(w), bias, ctx.tensor(out), ctx.uniform_binding(family_u),
-                             unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
-                            kGemmLabel)
-             : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
+  const gpu::ComputePipeline* family_pipeline =
+      family ? &gemm_pipeline(ctx, choice, "linear/q4gsw_unit.wgsl",
+                              {{"GROUP_SIZE", double(group_size)},
+                               {"SCALES_STRIDE", double(ctx.max_dims(scales)[1])},
+                               {"HAS_BIAS", bias_flag}})
+             : nullptr;
+  // A weight above the binding limit comes in runs of rows (memory_plan.h):
+  // each run its own GEMV and GEMM, writing its columns of out.
+  struct Part {
+    UniformId u, family_u;
+    DispatchId gemv, gemm;
+    uint32_t row0, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& seg : ctx.segments(w)) {
+    Part part{ctx.uniform(sizeof(LinearParams)), family ? ctx.uniform(sizeof(GemmParams)) : 0, 0, 0,
+              static_cast<uint32_t>(seg.first_row), static_cast<uint32_t>(seg.rows)};
+    const auto bindings = {x_data, gpu::BufferBinding{seg.buffer}, ctx.tensor(scales), bias, ctx.tensor(out),
+                           ctx.uniform_binding(part.u)};
+    part.gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
+    part.gemm = family ? ctx.dispatch(*family_pipeline,
+                                      {x_data, {seg.buffer}, bias, ctx.tensor(out), ctx.uniform_binding(part.family_u),
+                                       unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
+                                      kGemmLabel)
+                       : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
+    parts.push_back(part);
+  }
 
   LinearParams base;
-  base.n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
-  base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
+  const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  base.k = k;
   base.group_size = static_cast<uint32_t>(group_size);
   base.scales_stride = static_cast<uint32_t>(ctx.max_dims(scales)[1]);
-  base.tiles_n = static_cast<uint32_t>(gpu::div_up(base.n, kTile));
+  base.out_cols = n;
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
-    LinearParams p = base;
-    p.m = static_cast<uint32_t>(numel(dims) / p.k);
-    dims.back() = p.n;
+    const uint32_t m = static_cast<uint32_t>(numel(dims) / base.k);
+    dims.back() = n;
     r.set_dims(out, dims);
-    r.write_uniform(u, p);
-    if (family) r.write_uniform(family_u, GemmParams::plain(p.m, p.n, p.k, p.k / 8));
-    const bool one_row = p.m == 1;
-    r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(p.n, kGemvRows) : 0));
-    const uint64_t gemm_groups = family ? gemm_workgroups(choice.tile, p.m, p.n) : gpu::div_up(p.m, kTile) * p.tiles_n;
-    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : gemm_groups));
+    const bool one_row = m == 1;
+    for (const Part& part : parts) {
+      LinearParams p = base;
+      p.m = m;
+      p.n = part.rows;
+      p.row0 = part.row0;
+      p.tiles_n = static_cast<uint32_t>(gpu::div_up(part.rows, kTile));
+      r.write_uniform(part.u, p);
+      if (family) {
+        GemmParams g = GemmParams::plain(m, part.rows, p.k, p.k / 8);
+        g.out_col0 = part.row0;
+        g.out_cols = n;
+        r.write_uniform(part.family_u, g);
+      }
+      r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
+      const uint64_t gemm_groups =
+          family ? gemm_workgroups(choice.tile, m, part.rows) : gpu::div_up(m, kTile) * p.tiles_n;
+      r.set_workgroups(part.gemm, r.fold(one_row ? 0 : gemm_groups));
+    }
   });
 }
 

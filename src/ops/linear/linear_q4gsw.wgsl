@@ -19,8 +19,8 @@ struct Params {
   group_size: u32,
   scales_stride: u32,  // padded N: row stride of scales
   tiles_n: u32,        // gemm: ceil(N / 16)
-  pad0: u32,
-  pad1: u32,
+  row0: u32,           // a weight above the binding limit comes in runs of
+  out_cols: u32,       // rows: n counts this run's, row0 + n the output's (N wide)
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -38,12 +38,13 @@ fn high_nibbles(w: u32) -> vec4<f32> {  // k = 8j + 4..7
   return vec4<f32>(f32((w >> 16u) & 15u), f32((w >> 20u) & 15u), f32((w >> 24u) & 15u), f32(w >> 28u)) - 8.0;
 }
 
+// n: a row of the weight bound here (scales and bias count from row0).
 fn scale_of(word: u32, n: u32) -> f32 {
-  return scales[(word * 8u / params.group_size) * params.scales_stride + n];
+  return scales[(word * 8u / params.group_size) * params.scales_stride + params.row0 + n];
 }
 
 fn finish(n: u32, acc: f32) -> f32 {
-  if (HAS_BIAS) { return acc + bias[n]; }
+  if (HAS_BIAS) { return acc + bias[params.row0 + n]; }
   return acc;
 }
 
@@ -74,7 +75,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     workgroupBarrier();
   }
   if (lid.x < ROWS && first + lid.x < params.n) {
-    out[first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+    out[params.row0 + first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
   }
 }
 
@@ -129,6 +130,6 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let m = m0 + lid.y;
   let n = n0 + lid.x;
   if (m < params.m && n < params.n) {
-    out[m * params.n + n] = finish(n, acc);
+    out[m * params.out_cols + params.row0 + n] = finish(n, acc);
   }
 }
