@@ -28,6 +28,8 @@ OPTIONS = {
     "info": [],
     "ops": [],
 }
+for _options in OPTIONS.values():
+    _options.append("--limits")  # every command (command_line.cpp)
 
 
 def wgrt(*args, timeout=300):
@@ -65,6 +67,7 @@ def test_top_level_help_lists_the_commands():
     (["run", "--repeat", "0", "x.pte"], "--repeat"),
     (["generate", "--no-such-flag", "hi"], "--no-such-flag"),
     (["generate", "hi", "--model"], "--model"),
+    (["info", "--limits", "small"], "--limits"),
 ])
 def test_bad_options_are_named(args, option):
     proc = wgrt(*args)
@@ -87,3 +90,26 @@ def test_equals_form_and_last_value_wins(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids:")][0]
     assert len(line.split(":")[1].strip().split(",")) == 3, line
+
+
+def test_limits_mode_is_requested_and_shown_by_info():
+    """--limits default asks for WebGPU's default limits and no optional
+    feature; WGRT_LIMITS does the same when the option is absent, and the
+    option wins over it. An unknown value in the variable is refused naming it."""
+    env = {k: v for k, v in os.environ.items() if k != "WGRT_LIMITS"}
+    run = lambda *a, **e: subprocess.run([str(WGRT), "info", *a], capture_output=True, text=True,
+                                         env={**env, **e}, timeout=120)
+    bare = run("--limits", "default")
+    assert bare.returncode == 0, bare.stderr
+    assert "requested:    --limits default" in bare.stdout
+    assert "maxStorageBufferBindingSize:       134217728 (128 MiB)" in bare.stdout
+    assert "maxStorageBuffersPerShaderStage:   8\n" in bare.stdout
+    for feature in ("shader-f16", "timestamp-query", "subgroups"):
+        line = next(l for l in bare.stdout.splitlines() if l.strip().startswith(feature + ":"))
+        assert "yes" not in line, line  # offered at most, never enabled
+    assert "requested:    --limits default" in run(WGRT_LIMITS="default").stdout
+    assert "requested:    --limits adapter" in run().stdout
+    assert "requested:    --limits adapter" in run("--limits", "adapter", WGRT_LIMITS="default").stdout
+    bad = run(WGRT_LIMITS="small")
+    assert bad.returncode == 1
+    assert "WGRT_LIMITS: expected adapter or default, got 'small'" in bad.stderr, bad.stderr
