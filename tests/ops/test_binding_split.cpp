@@ -189,6 +189,33 @@ TEST_F(BindingSplitQ4gsw, RunsOfRowsMatchTheUnsplitGraph) {
   }
 }
 
+// An f32 table of a .pte program (aten.embedding): 200 rows of 256 bytes
+// in runs of 64.
+TEST_F(BindingSplitQ4gsw, F32EmbeddingOfAProgram) {
+  constexpr int64_t kVocab = 200, kDim = 64, kMaxT = 5;
+  const auto table = test::random_floats(kVocab * kDim, 8);
+  auto make = [&] {
+    GraphBuilder b;
+    const ValueId ids = b.add_tensor(DType::I64, {kMaxT});
+    b.mark_input(ids);
+    const ValueId out = b.add_tensor(DType::F32, {kMaxT, kDim});
+    b.add_op("aten.embedding.default", {b.add_constant(DType::F32, {kVocab, kDim}, test::bytes_of(table)), ids,
+                                        b.add_int(-1), b.add_bool(false), b.add_bool(false), out});
+    b.mark_output(out);
+    return std::move(b).build();
+  };
+  auto split = ExecutableGraph::load(*split_device(), make());
+  EXPECT_EQ(split->dispatch_count(), 4u);
+  const std::vector<int64_t> tokens = {199, 0, 64, 63, 130};
+  const HostTensorView in[] = {{DType::I64, {kMaxT}, std::span(reinterpret_cast<const uint8_t*>(tokens.data()), 40)}};
+  const auto got = test::floats(split->execute(in)[0]);
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    for (int64_t i = 0; i < kDim; ++i) {
+      ASSERT_EQ(got[t * kDim + i], table[tokens[t] * kDim + i]) << "token " << t << " element " << i;  // a copy
+    }
+  }
+}
+
 class BindingLimitTest : public test::GpuTest {};
 
 // An op that cannot read a weight in parts names itself, the argument and the limit.

@@ -2,6 +2,8 @@
 // sparse, out): weight f32 [vocab, D], indices i64 or i32 of any shape, out
 // [indices..., D]. padding_idx and the two flags only matter for gradients.
 // The hook follows the live indices shape.
+#include <vector>
+
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/embedding/host_indices.h"
@@ -16,9 +18,9 @@ struct EmbeddingParams {
   uint32_t count = 0;
   uint32_t d = 0;
   uint32_t vocab = 0;
-  uint32_t pad = 0;
+  uint32_t first_row = 0, rows = 0, pad[3] = {};
 };
-static_assert(sizeof(EmbeddingParams) == 16, "must match Params in embedding.wgsl");
+static_assert(sizeof(EmbeddingParams) == 32, "must match Params in embedding.wgsl");
 
 void check(const OpArgs& args) {
   args.expect_count(6);
@@ -39,9 +41,19 @@ void check(const OpArgs& args) {
 void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), idx = ctx.arg(1), out = ctx.arg(5);
   const auto& pipeline = ctx.pipeline("embedding/embedding.wgsl", "main", {{"WG", kWorkgroup}});
-  const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-  const DispatchId d =
-      ctx.dispatch(pipeline, {ctx.tensor(w), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
+  // A table above the binding limit comes in runs of rows (memory_plan.h),
+  // one dispatch each; a run writes the tokens whose row it holds.
+  struct Part {
+    UniformId u;
+    DispatchId d;
+    uint32_t first_row, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& s : ctx.segments(w)) {
+    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
+    const DispatchId d = ctx.dispatch(pipeline, {{s.buffer}, ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
+    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
+  }
   const int64_t dim = ctx.max_dims(w)[1], vocab = ctx.max_dims(w)[0];
   const DType idx_dtype = ctx.tensor_info(idx).dtype;
   watch_host_indices(ctx, idx);
@@ -54,8 +66,12 @@ void lower(OpContext& ctx) {
     p.vocab = static_cast<uint32_t>(vocab);
     dims.push_back(dim);
     r.set_dims(out, dims);
-    r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+    for (const Part& part : parts) {
+      p.first_row = part.first_row;
+      p.rows = part.rows;
+      r.write_uniform(part.u, p);
+      r.set_workgroups(part.d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+    }
   });
 }
 

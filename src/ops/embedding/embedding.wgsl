@@ -8,7 +8,11 @@ struct Params {
   count: u32,  // tokens * D
   d: u32,
   vocab: u32,
-  pad: u32,
+  first_row: u32,  // the rows of weight bound here: a table above the binding
+  rows: u32,       // limit comes in runs, one dispatch each
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> weight: array<f32>;
@@ -25,5 +29,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   // Out-of-range ids read row 0 rather than outside the table; torch raises.
   var id = indices[token];
   if (id < 0 || id >= i32(params.vocab)) { id = 0; }
-  out[i] = weight[u32(id) * params.d + i % params.d];
+  let row = u32(id);
+  if (row < params.first_row || row - params.first_row >= params.rows) { return; }
+  out[i] = weight[(row - params.first_row) * params.d + i % params.d];
 }
