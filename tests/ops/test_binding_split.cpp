@@ -52,7 +52,7 @@ class SplitDeviceTest : public test::GpuTest {
 };
 
 class BindingSplitTest : public SplitDeviceTest, public ::testing::WithParamInterface<Case> {};
-class BindingSplitQ4gsw : public SplitDeviceTest {};
+class BindingSplitPteOps : public SplitDeviceTest {};
 
 // A tied embedding and output head over one file-layout table, and a
 // second linear with RMSNorm before and a residual after it
@@ -152,7 +152,7 @@ Graph q4gsw_model(int64_t vocab, int64_t dim, int64_t max_t, int64_t group, cons
   return std::move(b).build();
 }
 
-TEST_F(BindingSplitQ4gsw, RunsOfRowsMatchTheUnsplitGraph) {
+TEST_F(BindingSplitPteOps, Q4gswEmbeddingAndHeadMatchTheUnsplitGraph) {
   constexpr int64_t kVocab = 200, kDim = 256, kMaxT = 7, kGroup = 32;  // 25,600-byte weights: 2 runs
   std::vector<uint8_t> table(kVocab * kDim / 2), head(kVocab * kDim / 2);
   for (size_t i = 0; i < table.size(); ++i) {
@@ -191,7 +191,7 @@ TEST_F(BindingSplitQ4gsw, RunsOfRowsMatchTheUnsplitGraph) {
 
 // An f32 table of a .pte program (aten.embedding): 200 rows of 256 bytes
 // in runs of 64.
-TEST_F(BindingSplitQ4gsw, F32EmbeddingOfAProgram) {
+TEST_F(BindingSplitPteOps, F32EmbeddingOfAProgram) {
   constexpr int64_t kVocab = 200, kDim = 64, kMaxT = 5;
   const auto table = test::random_floats(kVocab * kDim, 8);
   auto make = [&] {
@@ -212,6 +212,39 @@ TEST_F(BindingSplitQ4gsw, F32EmbeddingOfAProgram) {
   for (size_t t = 0; t < tokens.size(); ++t) {
     for (int64_t i = 0; i < kDim; ++i) {
       ASSERT_EQ(got[t * kDim + i], table[tokens[t] * kDim + i]) << "token " << t << " element " << i;  // a copy
+    }
+  }
+}
+
+// aten.linear over an f32 weight of a .pte program (a tied GPT-2 head is
+// 154 MB): 200 rows of 256 bytes in runs of 64, GEMV and both GEMMs.
+TEST_F(BindingSplitPteOps, F32LinearOfAProgram) {
+  constexpr int64_t kN = 200, kK = 64, kMaxM = 5;
+  const auto weight = test::random_floats(kN * kK, 11);
+  const auto bias = test::random_floats(kN, 12);
+  auto make = [&] {
+    GraphBuilder b;
+    const ValueId x = b.add_tensor(DType::F32, {kMaxM, kK});
+    b.mark_input(x);
+    const ValueId out = b.add_tensor(DType::F32, {kMaxM, kN});
+    b.add_op("aten.linear.default", {x, b.add_constant(DType::F32, {kN, kK}, test::bytes_of(weight)),
+                                     b.add_constant(DType::F32, {kN}, test::bytes_of(bias)), out});
+    b.mark_output(out);
+    return std::move(b).build();
+  };
+  for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
+    LoadOptions options;
+    options.matmul_precision = precision;
+    auto whole = ExecutableGraph::load(device(), make(), options);
+    auto split = ExecutableGraph::load(*split_device(), make(), options);
+    EXPECT_EQ(split->dispatch_count(), 4 * whole->dispatch_count());
+    for (int64_t m : {int64_t{1}, kMaxM, int64_t{3}}) {
+      SCOPED_TRACE("M=" + std::to_string(m) + (precision == MatmulPrecision::Auto ? " own GEMM" : " GEMM family"));
+      const auto xs = test::random_floats(size_t(m * kK), uint32_t(m));
+      const HostTensorView in[] = {test::f32_view(xs, {m, kK})};
+      const auto want = test::floats(whole->execute(in)[0]), got = test::floats(split->execute(in)[0]);
+      ASSERT_EQ(got.size(), size_t(m * kN));
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-6f * (1.0f + std::abs(want[i]))) << i;
     }
   }
 }

@@ -11,6 +11,7 @@
 #include "ops/linear/matmul.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -34,8 +35,9 @@ struct MatmulParams {
   uint32_t a_batch_stride = 0;
   uint32_t b_batch_stride = 0;
   uint32_t batches = 0;
+  uint32_t row0 = 0, out_cols = 0, pad[2] = {};  // a run of aten.linear's weight rows
 };
-static_assert(sizeof(MatmulParams) == 32, "must match Params in matmul.wgsl");
+static_assert(sizeof(MatmulParams) == 48, "must match Params in matmul.wgsl");
 
 MatmulParams params_for(int64_t batches, int64_t m, int64_t k, int64_t n) {
   MatmulParams p;
@@ -47,6 +49,7 @@ MatmulParams params_for(int64_t batches, int64_t m, int64_t k, int64_t n) {
   p.a_batch_stride = static_cast<uint32_t>(m * k);
   p.b_batch_stride = static_cast<uint32_t>(k * n);
   p.batches = static_cast<uint32_t>(batches);
+  p.out_cols = p.n;
   return p;
 }
 
@@ -92,41 +95,66 @@ void lower_linear(OpContext& ctx) {
   const gpu::OverrideConstants constants = {{"B_TRANSPOSED", 1}, {"HAS_BIAS", has_bias ? 1 : 0}, {"BATCHED", 0}};
   gpu::OverrideConstants gemv_constants = constants;
   gemv_constants.emplace_back("WG", kGemvWorkgroup);
-  const UniformId u = ctx.uniform(sizeof(MatmulParams));
-  const auto bindings = {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),  // w: placeholder
-                         ctx.tensor(out), ctx.uniform_binding(u)};
-  const DispatchId d_gemv =
-      ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants), bindings, kMatmulGemvLabel);
+  const auto& gemv = ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants);
   const int64_t n = ctx.max_dims(w)[0], k = ctx.max_dims(w)[1];
   GemmChoice choice;
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
   const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
                       gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
-  const UniformId family_u = family ? ctx.uniform(sizeof(GemmParams)) : 0;
-  DispatchId d_gemm;
+  const gpu::ComputePipeline* gemm = nullptr;
   if (family) {
     gpu::OverrideConstants c = decode_constants(*find_quant_layout(0));  // ggml F32 rows
     c.emplace_back("HAS_BIAS", has_bias ? 1 : 0);
-    const GemmUnusedBindings unused = gemm_unused_bindings(ctx, ctx.tensor(x));
-    d_gemm = ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", c),
-                          {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w), ctx.tensor(out),
-                           ctx.uniform_binding(family_u), unused.norm, unused.residual, unused.out1, unused.out2},
-                          kGemmLabel);
+    gemm = &gemm_pipeline(ctx, choice, "quant/dequant.wgsl", c);
   } else {
-    d_gemm = ctx.dispatch(ctx.pipeline("linear/matmul.wgsl", "gemm", constants), bindings, kMatmulGemmLabel);
+    gemm = &ctx.pipeline("linear/matmul.wgsl", "gemm", constants);
+  }
+  const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, ctx.tensor(x)) : GemmUnusedBindings{};
+  const gpu::BufferBinding bias = ctx.tensor(has_bias ? ctx.arg(2) : x);  // x: a placeholder
+  // A weight above the binding limit comes in runs of rows (memory_plan.h):
+  // each run its own GEMV and GEMM, writing its columns of out.
+  struct Part {
+    UniformId u, family_u;
+    DispatchId gemv, gemm;
+    uint32_t row0, rows;
+  };
+  std::vector<Part> parts;
+  for (const TensorSegment& seg : ctx.segments(w)) {
+    Part part{ctx.uniform(sizeof(MatmulParams)), family ? ctx.uniform(sizeof(GemmParams)) : 0, 0, 0,
+              static_cast<uint32_t>(seg.first_row), static_cast<uint32_t>(seg.rows)};
+    const auto bindings = {ctx.tensor(x), gpu::BufferBinding{seg.buffer}, bias, ctx.tensor(out),
+                           ctx.uniform_binding(part.u)};
+    part.gemv = ctx.dispatch(gemv, bindings, kMatmulGemvLabel);
+    part.gemm = family ? ctx.dispatch(*gemm,
+                                      {ctx.tensor(x), {seg.buffer}, bias, ctx.tensor(out),
+                                       ctx.uniform_binding(part.family_u), unused.norm, unused.residual, unused.out1,
+                                       unused.out2},
+                                      kGemmLabel)
+                       : ctx.dispatch(*gemm, bindings, kMatmulGemmLabel);
+    parts.push_back(part);
   }
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const int64_t m = k == 0 ? 0 : numel(dims) / k;
     dims.back() = n;
     r.set_dims(out, dims);
-    const MatmulParams p = params_for(1, m, k, n);
-    r.write_uniform(u, p);
-    if (family) r.write_uniform(family_u, GemmParams::plain(p.m, p.n, p.k, p.k));
     const bool one_row = m == 1;
-    r.set_workgroups(d_gemv, r.fold(one_row ? gpu::div_up(n, kGemvRows) : 0));
-    r.set_workgroups(d_gemm, r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));
+    for (const Part& part : parts) {
+      MatmulParams p = params_for(1, m, k, part.rows);
+      p.row0 = part.row0;
+      p.out_cols = static_cast<uint32_t>(n);
+      r.write_uniform(part.u, p);
+      if (family) {
+        GemmParams g = GemmParams::plain(p.m, p.n, p.k, p.k);
+        g.out_col0 = part.row0;
+        g.out_cols = static_cast<uint32_t>(n);
+        r.write_uniform(part.family_u, g);
+      }
+      r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
+      r.set_workgroups(part.gemm,
+                       r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));
+    }
   });
 }
 

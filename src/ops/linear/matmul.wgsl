@@ -24,6 +24,13 @@ struct Params {
   a_batch_stride: u32, // elements; used with BATCHED
   b_batch_stride: u32,
   batches: u32,
+  // aten.linear's weight above the binding limit comes in runs of rows, one
+  // dispatch each: n counts this run's rows, row0 + n the output's column
+  // (and the bias's), out_cols wide; row0 = 0 and out_cols = n otherwise.
+  row0: u32,
+  out_cols: u32,
+  pad0: u32,
+  pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -33,7 +40,7 @@ struct Params {
 @group(0) @binding(4) var<uniform> params: Params;
 
 fn finish(n: u32, acc: f32) -> f32 {
-  if (HAS_BIAS) { return acc + bias[n]; }
+  if (HAS_BIAS) { return acc + bias[params.row0 + n]; }
   return acc;
 }
 
@@ -67,7 +74,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     a_base = batch * params.a_batch_stride;
     b_base = batch * params.b_batch_stride;
   }
-  let out_base = batch * params.m * params.n;
+  let out_base = batch * params.m * params.out_cols + params.row0;
   var acc: array<vec4<f32>, MICRO>;
   for (var k0 = 0u; k0 < params.k; k0 += TILE_K) {
     // TILE x TILE_K values of each operand, 16 per invocation; the fastest
@@ -100,7 +107,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if (m >= params.m) { break; }
     for (var j = 0u; j < MICRO; j++) {
       let n = n0 + lid.x * MICRO + j;
-      if (n < params.n) { out[out_base + m * params.n + n] = finish(n, acc[i][j]); }
+      if (n < params.n) { out[out_base + m * params.out_cols + n] = finish(n, acc[i][j]); }
     }
   }
 }
@@ -127,6 +134,6 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     workgroupBarrier();
   }
   if (lid.x < ROWS && first + lid.x < params.n) {
-    out[first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+    out[params.row0 + first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
   }
 }
