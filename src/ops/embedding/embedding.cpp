@@ -6,6 +6,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/row_runs.h"
 #include "ops/embedding/host_indices.h"
 #include "wgrt/error.h"
 
@@ -41,19 +42,12 @@ void check(const OpArgs& args) {
 void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), idx = ctx.arg(1), out = ctx.arg(5);
   const auto& pipeline = ctx.pipeline("embedding/embedding.wgsl", "main", {{"WG", kWorkgroup}});
-  // A table above the binding limit comes in runs of rows (memory_plan.h),
-  // one dispatch each; a run writes the tokens whose row it holds.
-  struct Part {
-    UniformId u;
-    DispatchId d;
-    uint32_t first_row, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& s : ctx.segments(w)) {
-    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-    const DispatchId d = ctx.dispatch(pipeline, {{s.buffer}, ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
-    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
-  }
+  // A table above the binding limit comes in runs of rows, one dispatch
+  // each; a run writes the tokens whose row it holds.
+  const std::vector<RowRunDispatch> runs =
+      dispatch_row_runs(ctx, w, sizeof(EmbeddingParams), pipeline, [&](gpu::BufferBinding run, gpu::BufferBinding u) {
+        return std::vector<gpu::BufferBinding>{run, ctx.tensor(idx), ctx.tensor(out), u};
+      });
   const int64_t dim = ctx.max_dims(w)[1], vocab = ctx.max_dims(w)[0];
   const DType idx_dtype = ctx.tensor_info(idx).dtype;
   watch_host_indices(ctx, idx);
@@ -66,11 +60,11 @@ void lower(OpContext& ctx) {
     p.vocab = static_cast<uint32_t>(vocab);
     dims.push_back(dim);
     r.set_dims(out, dims);
-    for (const Part& part : parts) {
-      p.first_row = part.first_row;
-      p.rows = part.rows;
-      r.write_uniform(part.u, p);
-      r.set_workgroups(part.d, r.fold(gpu::div_up(p.count, kWorkgroup)));
+    for (const RowRunDispatch& run : runs) {
+      p.first_row = run.first_row;
+      p.rows = run.rows;
+      r.write_uniform(run.uniform, p);
+      r.set_workgroups(run.dispatch, r.fold(gpu::div_up(p.count, kWorkgroup)));
     }
   });
 }

@@ -6,6 +6,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/row_runs.h"
 #include "ops/embedding/host_indices.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -55,20 +56,12 @@ void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), scales = ctx.arg(1), idx = ctx.arg(3), out = ctx.arg(5);
   const auto& pipeline = ctx.pipeline("embedding/embedding_q4gsw.wgsl", "main",
                                       {{"WG", kWorkgroup}, {"LOW_FIRST", args.boolean(4) ? 1.0 : 0.0}});
-  // A weight above the binding limit comes in runs of rows (memory_plan.h),
-  // one dispatch each; a run writes the tokens whose row it holds.
-  struct Part {
-    UniformId u;
-    DispatchId d;
-    uint32_t first_row, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& s : ctx.segments(w)) {
-    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-    const DispatchId d = ctx.dispatch(
-        pipeline, {{s.buffer}, ctx.tensor(scales), ctx.tensor(idx), ctx.tensor(out), ctx.uniform_binding(u)});
-    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
-  }
+  // A weight above the binding limit comes in runs of rows, one dispatch
+  // each; a run writes the tokens whose row it holds.
+  const std::vector<RowRunDispatch> runs =
+      dispatch_row_runs(ctx, w, sizeof(EmbeddingParams), pipeline, [&](gpu::BufferBinding run, gpu::BufferBinding u) {
+        return std::vector<gpu::BufferBinding>{run, ctx.tensor(scales), ctx.tensor(idx), ctx.tensor(out), u};
+      });
   EmbeddingParams base;
   const int64_t dim = ctx.max_dims(w)[1] * 2;
   base.row_words = static_cast<uint32_t>(dim / 8);
@@ -85,11 +78,11 @@ void lower(OpContext& ctx) {
     p.words = static_cast<uint32_t>(numel(dims) * p.row_words);
     dims.push_back(dim);
     r.set_dims(out, dims);
-    for (const Part& part : parts) {
-      p.first_row = part.first_row;
-      p.rows = part.rows;
-      r.write_uniform(part.u, p);
-      r.set_workgroups(part.d, r.fold(gpu::div_up(p.words, kWorkgroup)));
+    for (const RowRunDispatch& run : runs) {
+      p.first_row = run.first_row;
+      p.rows = run.rows;
+      r.write_uniform(run.uniform, p);
+      r.set_workgroups(run.dispatch, r.fold(gpu::div_up(p.words, kWorkgroup)));
     }
   });
 }

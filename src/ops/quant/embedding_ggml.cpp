@@ -5,6 +5,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/row_runs.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 
@@ -54,25 +55,18 @@ void lower(OpContext& ctx) {
   constants.emplace_back("WG", kWorkgroup);
   const auto& p = ctx.pipeline({"quant/dequant.wgsl", "quant/embedding.wgsl"}, "main", constants);
   // One dispatch per run of rows of a table above the binding limit.
-  struct Part {
-    UniformId u;
-    DispatchId d;
-    uint32_t first_row, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& s : ctx.segments(w)) {
-    const UniformId u = ctx.uniform(sizeof(EmbeddingParams));
-    const DispatchId d = ctx.dispatch(p, {ctx.tensor(ids), {s.buffer}, ctx.tensor(out), ctx.uniform_binding(u)});
-    parts.push_back({u, d, static_cast<uint32_t>(s.first_row), static_cast<uint32_t>(s.rows)});
-  }
+  const std::vector<RowRunDispatch> runs =
+      dispatch_row_runs(ctx, w, sizeof(EmbeddingParams), p, [&](gpu::BufferBinding run, gpu::BufferBinding u) {
+        return std::vector<gpu::BufferBinding>{ctx.tensor(ids), run, ctx.tensor(out), u};
+      });
   ctx.on_resize({ids}, [=](ResizeContext& r) {
     Dims dims = r.dims(ids);
     const uint32_t tokens = static_cast<uint32_t>(numel(dims));
     dims.push_back(dim);
     r.set_dims(out, dims);
-    for (const Part& part : parts) {
-      r.write_uniform(part.u, EmbeddingParams{tokens, dim, row_words, vocab, part.first_row, part.rows});
-      r.set_workgroups(part.d, r.fold(tokens));
+    for (const RowRunDispatch& run : runs) {
+      r.write_uniform(run.uniform, EmbeddingParams{tokens, dim, row_words, vocab, run.first_row, run.rows});
+      r.set_workgroups(run.dispatch, r.fold(tokens));
     }
   });
 }
