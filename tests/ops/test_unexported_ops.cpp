@@ -98,5 +98,36 @@ TEST_F(UnexportedOpsTest, ScalarTensorIsARankZeroTensor) {
   EXPECT_EQ(test::floats(outs.at(0)), want.as<float>());
 }
 
+// et_vk.swiglu.default (gate, up, out): what ExecuTorch releases after 1.5.1
+// emit for silu(gate) * up (seed 001), against torch (goldens:
+// tools/export/make_op_goldens.py swiglu) at its maximum rows and fewer,
+// each input's live shape driving the hook.
+TEST_F(UnexportedOpsTest, SwigluOfNewerExportsFollowsBothInputs) {
+  const auto gate = load_npy("swiglu.gate"), up = load_npy("swiglu.up"), want = load_npy("swiglu.out");
+  GraphBuilder b;
+  const ValueId g = b.add_tensor(DType::F32, gate.dims), u = b.add_tensor(DType::F32, up.dims);
+  b.mark_input(g);
+  b.mark_input(u);
+  const ValueId out = b.add_tensor(DType::F32, want.dims);
+  b.mark_output(out);
+  b.add_op("et_vk.swiglu.default", {g, u, out});
+  auto graph = ExecutableGraph::load(device(), std::move(b).build());
+  const int64_t width = gate.dims[2];
+  for (int64_t rows : {gate.dims[1], int64_t{3}, gate.dims[1]}) {
+    SCOPED_TRACE("rows=" + std::to_string(rows));
+    const auto gs = test::leading(gate.as<float>(), gate.dims, 1, rows), us = test::leading(up.as<float>(), up.dims, 1, rows);
+    const HostTensorView in[] = {test::f32_view(gs, {1, rows, width}), test::f32_view(us, {1, rows, width})};
+    const auto outs = graph->execute(in);
+    ASSERT_EQ(outs.at(0).dims, (Dims{1, rows, width}));
+    // silu through exp in f32: 1e-6 of |value| + 1e-6.
+    const auto w = test::leading(want.as<float>(), want.dims, 1, rows), got = test::floats(outs.at(0));
+    for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 1e-6 + 1e-6 * std::abs(w[i])) << i;
+  }
+  // Live shapes that disagree are refused naming the op's inputs.
+  const auto gs = test::leading(gate.as<float>(), gate.dims, 1, 3), us = test::leading(up.as<float>(), up.dims, 1, 2);
+  const HostTensorView bad[] = {test::f32_view(gs, {1, 3, width}), test::f32_view(us, {1, 2, width})};
+  EXPECT_THROW(graph->execute(bad), Error);
+}
+
 }  // namespace
 }  // namespace wgrt

@@ -258,8 +258,21 @@ def unexported_goldens():
     save("unexported.clone_channels_last", t2n(x.clone(memory_format=torch.channels_last).contiguous()))
 
 
+def swiglu_goldens():
+    """et_vk.swiglu.default (gate, up) -> silu(gate) * up, which ExecuTorch
+    releases after 1.5.1 emit where the partitioner fuses sigmoid/mul/mul:
+    gate and up [1, 8, 24]."""
+    torch.manual_seed(17)
+    gate = torch.randn(1, 8, 24) * 3
+    up = torch.randn(1, 8, 24)
+    save("swiglu.gate", t2n(gate))
+    save("swiglu.up", t2n(up))
+    save("swiglu.out", t2n(torch.nn.functional.silu(gate) * up))
+
+
 GOLDENS = [sdpa_goldens, rope_goldens, linear_goldens, embedding_goldens, shape_goldens, matmul_goldens,
-           softmax_layer_norm_goldens, embedding_split_goldens, grid_sample_goldens, unexported_goldens]
+           softmax_layer_norm_goldens, embedding_split_goldens, grid_sample_goldens, unexported_goldens,
+           swiglu_goldens]
 
 
 def main():
@@ -283,6 +296,7 @@ def main():
     embedding_split_goldens()
     grid_sample_goldens()
     unexported_goldens()
+    swiglu_goldens()
     total = sum(p.stat().st_size for p in OUT.glob("*.npy"))
     print(f"wrote {len(list(OUT.glob('*.npy')))} files, {total / 1024:.0f} KiB, to {OUT}")
 

@@ -89,8 +89,11 @@ void register_binary(OpRegistry& registry) {
       {"aten.sub.Tensor", BinaryOp::Sub},
       {"aten.mul.Tensor", BinaryOp::Mul},
       {"aten.div.Tensor", BinaryOp::Div},
-      // (gate, up, out): silu(gate) * up, the fused SwiGLU activation.
+      // (gate, up, out): silu(gate) * up, the fused SwiGLU activation: wgrt's
+      // own (GGUF graphs), and the partitioner's fusion of sigmoid/mul/mul in
+      // ExecuTorch releases after 1.5.1.
       {"wgrt.swiglu", BinaryOp::SiluMul},
+      {"et_vk.swiglu.default", BinaryOp::SiluMul},
   };
   for (const auto& [name, op] : ops) {
     registry.add(name, {[op = op, name = name](const OpArgs& a) { check(op, name, a); },
