@@ -171,6 +171,11 @@ struct ProgramInfo {
   std::vector<std::string> missing_named_data;
 };
 
+// The .ptd an export writes beside a program (model.pte -> model.ptd), or
+// "" when there is no such file: what `wgrt run`, `wgrt inspect` and the
+// Python load use when no .ptd is named.
+std::string ptd_beside(const std::string& pte_path);
+
 // Parses `path` (and `ptd` when given). Errors: NotFound (no such file),
 // InvalidProgram (malformed, naming the file and byte offset), NotSupported
 // (a delegate of another backend).

@@ -1,6 +1,7 @@
 #include "wgrt/program.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "api/impl.h"
 #include "wgrt/error.h"
@@ -27,6 +28,14 @@ void ProgramImpl::add_method(const std::string& name, ExecutableGraph& graph) {
 }
 
 }  // namespace detail
+
+std::string ptd_beside(const std::string& pte_path) {
+  std::filesystem::path p(pte_path);
+  if (p.extension() != ".pte") return "";
+  p.replace_extension(".ptd");
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) ? p.string() : "";
+}
 
 Program Program::load(const Runtime& runtime, const std::string& path, const std::string& ptd,
                       const LoadOptions& options) {

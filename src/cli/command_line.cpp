@@ -1,8 +1,11 @@
 #include "cli/command_line.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
+
+#include "wgrt/program.h"
 
 namespace wgrt::cli {
 namespace {
@@ -56,6 +59,16 @@ api::RuntimeOptions runtime_options() {
     options.limits = api::parse_limits_mode(v, "WGRT_LIMITS");
   }
   return options;
+}
+
+std::string ptd_or_beside(const char* command, const std::string& pte, const std::string& ptd) {
+  if (!ptd.empty()) return ptd;
+  std::string beside = api::ptd_beside(pte);
+  if (!beside.empty()) {
+    std::fprintf(stderr, "wgrt %s: using %s, the .ptd beside the program (--ptd names another)\n", command,
+                 beside.c_str());
+  }
+  return beside;
 }
 
 CLI::Validator in_range(int64_t lo, int64_t hi) {

@@ -34,6 +34,10 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 // Error(InvalidArgument) naming the option (or variable) and the accepted values.
 api::RuntimeOptions runtime_options();
 
+// --ptd when given, else the .ptd beside the .pte (api::ptd_beside), which
+// `command` says on stderr that it uses; "" when there is neither.
+std::string ptd_or_beside(const char* command, const std::string& pte, const std::string& ptd);
+
 // An integer check with a plain message ("-n: -1 is not in [0, 2147483647]")
 // and nothing added to the option's --help line.
 CLI::Validator in_range(int64_t lo, int64_t hi);

@@ -96,7 +96,7 @@ Command add_inspect(CLI::App& app) {
   auto a = std::make_shared<std::pair<std::string, std::string>>();
   cmd->add_option("model", a->first, "the .pte program")->type_name("MODEL.pte")->required();
   cmd->add_option("--ptd", a->second, "the .ptd file holding the program's external weights")->type_name("PATH");
-  return {cmd, [a] { return inspect(a->first, a->second); }};
+  return {cmd, [a] { return inspect(a->first, ptd_or_beside("inspect", a->first, a->second)); }};
 }
 
 }  // namespace wgrt::cli

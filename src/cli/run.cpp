@@ -70,7 +70,7 @@ int run(const RunArgs& args) {
   const auto t_load = std::chrono::steady_clock::now();
   api::LoadOptions load;
   if (args.no_fuse) load.fuse = 0;
-  const api::Program program = api::Program::load(runtime, path, args.ptd, load);
+  const api::Program program = api::Program::load(runtime, path, ptd_or_beside("run", path, args.ptd), load);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   api::Method method = program.method(args.method);
 
