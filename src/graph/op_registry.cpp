@@ -95,6 +95,9 @@ double OpArgs::number(size_t i) const {
   const Value& v = value(i);
   if (const auto* x = std::get_if<double>(&v)) return *x;
   if (const auto* x = std::get_if<int64_t>(&v)) return double(*x);
+  // A Scalar argument may be a bool: the causal and padding masks of
+  // scaled_dot_product_attention and transformers come from full(..., True).
+  if (const auto* x = std::get_if<bool>(&v)) return *x ? 1.0 : 0.0;
   fail(i, "expected a number, got " + std::string(value_kind_name(v)));
 }
 

@@ -38,7 +38,7 @@ class OpArgs {
   int64_t integer(size_t i) const;  // Int, or a SymInt's current value
   bool is_null(size_t i) const;
   bool is_symint(size_t i) const;
-  double number(size_t i) const;     // Double or Int
+  double number(size_t i) const;     // Double, Int or Bool (a PyTorch Scalar may be any: full(True))
   bool boolean(size_t i) const;
   const IntList& int_list(size_t i) const;
   const ValueList& value_list(size_t i) const;
