@@ -62,9 +62,9 @@ void check_fits(const gpu::Device& device, const std::string& what, uint64_t byt
 }
 
 // Rows per buffer of a constant above the binding limit `cap`: as many whole
-// rows as fit, a multiple of 64 where at least 64 fit (so that a split
-// linear's output ranges start at multiples of 256 bytes, as bindings at an
-// offset must).
+// rows as fit, rounded down to a multiple of 64 where at least 64 fit. Any
+// count is correct (each run is its own dispatch, writing its columns at an
+// offset the kernel adds); round counts keep the dispatch labels readable.
 int64_t rows_per_segment(const std::string& what, const Tensor& t, uint64_t cap) {
   const int64_t rows = t.max_dims.empty() ? 1 : t.max_dims[0];
   const uint64_t row_bytes = rows > 0 ? t.max_device_bytes() / uint64_t(rows) : 0;
