@@ -7,6 +7,7 @@
 #include "llm/default_model.h"
 #include "ops/sampling/gpu_sampler.h"
 #include "gpu/command_batch.h"
+#include "gpu/device.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -21,6 +22,21 @@ LoadOptions graph_options(const LlmLoadOptions& options) {
   LoadOptions lopt = options.graph;
   if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;
   return lopt;
+}
+// A layer's K (or V) cache is one tensor, [1, context, KV heads, head dim],
+// and must fit one binding (KV caches are not split into runs): refuse a
+// context past that before anything is allocated, naming the largest that fits.
+void check_kv_cache_fits(const gpu::Device& device, const gguf::LlamaGraph& lg, bool kv_f16) {
+  const uint64_t per_position = uint64_t(lg.config.n_kv_heads) * uint64_t(lg.config.head_dim) * (kv_f16 ? 2 : 4);
+  const uint64_t limit = device.max_binding_bytes();
+  if (per_position == 0 || uint64_t(lg.max_context) * per_position <= limit) return;
+  throw Error(ErrorCode::NotSupported,
+              "a context of " + std::to_string(lg.max_context) + " tokens needs " +
+                  std::to_string(uint64_t(lg.max_context) * per_position) +
+                  " bytes of KV cache per layer, above the device's binding limit of " + std::to_string(limit) +
+                  " bytes (--limits " + gpu::limits_mode_name(device.limits_mode()) +
+                  "); the largest context that fits is " + std::to_string(limit / per_position) + " (--ctx)" +
+                  (kv_f16 ? "" : ", or twice that with the f16 KV cache (--kv-f16)"));
 }
 }  // namespace
 
@@ -45,6 +61,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
     gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
   }
   gguf::LlamaGraph lg = gguf::build_llama_graph(m->file_, gopt);
+  check_kv_cache_fits(device, lg, options.kv_f16);
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;

@@ -80,3 +80,18 @@ def test_both_limit_modes_match_the_reference(model, tmp_path):
               f"greedy {ids} vs reference {ref_ids}")
         assert diff <= tol, (limits, diff, tol)
         assert ids == ref_ids, (limits, ids, ref_ids)
+
+
+def test_a_kv_cache_above_one_binding_is_refused_naming_the_context_that_fits(model):
+    """KV caches are not split into runs (one tensor a layer): under the default
+    128 MiB binding limit a longer context is refused before anything is
+    allocated, naming the largest that fits."""
+    path, _, _ = model
+    per_position = 8 * (64 if "1b" in path.name else 128) * 4  # KV heads x head dim x f32
+    largest = 134217728 // per_position
+    proc = subprocess.run([str(WGRT), "generate", "--model", str(path), "--prompt-tokens", "1", "-n", "1",
+                           "--ctx", str(2 * largest), "--limits", "default"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    assert "error (NotSupported)" in proc.stderr, proc.stderr
+    assert f"the largest context that fits is {largest} (--ctx)" in proc.stderr, proc.stderr
