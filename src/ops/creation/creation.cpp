@@ -8,7 +8,9 @@
 //   et_vk.grid_priors.default (x [..., H, W], stride, offset, out [H * W, 2] f32)
 // The output's dtype (f32, i32, i64 or bool) is the graph's. The *_like ops
 // follow their input's live shape; a size list may hold SymInts.
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
@@ -82,27 +84,68 @@ int64_t arange_count(double start, double end, double step) {
   return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
 }
 
+// A bound of arange: a number, or a SymInt (a dynamic sequence length, as
+// exported models build positions) read from the live shapes.
+double arange_bound(const OpArgs& args, size_t i) {
+  return args.is_symint(i) ? double(args.integer(i)) : args.number(i);
+}
+
 void check_arange(const OpArgs& args) {
   args.expect_count(8);
-  const double start = args.number(0), end = args.number(1), step = args.number(2);
+  const double start = arange_bound(args, 0), end = arange_bound(args, 1), step = arange_bound(args, 2);
   if (step == 0) args.fail(2, "step 0");
   const Tensor& out = args.tensor(7, {DType::F32, DType::I32, DType::I64});
   const Dims want = {arange_count(start, end, step)};
-  if (out.max_dims != want) args.fail(7, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+  const bool symbolic = args.is_symint(0) || args.is_symint(1) || args.is_symint(2);
+  // With a SymInt bound the output is built at its maximum length, and the
+  // live length follows the SymInt (up to that maximum).
+  if (symbolic ? out.max_dims.size() != 1 : out.max_dims != want) {
+    args.fail(7, "expected shape " + (symbolic ? std::string("[max length]") : dims_string(want)) + ", got " +
+                     dims_string(out.max_dims));
+  }
 }
 
 void lower_arange(OpContext& ctx) {
   const OpArgs& args = ctx.args();
   const ValueId out = ctx.arg(7);
   const bool int_out = ctx.tensor_info(out).dtype != DType::F32;
-  FillParams p;
-  p.start = static_cast<float>(args.number(0));
-  p.step = static_cast<float>(args.number(2));
-  p.words = static_cast<uint32_t>(numel(ctx.max_dims(out)));
+  const int64_t max_count = ctx.max_dims(out)[0];
+  // Per bound: a constant, or the SymInt to read at each run.
+  struct Bound {
+    double value = 0;
+    ValueId symint = 0;
+    bool symbolic = false;
+  };
+  std::array<Bound, 3> bounds;
+  std::vector<ValueId> deps;
+  for (size_t i = 0; i < 3; ++i) {
+    bounds[i].symbolic = args.is_symint(i);
+    if (bounds[i].symbolic) {
+      bounds[i].symint = ctx.arg(i);
+      deps.push_back(ctx.arg(i));
+    } else {
+      bounds[i].value = args.number(i);
+    }
+  }
   const UniformId u = ctx.uniform(sizeof(FillParams));
   const DispatchId d = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "creation/fill.wgsl"}, "main", {{"MODE", 1}, {"INT_OUT", int_out ? 1 : 0}}),
                                     {ctx.tensor(out), ctx.uniform_binding(u)});
-  ctx.on_resize({}, [=](ResizeContext& r) {
+  ctx.on_resize(deps, [=](ResizeContext& r) {
+    double v[3];
+    for (size_t i = 0; i < 3; ++i) v[i] = bounds[i].symbolic ? double(r.integer(bounds[i].symint)) : bounds[i].value;
+    if (v[2] == 0) throw Error(ErrorCode::InvalidArgument, "aten.arange: argument 2 (step) is 0");
+    const int64_t count = arange_count(v[0], v[1], v[2]);
+    if (count > max_count) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "aten.arange: start " + std::to_string(v[0]) + ", end " + std::to_string(v[1]) + ", step " +
+                      std::to_string(v[2]) + " give " + std::to_string(count) + " elements, above the " +
+                      std::to_string(max_count) + " the graph was built for");
+    }
+    r.set_dims(out, {count});
+    FillParams p;
+    p.start = static_cast<float>(v[0]);
+    p.step = static_cast<float>(v[2]);
+    p.words = static_cast<uint32_t>(count);
     r.write_uniform(u, p);
     r.set_workgroups(d, r.fold(gpu::div_up(p.words, 256)));
   });
