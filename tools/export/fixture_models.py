@@ -214,6 +214,15 @@ def _dynamic():
                         ({0: batch}, {0: batch}))}
 
 
+class ReturnsInput(torch.nn.Module):
+    """Returns its second input unchanged beside a computed output: ExecuTorch
+    passes y straight from the method's inputs to its outputs, past the
+    delegate (which never sees it)."""
+
+    def forward(self, x, y):
+        return torch.sigmoid(x) * 2.0, y
+
+
 MODELS: List[Spec] = [
     Spec("add_chain", "five chained aten.add.Tensor; mem_obj_ids alias",
          lambda: {"forward": (AddChain(), (randn(2, 3), randn(2, 3)), None)}),
@@ -248,6 +257,8 @@ MODELS: List[Spec] = [
          backend_config={"extract_delegate_segments": False}, seed=12),
     Spec("partial_cpu", "cumsum is left on the CPU between two Vulkan delegates",
          lambda: {"forward": (PartialCpu(), (randn(2, 8),), None)}, seed=10),
+    Spec("returns_input", "an output that is one of the method's inputs, returned unchanged past the delegate",
+         lambda: {"forward": (ReturnsInput(), (randn(2, 3), randn(4)), None)}, seed=13),
     Spec("two_methods", "two methods in one program: 'forward' and 'triple'",
          lambda: {"forward": (Scale(2.0), (randn(4),), None),
                   "triple": (Scale(3.0), (randn(2, 2),), None)}, seed=11),

@@ -1,5 +1,6 @@
 #include "import/pte/to_graph.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -50,28 +51,46 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
     throw Error(ErrorCode::NotSupported, where + ": method " + what + " (program value " +
                                              std::to_string(io.value_id) + ") does not go through the delegate");
   };
+  auto passed_to_delegate = [&](const IoValue& io) {
+    return std::find(delegate.call_args.begin(), delegate.call_args.begin() + long(n_in), io.value_id) !=
+           delegate.call_args.begin() + long(n_in);
+  };
   std::vector<uint32_t> inputs, outputs;
   // The Program's own dtype of each graph input/output: ExecuTorch's Vulkan
   // export stores 64-bit integer tensors as 32-bit in the graph, while the
   // method still takes and returns int64; wgrt's I64 tensors do exactly that.
   std::map<uint32_t, DType> io_dtype;
   std::set<uint32_t> fixed_inputs;
+  // A tensor input the delegate never sees (returned unchanged, or unused)
+  // becomes a graph input of its own, after the Vulkan graph's values.
+  std::vector<PassThroughTensor> passed_through;
   for (const IoValue& io : method.inputs) {
-    inputs.push_back(graph_value_for(io, 0, n_in, vk.input_ids, "input"));
+    if (io.kind == "Tensor" && !passed_to_delegate(io)) {
+      inputs.push_back(uint32_t(vk.values.size() + passed_through.size()));
+      const std::string iwhere = where + " input (program value " + std::to_string(io.value_id) + ")";
+      passed_through.push_back({to_wgrt_dtype(io.dtype, iwhere), Dims(io.sizes.begin(), io.sizes.end())});
+      check_tensor_dims(passed_through.back().dims, iwhere);
+    } else {
+      inputs.push_back(graph_value_for(io, 0, n_in, vk.input_ids, "input"));
+    }
     io_dtype[inputs.back()] = io.dtype;
     if (!io.dynamic) fixed_inputs.insert(inputs.back());
   }
   for (const IoValue& io : method.outputs) {
-    outputs.push_back(graph_value_for(io, n_in, n_in + n_out, vk.output_ids, "output"));
+    // An output that is one of the method's inputs: the graph returns that input.
+    const auto same = std::find_if(method.inputs.begin(), method.inputs.end(),
+                                   [&](const IoValue& in) { return in.value_id == io.value_id; });
+    outputs.push_back(same != method.inputs.end() ? inputs[size_t(same - method.inputs.begin())]
+                                                  : graph_value_for(io, n_in, n_in + n_out, vk.output_ids, "output"));
     io_dtype[outputs.back()] = io.dtype;
   }
 
-  return vk_to_graph(vk, inputs, outputs, io_dtype, where, fixed_inputs);
+  return vk_to_graph(vk, inputs, outputs, io_dtype, where, fixed_inputs, passed_through);
 }
 
 Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
                   const std::map<uint32_t, DType>& io_dtype, const std::string& where,
-                  const std::set<uint32_t>& fixed_inputs) {
+                  const std::set<uint32_t>& fixed_inputs, std::span<const PassThroughTensor> passed_through) {
   GraphBuilder b;
   for (size_t id = 0; id < vk.values.size(); ++id) {
     const Value& v = vk.values[id];
@@ -147,6 +166,7 @@ Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span
     }
     b.add_op(op.name, std::move(args));
   }
+  for (const PassThroughTensor& t : passed_through) b.add_tensor(t.dtype, t.dims);
   for (uint32_t id : inputs) b.mark_input(id, fixed_inputs.count(id) != 0);
   for (uint32_t id : outputs) b.mark_output(id);
   return std::move(b).build();

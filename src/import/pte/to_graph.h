@@ -24,10 +24,17 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
 // tensor into wgrt's I64 (int64 on the host, i32 on the device). `where`
 // names the graph in messages; `vk`'s constants must outlive the graph.
 // `fixed_inputs` lists the inputs (graph value ids) exported with a static
-// shape, where that is known.
+// shape, where that is known. `passed_through` are tensors the delegate never
+// sees (method inputs returned unchanged or unused): they get the ids after
+// the Vulkan graph's values, in order, and may be named in inputs and outputs.
+struct PassThroughTensor {
+  wgrt::DType dtype = wgrt::DType::F32;
+  Dims dims;
+};
 Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
                   const std::map<uint32_t, DType>& io_dtype, const std::string& where,
-                  const std::set<uint32_t>& fixed_inputs = {});
+                  const std::set<uint32_t>& fixed_inputs = {},
+                  std::span<const PassThroughTensor> passed_through = {});
 
 wgrt::DType to_wgrt_dtype(DType dtype, const std::string& where);
 
