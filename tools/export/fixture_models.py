@@ -223,6 +223,14 @@ class ReturnsInput(torch.nn.Module):
         return torch.sigmoid(x) * 2.0, y
 
 
+class SameOutputTwice(torch.nn.Module):
+    """One value returned twice."""
+
+    def forward(self, x):
+        y = torch.sigmoid(x) * x
+        return y, y
+
+
 MODELS: List[Spec] = [
     Spec("add_chain", "five chained aten.add.Tensor; mem_obj_ids alias",
          lambda: {"forward": (AddChain(), (randn(2, 3), randn(2, 3)), None)}),
@@ -259,6 +267,8 @@ MODELS: List[Spec] = [
          lambda: {"forward": (PartialCpu(), (randn(2, 8),), None)}, seed=10),
     Spec("returns_input", "an output that is one of the method's inputs, returned unchanged past the delegate",
          lambda: {"forward": (ReturnsInput(), (randn(2, 3), randn(4)), None)}, seed=13),
+    Spec("same_output_twice", "one value returned twice",
+         lambda: {"forward": (SameOutputTwice(), (randn(3, 4),), None)}, seed=14),
     Spec("two_methods", "two methods in one program: 'forward' and 'triple'",
          lambda: {"forward": (Scale(2.0), (randn(4),), None),
                   "triple": (Scale(3.0), (randn(2, 2),), None)}, seed=11),
