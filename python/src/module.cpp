@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "wgrt/dlpack.h"
 #include "wgrt/error.h"
+#include "wgrt/program.h"
 #include "wgrt/testing.h"
 #include "wgrt/version.h"
 
@@ -162,6 +163,9 @@ NB_MODULE(_wgrt, m) {
       PyErr_SetObject(g_error_type, err.ptr());
     }
   });
+
+  m.def("_ptd_beside", &api::ptd_beside, nb::arg("pte_path"),
+        "The .ptd beside a .pte (model.pte -> model.ptd), or '' when there is none.");
 
   m.def("adapter_info", [] {
     const api::AdapterInfo a = default_runtime().adapter_info();

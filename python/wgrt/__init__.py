@@ -178,10 +178,8 @@ def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048
     if path.endswith(".pte"):
         if kv_f16:
             raise ValueError("kv_f16 is for .gguf models (a .pte brings its own KV cache)")
-        if ptd is None:
-            beside = os.path.splitext(os.fspath(path))[0] + ".ptd"
-            if os.fspath(path).endswith(".pte") and os.path.isfile(beside):
-                print(f"wgrt: using {beside}, the .ptd beside the program (ptd= names another)", file=sys.stderr)
-                ptd = beside
+        if ptd is None and (beside := _wgrt._ptd_beside(os.fspath(path))):
+            print(f"wgrt: using {beside}, the .ptd beside the program (ptd= names another)", file=sys.stderr)
+            ptd = beside
         return Program(_wgrt.Program._load(path, "" if ptd is None else os.fspath(ptd)))
     raise ValueError(f"cannot tell what {path!r} is: expected a .pte or .gguf file")

@@ -6,9 +6,15 @@
 namespace wgrt::api {
 
 namespace {
+// The public enum mirrors the device layer's, value for value.
+static_assert(int(LimitsMode::Adapter) == int(gpu::LimitsMode::Adapter) &&
+              int(LimitsMode::Default) == int(gpu::LimitsMode::Default));
+gpu::LimitsMode to_gpu(LimitsMode mode) { return static_cast<gpu::LimitsMode>(mode); }
+LimitsMode from_gpu(gpu::LimitsMode mode) { return static_cast<LimitsMode>(mode); }
+
 gpu::DeviceOptions device_options(const RuntimeOptions& options) {
   gpu::DeviceOptions d;
-  d.limits = options.limits == LimitsMode::Default ? gpu::LimitsMode::Default : gpu::LimitsMode::Adapter;
+  d.limits = to_gpu(options.limits);
   d.split_bytes_for_test = options.split_bytes_for_test;
   d.want_shader_f16 = options.shader_f16;
   d.want_timestamp_query = options.timestamp_query;
@@ -18,10 +24,10 @@ gpu::DeviceOptions device_options(const RuntimeOptions& options) {
 }  // namespace
 
 LimitsMode parse_limits_mode(std::string_view text, std::string_view what) {
-  return gpu::parse_limits_mode(text, what) == gpu::LimitsMode::Default ? LimitsMode::Default : LimitsMode::Adapter;
+  return from_gpu(gpu::parse_limits_mode(text, what));
 }
 
-const char* limits_mode_name(LimitsMode mode) { return mode == LimitsMode::Default ? "default" : "adapter"; }
+const char* limits_mode_name(LimitsMode mode) { return gpu::limits_mode_name(to_gpu(mode)); }
 
 Runtime Runtime::create(const RuntimeOptions& options) {
   auto impl = std::make_shared<detail::RuntimeImpl>();
@@ -36,10 +42,7 @@ Runtime Runtime::process_default(const RuntimeOptions& options) {
   return Runtime(std::move(impl));
 }
 
-LimitsMode Runtime::limits_mode() const {
-  return impl_->runtime->device().limits_mode() == gpu::LimitsMode::Default ? LimitsMode::Default
-                                                                             : LimitsMode::Adapter;
-}
+LimitsMode Runtime::limits_mode() const { return from_gpu(impl_->runtime->device().limits_mode()); }
 
 std::string Runtime::adapter_name() const {
   const gpu::AdapterInfo& a = impl_->runtime->device().adapter_info();

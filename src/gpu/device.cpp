@@ -80,41 +80,60 @@ struct DeviceRequest {
   std::string message;
 };
 
+// The limits wgrt plans against: WebGPU's name, its field and ours, and
+// whether it is a maximum (an adapter must offer at least the spec's value)
+// or an alignment (at most). One table serves reading, requesting and checking.
+template <typename T>
+struct LimitField {
+  const char* name;
+  T WGPULimits::*webgpu;
+  T DeviceLimits::*ours;
+  bool alignment;
+};
+constexpr LimitField<uint64_t> kLimits64[] = {
+    {"maxBufferSize", &WGPULimits::maxBufferSize, &DeviceLimits::max_buffer_size, false},
+    {"maxStorageBufferBindingSize", &WGPULimits::maxStorageBufferBindingSize,
+     &DeviceLimits::max_storage_buffer_binding_size, false},
+    {"maxUniformBufferBindingSize", &WGPULimits::maxUniformBufferBindingSize,
+     &DeviceLimits::max_uniform_buffer_binding_size, false},
+};
+constexpr LimitField<uint32_t> kLimits32[] = {
+    {"maxStorageBuffersPerShaderStage", &WGPULimits::maxStorageBuffersPerShaderStage,
+     &DeviceLimits::max_storage_buffers_per_shader_stage, false},
+    {"maxComputeWorkgroupsPerDimension", &WGPULimits::maxComputeWorkgroupsPerDimension,
+     &DeviceLimits::max_compute_workgroups_per_dimension, false},
+    {"maxComputeInvocationsPerWorkgroup", &WGPULimits::maxComputeInvocationsPerWorkgroup,
+     &DeviceLimits::max_compute_invocations_per_workgroup, false},
+    {"maxComputeWorkgroupStorageSize", &WGPULimits::maxComputeWorkgroupStorageSize,
+     &DeviceLimits::max_compute_workgroup_storage_size, false},
+    {"maxComputeWorkgroupSizeX", &WGPULimits::maxComputeWorkgroupSizeX, &DeviceLimits::max_compute_workgroup_size_x, false},
+    {"maxComputeWorkgroupSizeY", &WGPULimits::maxComputeWorkgroupSizeY, &DeviceLimits::max_compute_workgroup_size_y, false},
+    {"maxComputeWorkgroupSizeZ", &WGPULimits::maxComputeWorkgroupSizeZ, &DeviceLimits::max_compute_workgroup_size_z, false},
+    {"minStorageBufferOffsetAlignment", &WGPULimits::minStorageBufferOffsetAlignment,
+     &DeviceLimits::min_storage_buffer_offset_alignment, true},
+    {"minUniformBufferOffsetAlignment", &WGPULimits::minUniformBufferOffsetAlignment,
+     &DeviceLimits::min_uniform_buffer_offset_alignment, true},
+};
+
+template <typename F>
+void for_each_limit(F&& f) {
+  for (const auto& field : kLimits64) f(field);
+  for (const auto& field : kLimits32) f(field);
+}
+
 DeviceLimits convert(const WGPULimits& l) {
   DeviceLimits d;
-  d.max_buffer_size = l.maxBufferSize;
-  d.max_storage_buffer_binding_size = l.maxStorageBufferBindingSize;
-  d.max_uniform_buffer_binding_size = l.maxUniformBufferBindingSize;
-  d.max_storage_buffers_per_shader_stage = l.maxStorageBuffersPerShaderStage;
-  d.max_compute_workgroups_per_dimension = l.maxComputeWorkgroupsPerDimension;
-  d.max_compute_invocations_per_workgroup = l.maxComputeInvocationsPerWorkgroup;
-  d.max_compute_workgroup_storage_size = l.maxComputeWorkgroupStorageSize;
-  d.max_compute_workgroup_size_x = l.maxComputeWorkgroupSizeX;
-  d.max_compute_workgroup_size_y = l.maxComputeWorkgroupSizeY;
-  d.max_compute_workgroup_size_z = l.maxComputeWorkgroupSizeZ;
-  d.min_storage_buffer_offset_alignment = l.minStorageBufferOffsetAlignment;
-  d.min_uniform_buffer_offset_alignment = l.minUniformBufferOffsetAlignment;
+  for_each_limit([&](const auto& f) { d.*f.ours = l.*f.webgpu; });
   return d;
 }
 
-// The compute-relevant limits set to the spec's defaults; the rest (textures,
-// vertex state) stay undefined, which requests their defaults too.
+// The spec's defaults for the limits above and 4 bind groups; the rest
+// (textures, vertex state) stay undefined, which requests their defaults too.
 WGPULimits spec_default_request() {
   const DeviceLimits d = spec_default_limits();
   WGPULimits l = WGPU_LIMITS_INIT;
   l.maxBindGroups = 4;
-  l.maxBufferSize = d.max_buffer_size;
-  l.maxStorageBufferBindingSize = d.max_storage_buffer_binding_size;
-  l.maxUniformBufferBindingSize = d.max_uniform_buffer_binding_size;
-  l.maxStorageBuffersPerShaderStage = d.max_storage_buffers_per_shader_stage;
-  l.maxComputeWorkgroupsPerDimension = d.max_compute_workgroups_per_dimension;
-  l.maxComputeInvocationsPerWorkgroup = d.max_compute_invocations_per_workgroup;
-  l.maxComputeWorkgroupStorageSize = d.max_compute_workgroup_storage_size;
-  l.maxComputeWorkgroupSizeX = d.max_compute_workgroup_size_x;
-  l.maxComputeWorkgroupSizeY = d.max_compute_workgroup_size_y;
-  l.maxComputeWorkgroupSizeZ = d.max_compute_workgroup_size_z;
-  l.minStorageBufferOffsetAlignment = d.min_storage_buffer_offset_alignment;
-  l.minUniformBufferOffsetAlignment = d.min_uniform_buffer_offset_alignment;
+  for_each_limit([&](const auto& f) { l.*f.webgpu = d.*f.ours; });
   return l;
 }
 
@@ -122,29 +141,13 @@ WGPULimits spec_default_request() {
 // wgrt's kernels assume at least those limits. Names the first one short.
 void check_at_least_spec(const DeviceLimits& offered, const std::string& adapter) {
   const DeviceLimits d = spec_default_limits();
-  auto need = [&](const char* name, uint64_t got, uint64_t want, bool at_most = false) {
-    if (at_most ? got <= want : got >= want) return;
-    throw Error(ErrorCode::NotSupported, adapter + ": " + name + " is " + std::to_string(got) + ", WebGPU requires " +
-                                             (at_most ? "at most " : "at least ") + std::to_string(want));
-  };
-  need("maxBufferSize", offered.max_buffer_size, d.max_buffer_size);
-  need("maxStorageBufferBindingSize", offered.max_storage_buffer_binding_size, d.max_storage_buffer_binding_size);
-  need("maxUniformBufferBindingSize", offered.max_uniform_buffer_binding_size, d.max_uniform_buffer_binding_size);
-  need("maxStorageBuffersPerShaderStage", offered.max_storage_buffers_per_shader_stage,
-       d.max_storage_buffers_per_shader_stage);
-  need("maxComputeWorkgroupsPerDimension", offered.max_compute_workgroups_per_dimension,
-       d.max_compute_workgroups_per_dimension);
-  need("maxComputeInvocationsPerWorkgroup", offered.max_compute_invocations_per_workgroup,
-       d.max_compute_invocations_per_workgroup);
-  need("maxComputeWorkgroupStorageSize", offered.max_compute_workgroup_storage_size,
-       d.max_compute_workgroup_storage_size);
-  need("maxComputeWorkgroupSizeX", offered.max_compute_workgroup_size_x, d.max_compute_workgroup_size_x);
-  need("maxComputeWorkgroupSizeY", offered.max_compute_workgroup_size_y, d.max_compute_workgroup_size_y);
-  need("maxComputeWorkgroupSizeZ", offered.max_compute_workgroup_size_z, d.max_compute_workgroup_size_z);
-  need("minStorageBufferOffsetAlignment", offered.min_storage_buffer_offset_alignment,
-       d.min_storage_buffer_offset_alignment, true);
-  need("minUniformBufferOffsetAlignment", offered.min_uniform_buffer_offset_alignment,
-       d.min_uniform_buffer_offset_alignment, true);
+  for_each_limit([&](const auto& f) {
+    const uint64_t got = offered.*f.ours, want = d.*f.ours;
+    if (f.alignment ? got <= want : got >= want) return;
+    throw Error(ErrorCode::NotSupported, adapter + ": " + f.name + " is " + std::to_string(got) +
+                                             ", WebGPU requires " + (f.alignment ? "at most " : "at least ") +
+                                             std::to_string(want));
+  });
 }
 
 }  // namespace
@@ -286,9 +289,11 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   WGPULimits granted = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(dev->device_.get(), &granted);
   dev->limits_ = convert(granted);
-  uint64_t binding = std::min(dev->limits_.max_storage_buffer_binding_size, dev->limits_.max_buffer_size) & ~uint64_t{255};
-  if (options.split_bytes_for_test != 0) binding = std::min(binding, options.split_bytes_for_test);
-  dev->max_binding_bytes_ = binding;
+  dev->max_binding_bytes_ = std::min(dev->limits_.max_storage_buffer_binding_size, dev->limits_.max_buffer_size);
+  // Buffers are made in multiples of 4 bytes: a run of rows within the split
+  // size stays within it once rounded up.
+  dev->split_bytes_ = dev->max_binding_bytes_ & ~uint64_t{3};
+  if (options.split_bytes_for_test != 0) dev->split_bytes_ = std::min(dev->split_bytes_, options.split_bytes_for_test);
   dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_ShaderF16);
   dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_TimestampQuery);
   dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), subgroups);

@@ -96,10 +96,12 @@ class Device {
   const DeviceLimits& limits() const { return limits_; }
   LimitsMode limits_mode() const { return limits_mode_; }
   // The most bytes one buffer binding may hold here: the smaller of
-  // maxStorageBufferBindingSize and maxBufferSize, rounded down to 256, or
-  // DeviceOptions::split_bytes_for_test when that is lower. A constant
-  // tensor larger than this is stored in several buffers (MemoryPlan).
+  // maxStorageBufferBindingSize and maxBufferSize.
   uint64_t max_binding_bytes() const { return max_binding_bytes_; }
+  // A constant larger than this is stored in several buffers (MemoryPlan):
+  // max_binding_bytes() rounded down to 4, or DeviceOptions::
+  // split_bytes_for_test when that is lower.
+  uint64_t split_bytes() const { return split_bytes_; }
   // Features enabled on this device (requested and granted).
   const DeviceFeatures& features() const { return features_; }
   // Features the adapter offers, whether or not requested.
@@ -181,6 +183,7 @@ class Device {
   DeviceLimits limits_;
   LimitsMode limits_mode_ = LimitsMode::Adapter;
   uint64_t max_binding_bytes_ = 0;
+  uint64_t split_bytes_ = 0;
   DeviceFeatures features_;
   DeviceFeatures adapter_features_;
   std::unique_ptr<PipelineCache> pipelines_;

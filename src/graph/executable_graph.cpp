@@ -48,7 +48,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   if (options.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr &&
       registry.find("wgrt.linear_ggml_swiglu") != nullptr && registry.find("wgrt.linear_ggml_split_rope") != nullptr) {
     const FusionStats fused =
-        fuse_linear_layers(graph, {device.max_binding_bytes(), device.limits().max_storage_buffers_per_shader_stage});
+        fuse_linear_layers(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage});
     if (fused.ops_after != fused.ops_before) registry.check_graph(graph);
   }
   registry.prepare_constants(graph);

@@ -142,7 +142,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
         if (t->storage == StorageKind::State) plan.state_bytes_ += plan.dedicated_.back().size();
         break;
       case StorageKind::Constant: {
-        if (t->max_device_bytes() > device.max_binding_bytes()) {
+        if (t->max_device_bytes() > device.split_bytes()) {
           plan.add_segmented(device, id, *t, describe(label, *t, t->max_device_bytes()));
           upload_done += t->bytes.size();
           if (on_upload) on_upload(upload_done, upload_total);
@@ -171,7 +171,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
 void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what) {
   Segmented seg;
   seg.rows = t.max_dims.empty() ? 1 : t.max_dims[0];
-  seg.rows_per_buffer = rows_per_segment(what, t, device.max_binding_bytes());
+  seg.rows_per_buffer = rows_per_segment(what, t, device.split_bytes());
   const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, what);
   const uint64_t row_bytes = bytes.size() / uint64_t(seg.rows);
   for (int64_t first = 0; first < seg.rows; first += seg.rows_per_buffer) {

@@ -4,7 +4,7 @@
 // exactly one owner here and is released once.
 //
 // A constant larger than the device's binding limit
-// (gpu::Device::max_binding_bytes()) is stored in several buffers, each a
+// (gpu::Device::split_bytes()) is stored in several buffers, each a
 // run of whole rows (its first dim), so that every segment can be bound: the
 // ops that read such weights (embeddings, GGUF linears and the output head)
 // record one dispatch per segment (OpContext::segments). Nothing is held

@@ -45,7 +45,7 @@ gpu::BufferBinding OpContext::tensor(ValueId id) const {
                 "op " + std::to_string(op_index_) + " (" + call().name + "): " + arg + " (constant " +
                     dims_string(t.max_dims) + " " + std::string(dtype_name(t.dtype)) + ", " +
                     std::to_string(t.max_device_bytes()) + " bytes) is above the device's binding limit of " +
-                    std::to_string(device_.max_binding_bytes()) +
+                    std::to_string(device_.split_bytes()) +
                     " bytes and this op cannot read it in parts (embeddings and GGUF linears can)");
   }
   return {&memory_.buffer(id)};

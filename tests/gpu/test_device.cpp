@@ -71,6 +71,7 @@ TEST_F(DeviceTest, DefaultLimitsModeAsksForTheSpecDefaultsAndNoFeature) {
   EXPECT_EQ(l.max_compute_workgroup_size_z, 64u);
   EXPECT_EQ(l.min_storage_buffer_offset_alignment, 256u);
   EXPECT_EQ(bare->max_binding_bytes(), 134217728u);
+  EXPECT_EQ(bare->split_bytes(), 134217728u);
   EXPECT_FALSE(bare->features().shader_f16);
   EXPECT_FALSE(bare->features().timestamp_query);
   EXPECT_FALSE(bare->features().subgroups);

@@ -47,7 +47,7 @@ class SplitDeviceTest : public test::GpuTest {
     test::GpuTest::SetUp();
     if (HasFatalFailure() || IsSkipped()) return;
     ASSERT_NE(split_device(), nullptr);
-    ASSERT_EQ(split_device()->max_binding_bytes(), kSplitBytes);
+    ASSERT_EQ(split_device()->split_bytes(), kSplitBytes);
   }
 };
 

@@ -43,7 +43,7 @@ struct FusionStats {
 };
 
 // What the device allows the fused ops: no stacked weight grows past its
-// binding limit (gpu::Device::max_binding_bytes), and the Q/K/V GEMV with
+// split size (gpu::Device::split_bytes), and the Q/K/V GEMV with
 // RoPE (10 storage buffers) is made only where a stage may bind that many.
 struct FusionLimits {
   uint64_t max_weight_bytes = UINT64_MAX;

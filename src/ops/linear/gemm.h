@@ -94,16 +94,19 @@ uint64_t gemm_family_min_workgroups();
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
 uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n);
 
-// The GEMM's params uniform (Params in quant/linear_io.wgsl, which gemm.wgsl
-// uses): plain() for one output without a norm.
+// The params uniform of the linear kernels (Params in quant/linear_io.wgsl:
+// gemm.wgsl and the quantized GEMVs): plain() for one output without a norm,
+// run() for the rows [col0, col0 + rows) of a weight stored in runs, whose
+// results land in those columns of an output out_cols wide.
 struct GemmParams {
   uint32_t m = 0, n = 0, k = 0, row_words = 0;
   float eps = 0;
-  uint32_t split1 = 0, split2 = 0, pad = 0;
+  uint32_t split1 = 0, split2 = 0, head_dim = 0;
   uint32_t out_col0 = 0, out_cols = 0, pad0 = 0, pad1 = 0;
-  static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) {
-    return {m, n, k, row_words, 0.0f, n, n, 0, 0, n};
+  static GemmParams run(uint32_t m, uint32_t rows, uint32_t k, uint32_t row_words, uint32_t col0, uint32_t out_cols) {
+    return {m, rows, k, row_words, 0.0f, rows, rows, 0, col0, out_cols};
   }
+  static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) { return run(m, n, k, row_words, 0, n); }
 };
 static_assert(sizeof(GemmParams) == 48, "must match Params in quant/linear_io.wgsl");
 

@@ -142,12 +142,7 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
       p.row0 = part.row0;
       p.tiles_n = static_cast<uint32_t>(gpu::div_up(part.rows, kTile));
       r.write_uniform(part.u, p);
-      if (family) {
-        GemmParams g = GemmParams::plain(m, part.rows, p.k, p.k / 8);
-        g.out_col0 = part.row0;
-        g.out_cols = n;
-        r.write_uniform(part.family_u, g);
-      }
+      if (family) r.write_uniform(part.family_u, GemmParams::run(m, part.rows, p.k, p.k / 8, part.row0, n));
       r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
       const uint64_t gemm_groups =
           family ? gemm_workgroups(choice.tile, m, part.rows) : gpu::div_up(m, kTile) * p.tiles_n;

@@ -145,12 +145,7 @@ void lower_linear(OpContext& ctx) {
       p.row0 = part.row0;
       p.out_cols = static_cast<uint32_t>(n);
       r.write_uniform(part.u, p);
-      if (family) {
-        GemmParams g = GemmParams::plain(p.m, p.n, p.k, p.k);
-        g.out_col0 = part.row0;
-        g.out_cols = static_cast<uint32_t>(n);
-        r.write_uniform(part.family_u, g);
-      }
+      if (family) r.write_uniform(part.family_u, GemmParams::run(p.m, p.n, p.k, p.k, part.row0, p.out_cols));
       r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
       r.set_workgroups(part.gemm,
                        r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));

@@ -145,14 +145,6 @@ uint32_t gemv_probe() {
               "WGRT_GEMV_PROBE: expected off, no-x, no-math or no-weights, got '" + std::string(v) + "'");
 }
 
-struct LinearParams {
-  uint32_t m = 0, n = 0, k = 0, row_words = 0;
-  float eps = 0;
-  uint32_t split1 = 0, split2 = 0, head_dim = 0;
-  uint32_t out_col0 = 0, out_cols = 0, pad0 = 0, pad1 = 0;
-};
-static_assert(sizeof(LinearParams) == 48, "must match Params in linear_io.wgsl");
-
 // Argument positions of the three ops (kNone: the op has no such argument).
 constexpr size_t kNone = SIZE_MAX;
 struct Slots {
@@ -337,7 +329,6 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          "main", gemv_constants);
   const auto& tiled_pipeline =
       ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
-  const UniformId u = ctx.uniform(sizeof(LinearParams));
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
@@ -379,8 +370,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
                              (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
   const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
-  // The family has the same bindings, Params and optional parts.
-  static_assert(sizeof(LinearParams) == sizeof(GemmParams));
+  // The family has the same bindings, Params (GemmParams) and optional parts.
   struct Part {
     UniformId u;
     DispatchId gemv, gemm, family_gemm, large_gemm;
@@ -389,7 +379,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   std::vector<Part> parts;
   for (const TensorSegment& seg : segments) {
     const std::string rows = split_weight ? " rows " + std::to_string(seg.first_row) + "+" + std::to_string(seg.rows) : "";
-    Part part{split_weight ? ctx.uniform(sizeof(LinearParams)) : u, 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
+    Part part{ctx.uniform(sizeof(GemmParams)), 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
               static_cast<uint32_t>(seg.rows)};
     const gpu::BufferBinding bindings[] = {ctx.tensor(x),          {seg.buffer},     ctx.tensor(bias),     ctx.tensor(out),
                                            ctx.uniform_binding(part.u), ctx.tensor(norm), ctx.tensor(residual), none1,
@@ -414,7 +404,9 @@ void lower_with(OpContext& ctx, const Slots& s) {
                   : part.gemm;
     parts.push_back(part);
   }
+  // Placeholders where an op has no pairs or RoPE pass (never given workgroups).
   const DispatchId gemm = parts.front().gemm;
+  const UniformId u = parts.front().u;
   const uint64_t large_min = gemm_large_min_workgroups(), large_min_k = gemm_large_min_k();
   // After the old tiled GEMM (dispatches run in recording order).
   DispatchId pairs = gemm;
@@ -454,11 +446,11 @@ void lower_with(OpContext& ctx, const Slots& s) {
     const gpu::WorkgroupCount none{0, 1, 1};
     const bool decode = m <= 1;
     for (const Part& p : parts) {
-      // Unsplit: n rows into out (and out1, out2); a run of rows: its rows
-      // into columns col0.. of out, n wide.
-      const uint32_t rows = p.rows, first = split_weight ? rows : split1;
-      r.write_uniform(p.u, LinearParams{m, rows, k, row_words, eps, first, split_weight ? rows : split2, head_dim,
-                                        p.col0, split_weight ? n : split1});
+      // A run's rows all go to out (a split weight has no out1, out2: then
+      // split1 = split2 = n >= rows), into its columns col0.. of split1.
+      const uint32_t rows = p.rows;
+      r.write_uniform(p.u, GemmParams{m, rows, k, row_words, eps, std::min(split1, rows), std::min(split2, rows),
+                                      head_dim, p.col0, split1});
       const uint64_t row_groups = gpu::div_up(gpu::div_up(rows, rows_per_group), row_blocks);  // workgroups per x row
       r.set_workgroups(p.gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
       const bool big = family && gemm_workgroups(choice.tile, m, rows) >= min_workgroups;
