@@ -12,6 +12,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/row_runs.h"
 #include "ops/linear/gemm.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -103,25 +104,16 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
              : nullptr;
   // A weight above the binding limit comes in runs of rows (memory_plan.h):
   // each run its own GEMV and GEMM, writing its columns of out.
-  struct Part {
-    UniformId u, family_u;
-    DispatchId gemv, gemm;
-    uint32_t row0, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& seg : ctx.segments(w)) {
-    Part part{ctx.uniform(sizeof(LinearParams)), family ? ctx.uniform(sizeof(GemmParams)) : 0, 0, 0,
-              static_cast<uint32_t>(seg.first_row), static_cast<uint32_t>(seg.rows)};
-    const auto bindings = {x_data, gpu::BufferBinding{seg.buffer}, ctx.tensor(scales), bias, ctx.tensor(out),
-                           ctx.uniform_binding(part.u)};
-    part.gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
-    part.gemm = family ? ctx.dispatch(*family_pipeline,
-                                      {x_data, {seg.buffer}, bias, ctx.tensor(out), ctx.uniform_binding(part.family_u),
-                                       unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
-                                      kGemmLabel)
-                       : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
-    parts.push_back(part);
-  }
+  const std::vector<LinearRunDispatch> parts = record_linear_runs(
+      ctx, w, sizeof(LinearParams), family ? sizeof(GemmParams) : 0, [&](gpu::BufferBinding run, LinearRunDispatch& d) {
+        const auto bindings = {x_data, run, ctx.tensor(scales), bias, ctx.tensor(out), ctx.uniform_binding(d.params)};
+        d.gemv = ctx.dispatch(gemv, bindings, kLinearGemvLabel);
+        d.gemm = family ? ctx.dispatch(*family_pipeline,
+                                       {x_data, run, bias, ctx.tensor(out), ctx.uniform_binding(d.family_params),
+                                        unused.norm, unused.residual, unused.out1, unused.out2, ctx.tensor(scales)},
+                                       kGemmLabel)
+                        : ctx.dispatch(gemm, bindings, kLinearGemmLabel);
+      });
 
   LinearParams base;
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
@@ -135,14 +127,14 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
     dims.back() = n;
     r.set_dims(out, dims);
     const bool one_row = m == 1;
-    for (const Part& part : parts) {
+    for (const LinearRunDispatch& part : parts) {
       LinearParams p = base;
       p.m = m;
       p.n = part.rows;
       p.row0 = part.row0;
       p.tiles_n = static_cast<uint32_t>(gpu::div_up(part.rows, kTile));
-      r.write_uniform(part.u, p);
-      if (family) r.write_uniform(part.family_u, GemmParams::run(m, part.rows, p.k, p.k / 8, part.row0, n));
+      r.write_uniform(part.params, p);
+      if (family) r.write_uniform(part.family_params, GemmParams::run(m, part.rows, p.k, p.k / 8, part.row0, n));
       r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
       const uint64_t gemm_groups =
           family ? gemm_workgroups(choice.tile, m, part.rows) : gpu::div_up(m, kTile) * p.tiles_n;

@@ -15,6 +15,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/row_runs.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
 #include "wgrt/error.h"
@@ -114,38 +115,28 @@ void lower_linear(OpContext& ctx) {
   const gpu::BufferBinding bias = ctx.tensor(has_bias ? ctx.arg(2) : x);  // x: a placeholder
   // A weight above the binding limit comes in runs of rows (memory_plan.h):
   // each run its own GEMV and GEMM, writing its columns of out.
-  struct Part {
-    UniformId u, family_u;
-    DispatchId gemv, gemm;
-    uint32_t row0, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& seg : ctx.segments(w)) {
-    Part part{ctx.uniform(sizeof(MatmulParams)), family ? ctx.uniform(sizeof(GemmParams)) : 0, 0, 0,
-              static_cast<uint32_t>(seg.first_row), static_cast<uint32_t>(seg.rows)};
-    const auto bindings = {ctx.tensor(x), gpu::BufferBinding{seg.buffer}, bias, ctx.tensor(out),
-                           ctx.uniform_binding(part.u)};
-    part.gemv = ctx.dispatch(gemv, bindings, kMatmulGemvLabel);
-    part.gemm = family ? ctx.dispatch(*gemm,
-                                      {ctx.tensor(x), {seg.buffer}, bias, ctx.tensor(out),
-                                       ctx.uniform_binding(part.family_u), unused.norm, unused.residual, unused.out1,
-                                       unused.out2},
-                                      kGemmLabel)
-                       : ctx.dispatch(*gemm, bindings, kMatmulGemmLabel);
-    parts.push_back(part);
-  }
+  const std::vector<LinearRunDispatch> parts = record_linear_runs(
+      ctx, w, sizeof(MatmulParams), family ? sizeof(GemmParams) : 0, [&](gpu::BufferBinding run, LinearRunDispatch& d) {
+        const auto bindings = {ctx.tensor(x), run, bias, ctx.tensor(out), ctx.uniform_binding(d.params)};
+        d.gemv = ctx.dispatch(gemv, bindings, kMatmulGemvLabel);
+        d.gemm = family ? ctx.dispatch(*gemm,
+                                       {ctx.tensor(x), run, bias, ctx.tensor(out), ctx.uniform_binding(d.family_params),
+                                        unused.norm, unused.residual, unused.out1, unused.out2},
+                                       kGemmLabel)
+                        : ctx.dispatch(*gemm, bindings, kMatmulGemmLabel);
+      });
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     const int64_t m = k == 0 ? 0 : numel(dims) / k;
     dims.back() = n;
     r.set_dims(out, dims);
     const bool one_row = m == 1;
-    for (const Part& part : parts) {
+    for (const LinearRunDispatch& part : parts) {
       MatmulParams p = params_for(1, m, k, part.rows);
       p.row0 = part.row0;
       p.out_cols = static_cast<uint32_t>(n);
-      r.write_uniform(part.u, p);
-      if (family) r.write_uniform(part.family_u, GemmParams::run(p.m, p.n, p.k, p.k, part.row0, p.out_cols));
+      r.write_uniform(part.params, p);
+      if (family) r.write_uniform(part.family_params, GemmParams::run(p.m, p.n, p.k, p.k, part.row0, p.out_cols));
       r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
       r.set_workgroups(part.gemm,
                        r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));
