@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Issue 30 on the H200 in one call: did splitting tensors at the binding limit
+# move decode or prefill? For each model, `wgrt bench -p 512 -n 128` with
+#   base     an earlier wgrt (WGRT_BASE, built before the split), adapter limits
+#   now      this wgrt, --limits adapter (the default)
+#   default  this wgrt, --limits default (WebGPU's default limits, no optional feature)
+# the three interleaved per model, then a table of tok/s, load time and GPU
+# memory, with now/base and default/now ratios.
+#
+# Models (MODELS, default "llama1b smollm2 llama8b"): the Llama-3.2-1B-shaped
+# Q4_0 file (tied head), SmolLM2-135M Q4_1 (random weights in its skeleton) and
+# a Llama-3.1-8B-shaped Q4_0 with a Q6_K head (32 layers), all made in /tmp.
+#
+# On the device, after `source bench/device/env.sh .device` and PYTHONPATH=$PWD/.device/py:
+#   WGRT=.device/wgrt WGRT_BASE=.device/wgrt-base bash bench/variants_limits.sh
+# Env: PP (512), TG (128), REPS (3), STEP_S (seconds per bench, 90), SKEL.
+set -uo pipefail
+[ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
+WGRT=${WGRT:-build/wgrt}
+WGRT_BASE=${WGRT_BASE:-}
+PP=${PP:-512}
+TG=${TG:-128}
+REPS=${REPS:-3}
+STEP_S=${STEP_S:-90}
+MODELS=${MODELS:-llama1b smollm2 llama8b}
+SKEL=${SKEL:-.device/bench/smollm2-135m-q4_1.skel.gguf}
+RUN=${RUN:-/tmp/variants-limits}
+mkdir -p "$RUN"
+
+declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-135m-q4_1.gguf
+                       [llama8b]=/tmp/llama8b-q4_0.gguf)
+declare -A MODEL_GEN=(
+  [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
+  [smollm2]="python3 bench/random_gguf.py fill $SKEL ${MODEL_PATH[smollm2]} --seed 0"
+  [llama8b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama8b]} --seed 0 --hidden 4096 --ffn 14336 --layers 32 --output q6_k --name Llama-3.1-8B-shaped")
+t0=$SECONDS
+pids=()
+for m in $MODELS; do
+  [ -s "${MODEL_PATH[$m]}" ] && continue
+  ( timeout 240 ${MODEL_GEN[$m]} >"$RUN/gen-$m.log" 2>&1 || echo "making $m failed: $(tail -3 "$RUN/gen-$m.log")" ) &
+  pids+=($!)
+done
+[ ${#pids[@]} -gt 0 ] && wait "${pids[@]}"
+echo "models ready after $((SECONDS - t0)) s"
+
+VARIANTS="now default"
+[ -n "$WGRT_BASE" ] && VARIANTS="base now default"
+for m in $MODELS; do
+  for v in $VARIANTS; do
+    case $v in
+      base) cmd=("$WGRT_BASE" bench) ;;
+      now) cmd=("$WGRT" bench --limits adapter) ;;
+      default) cmd=("$WGRT" bench --limits default) ;;
+    esac
+    echo "=== $m $v (t=${SECONDS}s)"
+    timeout -k 5 "$STEP_S" "${cmd[@]}" --model "${MODEL_PATH[$m]}" -p "$PP" -n "$TG" -r "$REPS" \
+        --max-seconds 10 --json "$RUN/$m-$v.json" >"$RUN/$m-$v.out" 2>&1
+    echo "rc=$?"; tail -n 4 "$RUN/$m-$v.out"
+  done
+done
+
+echo; echo "=== table (t=${SECONDS}s)"
+python3 - "$RUN" "$MODELS" $VARIANTS <<'PY'
+import json, os, sys
+run, models, variants = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
+print("| model | variant | pp tok/s | tg tok/s | load s | GPU MiB | pp vs now | tg vs now |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for m in models:
+    rows = {}
+    for v in variants:
+        try:
+            d = json.load(open(os.path.join(run, f"{m}-{v}.json")))
+        except Exception as e:
+            rows[v] = None
+            continue
+        pp = next((t["tok_s"]["median"] for t in d["tests"] if t["n_gen"] == 0), float("nan"))
+        tg = next((t["tok_s"]["median"] for t in d["tests"] if t["n_gen"] > 0), float("nan"))
+        rows[v] = (pp, tg, d.get("load_seconds", float("nan")),
+                   d.get("memory", {}).get("model_total_bytes", 0) / 2**20)
+    ref = rows.get("now")
+    for v in variants:
+        r = rows[v]
+        if r is None:
+            print(f"| {m} | {v} | failed | | | | | |")
+            continue
+        rp = "%.3f" % (r[0] / ref[0]) if ref else ""
+        rt = "%.3f" % (r[1] / ref[1]) if ref else ""
+        print("| %s | %s | %.1f | %.1f | %.2f | %.0f | %s | %s |" % (m, v, r[0], r[1], r[2], r[3], rp, rt))
+PY
