@@ -5,8 +5,10 @@
 // paths under pte/ without ".json".
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 
+#include "core/half.h"
 #include "core/npy.h"
 #include "gpu_test_env.h"
 #include "host_tensors.h"
@@ -39,6 +41,21 @@ std::vector<std::string> fixture_names() {
 std::string folder_of(const std::string& name) {
   const size_t slash = name.rfind('/');
   return slash == std::string::npos ? "" : name.substr(0, slash + 1);
+}
+
+// f32 or f16 elements as floats.
+std::vector<float> as_floats(DType dtype, std::span<const uint8_t> bytes) {
+  std::vector<float> out(bytes.size() / host_size(dtype));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (dtype == DType::F16) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      out[i] = f16_to_f32(h);
+    } else {
+      std::memcpy(&out[i], bytes.data() + 4 * i, 4);
+    }
+  }
+  return out;
 }
 
 class PteProgramTest : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
@@ -84,15 +101,15 @@ TEST_P(PteProgramTest, MatchesTorch) {
         const HostTensor want = read_npy(fixture(cs["outputs"][o]["file"].string));
         ASSERT_EQ(outputs[o].dims, want.dims) << "output " << o;
         ASSERT_EQ(outputs[o].dtype, want.dtype) << "output " << o;
-        if (want.dtype != DType::F32) {
+        if (want.dtype != DType::F32 && want.dtype != DType::F16) {
           EXPECT_EQ(outputs[o].data, want.data) << "output " << o;
           continue;
         }
-        const auto* got = reinterpret_cast<const float*>(outputs[o].data.data());
-        const auto* ref = reinterpret_cast<const float*>(want.data.data());
+        const std::vector<float> got = as_floats(outputs[o].dtype, outputs[o].data);
+        const std::vector<float> ref = as_floats(want.dtype, want.data);
         double worst = 0;
         size_t bad = 0;
-        for (size_t i = 0; i < want.data.size() / 4; ++i) {
+        for (size_t i = 0; i < ref.size(); ++i) {
           const double err = std::abs(double(got[i]) - ref[i]);
           worst = std::max(worst, err);
           if (err > atol + rtol * std::abs(ref[i]) && bad++ < 3) {

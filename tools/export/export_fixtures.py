@@ -100,6 +100,21 @@ def lower(spec):
     return edge.to_executorch(config), methods
 
 
+def check_half_eager(spec, module, inputs, reference):
+    """An fp16 program's golden is float32 eager rounded to fp16; eager fp16
+    must lie within the fixture's tolerance of it too, or the tolerance would
+    hide what fp16 itself costs."""
+    with torch.no_grad():
+        eager = module(*inputs)
+    eager = eager if isinstance(eager, (tuple, list)) else (eager,)
+    for e, r in zip(eager, reference):
+        worst = (e.float() - r.float()).abs().max().item()
+        if not torch.allclose(e.float(), r.float(), atol=spec.atol, rtol=spec.rtol):
+            raise ValueError(f"{spec.name}: eager fp16 differs from the float32 reference by {worst} "
+                             f"(atol {spec.atol}, rtol {spec.rtol})")
+        print(f"{spec.name}: eager fp16 within {worst:.3g} of the float32 reference")
+
+
 def export_one(spec, out_dir):
     torch.manual_seed(spec.seed)
     np.random.seed(spec.seed)
@@ -129,6 +144,8 @@ def export_one(spec, out_dir):
                 outputs = getattr(module, "reference", module)(*inputs)
             if not isinstance(outputs, (tuple, list)):
                 outputs = (outputs,)
+            if any(t.dtype == torch.float16 for t in inputs):
+                check_half_eager(spec, module, inputs, outputs)
             prefix = spec.name if len(methods) == 1 else f"{spec.name}.{method_name}"
             if len(spec.cases(method_name)) > 1:
                 prefix += f".case{case_index}"

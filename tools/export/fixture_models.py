@@ -231,6 +231,98 @@ class SameOutputTwice(torch.nn.Module):
         return y, y
 
 
+class CausalAttention(torch.nn.Module):
+    """scaled_dot_product_attention(is_causal=True): the export builds the
+    causal mask with aten.full and a bool fill value."""
+
+    def __init__(self, dim=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.proj = torch.nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(o.transpose(1, 2).reshape(b, s, d))
+
+
+class MaskedEncoder(torch.nn.Module):
+    """Attention with a padding mask given as a bool input (True: attend),
+    as encoders such as BERT take one."""
+
+    def __init__(self, dim=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(dim, 3 * dim, bias=False)
+        self.norm = torch.nn.LayerNorm(dim)
+
+    def forward(self, x, keep):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=keep[:, None, None, :])
+        return self.norm(x + o.transpose(1, 2).reshape(b, s, d))
+
+
+class DynamicPositions(torch.nn.Module):
+    """A sequence of dynamic length whose positions come from arange over
+    the live length (a symbolic int) and index a position table."""
+
+    def __init__(self, dim=8, max_len=16):
+        super().__init__()
+        self.pos = torch.nn.Embedding(max_len, dim)
+        self.lin = torch.nn.Linear(dim, dim)
+
+    def forward(self, x):
+        positions = torch.arange(x.shape[1])
+        return self.lin(x + self.pos(positions))
+
+
+def _dynamic_positions():
+    seq = torch.export.Dim("seq", min=2, max=16)
+    return {"forward": (DynamicPositions(), (randn(1, 6, 8),), {"x": {1: seq}})}
+
+
+class Float32Reference(torch.nn.Module):
+    """Eager float32 on a float32 copy of an fp16 module's weights, the result
+    rounded to fp16: the reference for programs exported in fp16, which wgrt
+    computes in f32 (tools/export checks that eager fp16 lies within the
+    fixture's tolerance of it too)."""
+
+    def __init__(self, half_module):
+        super().__init__()
+        import copy
+        self.module = copy.deepcopy(half_module).float()
+
+    def forward(self, *inputs):
+        out = self.module(*[t.float() if t.is_floating_point() else t for t in inputs])
+        return out.half() if isinstance(out, torch.Tensor) else tuple(o.half() for o in out)
+
+
+class SmallCnn(torch.nn.Module):
+    """conv + batch norm + relu, a strided conv, average pool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.conv2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.relu(self.bn(self.conv1(x)))
+        x = F.relu(self.conv2(x))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def _fp16(module, *inputs):
+    """An fp16 copy of `module` (eval mode, with its fp32 reference) and its inputs in fp16."""
+    module = module.eval().half()
+    module.reference = Float32Reference(module)
+    return module, tuple(t.half() if t.is_floating_point() else t for t in inputs)
+
+
 MODELS: List[Spec] = [
     Spec("add_chain", "five chained aten.add.Tensor; mem_obj_ids alias",
          lambda: {"forward": (AddChain(), (randn(2, 3), randn(2, 3)), None)}),
@@ -269,6 +361,16 @@ MODELS: List[Spec] = [
          lambda: {"forward": (ReturnsInput(), (randn(2, 3), randn(4)), None)}, seed=13),
     Spec("same_output_twice", "one value returned twice",
          lambda: {"forward": (SameOutputTwice(), (randn(3, 4),), None)}, seed=14),
+    Spec("dynamic_positions", "positions from arange over a dynamic sequence length (a symbolic int)",
+         _dynamic_positions,
+         extra_cases=lambda: {"forward": [(randn(1, 2, 8),), (randn(1, 16, 8),), (randn(1, 11, 8),)]},
+         seed=17),
+    Spec("fp16_cnn", "an fp16 CNN (conv, batch norm, relu, pool, linear) against float32 eager",
+         lambda: {"forward": (*_fp16(SmallCnn(), randn(1, 3, 16, 16)), None)}, seed=18,
+         atol=2e-3, rtol=2e-3),
+    Spec("fp16_transformer_block", "the transformer block in fp16 against float32 eager",
+         lambda: {"forward": (*_fp16(TransformerBlock(), randn(1, 8, 16)), None)}, seed=19,
+         atol=4e-3, rtol=4e-3),
     Spec("two_methods", "two methods in one program: 'forward' and 'triple'",
          lambda: {"forward": (Scale(2.0), (randn(4),), None),
                   "triple": (Scale(3.0), (randn(2, 2),), None)}, seed=11),

@@ -8,7 +8,7 @@ from typing import List
 import torch
 import torch.nn.functional as F
 
-from fixture_models import Spec, randn
+from fixture_models import CausalAttention, MaskedEncoder, Spec, randn
 
 
 class Encoder(torch.nn.Module):
@@ -118,6 +118,12 @@ def _dynamic():
 
 
 PARTIAL_MODELS: List[Spec] = [
+    Spec("causal_attention", "scaled_dot_product_attention(is_causal=True): a bool-filled mask; the partitioner leaves mul.Scalar, any and scalar_tensor on the CPU",
+         lambda: {"forward": (CausalAttention(), (randn(1, 6, 16),), None)}, seed=15),
+    Spec("masked_encoder", "attention under a padding mask given as a bool input, then layer_norm",
+         lambda: {"forward": (MaskedEncoder(), (randn(1, 5, 16),
+                                                torch.tensor([[True, True, True, False, False]])), None)},
+         seed=16),
     Spec("encoder", "stock nn.TransformerEncoder, 2 layers: mul.Scalar and any stay on the CPU",
          lambda: {"forward": (Encoder(), (randn(2, 5, 16),), None)}, seed=20, atol=2e-4),
     Spec("cpu_reductions", "linear, then erf, var and any on the CPU, then linear",

@@ -202,30 +202,6 @@ void blocks(std::span<const uint8_t> bytes, std::span<float> out, uint32_t block
 
 }  // namespace
 
-float f16_to_f32(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1F;
-  uint32_t mant = h & 0x3FF;
-  uint32_t bits;
-  if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);  // inf / nan (payload kept)
-  } else if (exp != 0) {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;  // signed zero
-  } else {
-    // Subnormal half: normalise the mantissa into an f32 normal.
-    int e = -1;
-    do {
-      mant <<= 1;
-      ++e;
-    } while ((mant & 0x400) == 0);
-    bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3FF) << 13);
-  }
-  return std::bit_cast<float>(bits);
-}
-
-float bf16_to_f32(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 
 void dequantize(GgmlType type, std::span<const uint8_t> bytes, std::span<float> out) {
   if (!is_supported(type)) {

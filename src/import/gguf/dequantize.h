@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "core/half.h"
 #include "import/gguf/ggml_type.h"
 
 namespace wgrt::gguf {
@@ -16,8 +17,8 @@ namespace wgrt::gguf {
 class GgufFile;
 struct TensorInfo;
 
-float f16_to_f32(uint16_t bits);
-float bf16_to_f32(uint16_t bits);
+using wgrt::bf16_to_f32;
+using wgrt::f16_to_f32;
 
 // Decodes out.size() elements of `type` from `bytes`, which must hold exactly
 // that many elements (a whole number of blocks). NotSupported for types

@@ -65,7 +65,7 @@ struct TypedDef {
   bool alpha = false;     // the scalar is add/sub's alpha: it may be None (1)
 };
 
-constexpr const char* kConvertTypes = "f32, i32, i64, bool -> f32, i32, i64, bool";
+constexpr const char* kConvertTypes = "f16, f32, i32, i64, bool -> f16, f32, i32, i64, bool";
 constexpr const char* kNumericTypes = "f32, i32, i64";
 
 constexpr TypedDef kOps[] = {
@@ -96,6 +96,8 @@ constexpr TypedDef kOps[] = {
     {"dim_order_ops._clone_dim_order.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 2, 0, 2},
     {"aten.alias_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
     {"aten.copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 1, 1, -1, 0},
+    // (x, out): the edges of an f16 program computed in f32 (graph/passes/widen_f16.h).
+    {"wgrt.convert_dtype", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
 };
 
 // Registered by binary.cpp, which forwards operands that are not all f32.
@@ -110,6 +112,7 @@ uint32_t type_code(DType t) {
   switch (t) {
     case DType::F32: return 0;
     case DType::I32: case DType::I64: return 1;
+    case DType::F16: return 4;
     default: return 2;  // Bool
   }
 }
@@ -125,8 +128,11 @@ bool is_integer(DType t) { return t == DType::I32 || t == DType::I64 || t == DTy
 void check(const TypedDef& def, const OpArgs& args) {
   args.expect_count(out_arg(def) + 1);
   std::optional<Dims> shape = Dims{};
+  // Conversions also read and write f16 (packed two to a word).
+  const bool convert = def.op == TypedOp::Convert;
   for (size_t i = def.first; i < def.first + def.tensors; ++i) {
-    const Tensor& t = def.operands == Operands::Float     ? args.tensor(i, {DType::F32})
+    const Tensor& t = convert                             ? args.tensor(i, {DType::F16, DType::F32, DType::I32, DType::I64, DType::Bool})
+                      : def.operands == Operands::Float   ? args.tensor(i, {DType::F32})
                       : def.operands == Operands::Numeric ? args.tensor(i, {DType::F32, DType::I32, DType::I64})
                       : def.operands == Operands::Integer ? args.tensor(i, {DType::I32, DType::I64, DType::Bool})
                                                           : args.tensor(i, {DType::F32, DType::I32, DType::I64, DType::Bool});
@@ -165,7 +171,8 @@ void check(const TypedDef& def, const OpArgs& args) {
       args.fail(m, "rounding_mode: expected 'trunc' or 'floor'");
     }
   }
-  const Tensor& out = args.tensor(out_arg(def), {DType::F32, DType::I32, DType::I64, DType::Bool});
+  const Tensor& out = convert ? args.tensor(out_arg(def), {DType::F16, DType::F32, DType::I32, DType::I64, DType::Bool})
+                              : args.tensor(out_arg(def), {DType::F32, DType::I32, DType::I64, DType::Bool});
   if (out.max_dims != *shape) {
     args.fail(out_arg(def), "expected shape " + dims_string(*shape) + ", got " + dims_string(out.max_dims));
   }

@@ -3,9 +3,10 @@
 // arithmetic ops on integers (add, sub, mul, true div), and dtype conversion.
 // Tensors are read and written as 32-bit words: TYPE codes 0 f32, 1 i32
 // (also i64 tensors, which live on the GPU as i32), 2 bool (one byte per
-// element, four to a word), 3 the scalar in Params (for .Scalar overloads).
-// Each invocation writes four consecutive output elements, so a bool output
-// is written a whole word at a time.
+// element, four to a word), 3 the scalar in Params (for .Scalar overloads),
+// 4 f16 (two to a word, through WGSL's core pack/unpack builtins: no
+// shader-f16 needed). Each invocation writes four consecutive output
+// elements, so a bool or f16 output is written whole words at a time.
 // INT_MATH: every operand is an integer or bool: compare and combine as i32
 // (exact, wrapping like torch's int32), not f32.
 // add/sub carry their alpha in the scalar slot (scalar_f, scalar_i).
@@ -50,6 +51,10 @@ fn load(which: u32, ty: u32, idx: u32) -> V {
     let byte = (word(which, idx / 4u) >> ((idx % 4u) * 8u)) & 0xffu;
     let i = select(0, 1, byte != 0u);
     return V(f32(i), i);
+  }
+  if (ty == 4u) {
+    let f = unpack2x16float(word(which, idx / 2u))[idx % 2u];
+    return V(f, i32(f));
   }
   let w = word(which, idx);
   if (ty == 0u) {
@@ -175,7 +180,7 @@ fn encode(v: V) -> u32 {
   }
 }
 
-fn element(e: u32) -> u32 {
+fn value(e: u32) -> V {
   var rest = e;
   var ia = 0u;
   var ib = 0u;
@@ -188,8 +193,10 @@ fn element(e: u32) -> u32 {
     ib += k * at(p.b_strides, u32(d));
     ic += k * at(p.c_strides, u32(d));
   }
-  return encode(apply(load(0u, A_TYPE, ia), load(1u, B_TYPE, ib), load(2u, C_TYPE, ic)));
+  return apply(load(0u, A_TYPE, ia), load(1u, B_TYPE, ib), load(2u, C_TYPE, ic));
 }
+
+fn element(e: u32) -> u32 { return encode(value(e)); }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
@@ -201,6 +208,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var packed = 0u;
     for (var j = 0u; j < 4u && e0 + j < p.count; j++) { packed |= element(e0 + j) << (8u * j); }
     out[t] = packed;
+  } else if (OUT_TYPE == 4u) {
+    var pair = vec2<f32>(0.0, 0.0);
+    for (var j = 0u; j < 4u && e0 + j < p.count; j++) {
+      pair[j % 2u] = value(e0 + j).f;
+      if (j % 2u == 1u || e0 + j + 1u == p.count) {
+        out[e0 / 2u + j / 2u] = pack2x16float(pair);
+        pair = vec2<f32>(0.0, 0.0);
+      }
+    }
   } else {
     for (var j = 0u; j < 4u && e0 + j < p.count; j++) { out[e0 + j] = element(e0 + j); }
   }
