@@ -19,4 +19,10 @@ size_t host_size(DType t);
 // ExecuTorch's Vulkan backend also does); everything else as on the host.
 size_t device_size(DType t);
 
+// IEEE 754 binary16 and bfloat16 elements on the host (f16 tensors' bytes).
+float f16_to_f32(uint16_t bits);
+float bf16_to_f32(uint16_t bits);
+// Rounds to nearest even; beyond the f16 range gives infinity, NaN stays NaN.
+uint16_t f32_to_f16(float value);
+
 }  // namespace wgrt

@@ -41,6 +41,14 @@ api::Tensor random_input(const api::TensorInfo& info, std::mt19937& rng) {
       for (size_t i = 0; i < n; ++i) p[i] = d(rng);
       break;
     }
+    case DType::F16: {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (size_t i = 0; i < n; ++i) {
+        const uint16_t h = f32_to_f16(d(rng));
+        std::memcpy(bytes.data() + 2 * i, &h, 2);
+      }
+      break;
+    }
     case DType::I32:
     case DType::I64: {
       // Small non-negative values: valid as indices into any table of 8 or more rows.

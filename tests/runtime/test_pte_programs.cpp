@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/half.h"
+#include "wgrt/dtype.h"
 #include "core/npy.h"
 #include "gpu_test_env.h"
 #include "host_tensors.h"

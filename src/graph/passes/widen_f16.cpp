@@ -4,7 +4,7 @@
 #include <cstring>
 #include <set>
 
-#include "core/half.h"
+#include "wgrt/dtype.h"
 
 namespace wgrt {
 namespace {

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "core/half.h"
+#include "wgrt/dtype.h"
 #include "import/gguf/ggml_type.h"
 
 namespace wgrt::gguf {
