@@ -23,7 +23,7 @@ using testing::read_json;
 const std::vector<std::string> kFixtures = {
     "add_chain", "mlp", "softmax_layer_norm", "shape_ops", "dynamic_batch", "external_weights",
     "transformer_block", "elementwise", "embedding", "bmm", "inline_delegate", "partial_cpu",
-    "two_methods", "returns_input", "same_output_twice", "dynamic_positions", "fp16_cnn", "fp16_transformer_block"};
+    "two_methods", "returns_input", "same_output_twice", "dynamic_positions", "fp16_cnn", "fp16_transformer_block", "zero_dim_output"};
 
 Program load_fixture(const std::string& name) {
   const Json manifest = read_json(fixture(name + ".json"));

@@ -231,6 +231,15 @@ class SameOutputTwice(torch.nn.Module):
         return y, y
 
 
+class ZeroDimOutput(torch.nn.Module):
+    """0-d outputs (elements picked by two selects, scaled and multiplied)
+    beside a 2-d one."""
+
+    def forward(self, x):
+        e = x.select(0, 1).select(0, 2)
+        return e * 3.0, x * 2.0, e * x.select(0, 0).select(0, 1)
+
+
 class CausalAttention(torch.nn.Module):
     """scaled_dot_product_attention(is_causal=True): the export builds the
     causal mask with aten.full and a bool fill value."""
@@ -361,6 +370,8 @@ MODELS: List[Spec] = [
          lambda: {"forward": (ReturnsInput(), (randn(2, 3), randn(4)), None)}, seed=13),
     Spec("same_output_twice", "one value returned twice",
          lambda: {"forward": (SameOutputTwice(), (randn(3, 4),), None)}, seed=14),
+    Spec("zero_dim_output", "0-d outputs (selects of selects, scaled, multiplied) beside a 2-d one",
+         lambda: {"forward": (ZeroDimOutput(), (randn(3, 4),), None)}, seed=21),
     Spec("dynamic_positions", "positions from arange over a dynamic sequence length (a symbolic int)",
          _dynamic_positions,
          extra_cases=lambda: {"forward": [(randn(1, 2, 8),), (randn(1, 16, 8),), (randn(1, 11, 8),)]},
