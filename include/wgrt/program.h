@@ -163,6 +163,10 @@ struct MethodInfo {
   std::vector<std::string> cpu_kernels;
   size_t delegates = 0;
   std::vector<OperatorUse> operators;  // of its delegates, sorted by name
+  // What loading refuses before any GPU work, each with where and why (op,
+  // argument, dtype, expected vs got): the same checks load runs, every
+  // instance rather than the first. Not filled when named data is missing.
+  std::vector<std::string> blockers;
 };
 
 struct ProgramInfo {

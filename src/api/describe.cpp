@@ -6,6 +6,8 @@
 
 #include "graph/op_registry.h"
 #include "import/pte/program.h"
+#include "import/pte/to_graph.h"
+#include "wgrt/error.h"
 #include "wgrt/program.h"
 
 namespace wgrt::api {
@@ -29,6 +31,31 @@ ValueInfo value_info(const pte::IoValue& io) {
   return v;
 }
 
+// What load would refuse in one method: its whole graph through wgrt's own
+// runtime, or each delegate's graph as ExecuTorch's runtime hands it to wgrt
+// (a method with CPU kernels).
+std::vector<std::string> blockers(const pte::Program& program, const pte::Method& m, const std::string& path,
+                                  const OpRegistry& registry) {
+  std::vector<std::string> out;
+  auto check = [&](auto make_graph) {
+    try {
+      const Graph g = make_graph();
+      for (auto& b : registry.blockers(g)) out.push_back(std::move(b));
+    } catch (const Error& e) {
+      out.push_back(e.what());
+    }
+  };
+  if (m.cpu_kernels.empty()) {
+    check([&] { return pte::to_graph(program, m, path); });
+  } else {
+    for (size_t i = 0; i < m.delegates.size(); ++i) {
+      const pte::VkGraph& vk = m.delegates[i].graph;
+      check([&] { return pte::vk_to_graph(vk, vk.input_ids, vk.output_ids, {}, "delegate " + std::to_string(i)); });
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ProgramInfo describe_program(const std::string& path, const std::string& ptd) {
@@ -50,6 +77,7 @@ ProgramInfo describe_program(const std::string& path, const std::string& ptd) {
       for (const auto& op : d.graph.ops) ++counts[op.name];
     }
     for (const auto& [name, n] : counts) mi.operators.push_back({name, n, registry.find(name) != nullptr});
+    if (!mi.constant && info.missing_named_data.empty()) mi.blockers = blockers(parsed, m, path, registry);
     info.methods.push_back(std::move(mi));
   }
   return info;

@@ -4,11 +4,13 @@
 // Uses only wgrt's public API.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "wgrt/error.h"
 #include "wgrt/program.h"
 
 namespace wgrt::cli {
@@ -53,8 +55,13 @@ int inspect(const std::string& path, const std::string& ptd) {
     }
     std::printf("  operators (%zu delegate%s):\n", m.delegates, m.delegates == 1 ? "" : "s");
     for (const api::OperatorUse& op : m.operators) {
-      all_supported &= op.supported;
       std::printf("    %4d  %s%s\n", op.count, op.name.c_str(), op.supported ? "" : "   <- not supported by wgrt");
+    }
+    // The checks load runs (operators, dtypes, arguments), every failure.
+    if (!m.blockers.empty()) {
+      all_supported = false;
+      std::printf("  loading refuses it:\n");
+      for (const auto& b : m.blockers) std::printf("    %s\n", b.c_str());
     }
   }
 
@@ -78,7 +85,15 @@ int inspect(const std::string& path, const std::string& ptd) {
     return 0;
   }
   const api::Runtime runtime = api::Runtime::create(runtime_options());
-  const api::Program program = api::Program::load(runtime, path, ptd);
+  // What only the device can say (its limits and features): the load itself.
+  std::optional<api::Program> loaded;
+  try {
+    loaded.emplace(api::Program::load(runtime, path, ptd));
+  } catch (const Error& e) {
+    std::printf("\nloading on %s refuses it:\n  %s\n", runtime.adapter_info().name.c_str(), e.what());
+    return 1;
+  }
+  const api::Program& program = *loaded;
   for (const auto& name : program.method_names()) {
     const api::Method method = program.method(name);
     std::printf("\nmemory plan of '%s' on %s (%zu dispatches):\n%s", name.c_str(), runtime.adapter_info().name.c_str(),

@@ -1,5 +1,6 @@
 #include "graph/op_registry.h"
 
+#include <optional>
 #include <set>
 
 #include "wgrt/error.h"
@@ -164,6 +165,11 @@ std::vector<std::string> OpRegistry::names() const {
 }
 
 void OpRegistry::check_graph(const Graph& graph) const {
+  if (auto unknown = unknown_ops(graph)) throw Error(ErrorCode::NotSupported, *unknown);
+  for (size_t i = 0; i < graph.ops.size(); ++i) check_op(graph, i);
+}
+
+std::optional<std::string> OpRegistry::unknown_ops(const Graph& graph) const {
   std::set<std::string> unknown;
   size_t first_unknown = 0;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
@@ -172,16 +178,29 @@ void OpRegistry::check_graph(const Graph& graph) const {
       unknown.insert(graph.ops[i].name);
     }
   }
-  if (!unknown.empty()) {
-    std::string list;
-    for (const auto& n : unknown) list += (list.empty() ? "" : ", ") + n;
-    throw Error(ErrorCode::NotSupported, "unsupported operator(s): " + list + " (first at op " +
-                                             std::to_string(first_unknown) + ")");
-  }
+  if (unknown.empty()) return std::nullopt;
+  std::string list;
+  for (const auto& n : unknown) list += (list.empty() ? "" : ", ") + n;
+  return "unsupported operator(s): " + list + " (first at op " + std::to_string(first_unknown) + ")";
+}
+
+void OpRegistry::check_op(const Graph& graph, size_t i) const {
+  const OpDef* def = find(graph.ops[i].name);
+  if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+}
+
+std::vector<std::string> OpRegistry::blockers(const Graph& graph) const {
+  std::vector<std::string> out;
+  if (auto unknown = unknown_ops(graph)) out.push_back(std::move(*unknown));
   for (size_t i = 0; i < graph.ops.size(); ++i) {
-    const OpDef* def = find(graph.ops[i].name);
-    if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+    if (find(graph.ops[i].name) == nullptr) continue;
+    try {
+      check_op(graph, i);
+    } catch (const Error& e) {
+      out.push_back(e.what());
+    }
   }
+  return out;
 }
 
 void OpRegistry::prepare_constants(Graph& graph) const {

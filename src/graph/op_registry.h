@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,10 +109,17 @@ class OpRegistry {
   // Checks every op of the graph; throws for the first unknown or malformed
   // one (an unknown op's error lists all unknown ops of the graph).
   void check_graph(const Graph& graph) const;
+  // What check_graph would refuse, every instance: the unknown operators
+  // (one message) and each op whose check fails. Empty
+  // when the graph loads as far as its ops go (`wgrt inspect`).
+  std::vector<std::string> blockers(const Graph& graph) const;
   // Runs every op's prepare step in op order; call after check_graph.
   void prepare_constants(Graph& graph) const;
 
  private:
+  void check_op(const Graph& graph, size_t i) const;  // a known op's check
+  // The message naming every operator the registry lacks, if any.
+  std::optional<std::string> unknown_ops(const Graph& graph) const;
   std::map<std::string, OpDef, std::less<>> ops_;
 };
 
