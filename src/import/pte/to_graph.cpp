@@ -121,10 +121,14 @@ Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span
                                                            " but the graph has " + std::to_string(vk.constants.size()) +
                                                            " constants");
               }
-              const auto bytes = vk.constants[x.constant_id].bytes;
+              const Constant& c = vk.constants[x.constant_id];
+              const auto bytes = c.bytes;
               const uint64_t want = uint64_t(numel(dims)) * host_size(dtype);
               if (bytes.size() != want) {
-                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant " + std::to_string(x.constant_id) +
+                // Named data of the wrong size: most often a .ptd written for another program.
+                const std::string from = c.named_key.empty() ? ""
+                                         : " (named data '" + c.named_key + "': is the .ptd this program's?)";
+                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant " + std::to_string(x.constant_id) + from +
                                                            " has " + std::to_string(bytes.size()) + " bytes, " +
                                                            std::string(dtype_name(dtype)) + dims_string(dims) +
                                                            " needs " + std::to_string(want));
