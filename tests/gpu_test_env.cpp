@@ -4,19 +4,24 @@
 #include <memory>
 #include <string>
 
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::test {
 namespace {
 std::string g_reason;
-// Tests compare with f32 references at f32 tolerances, so prefill GEMMs run
-// in f32 here unless WGRT_MATMUL says otherwise; the f16 variants are tested
-// through an explicit LoadOptions::matmul_precision (test_quant_linear.cpp).
-// Likewise the GEMM family runs at every size here (not only from 128
-// workgroups up), so small test shapes exercise it.
-const bool g_f32_gemms = [] {
-  return setenv("WGRT_MATMUL", "f32", 0) == 0 && setenv("WGRT_GEMM_MIN_WORKGROUPS", "0", 0) == 0;
-}();
+}
+
+Tuning tuning() {
+  Tuning t;
+  t.matmul_precision = MatmulPrecision::F32;
+  return tuning_from_environment(t);
+}
+
+LoadOptions load_options() {
+  LoadOptions o;
+  o.tuning = tuning();
+  return o;
 }
 
 bool gpu_required() {
@@ -28,9 +33,7 @@ bool gpu_required() {
 
 gpu::DeviceOptions device_options_from_env() {
   gpu::DeviceOptions o;
-  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
-    o.limits = gpu::parse_limits_mode(v, "WGRT_LIMITS");
-  }
+  o.limits = static_cast<gpu::LimitsMode>(api::runtime_options_from_environment().limits);
   return o;
 }
 

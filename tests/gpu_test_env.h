@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "graph/executable_graph.h"
+#include "wgrt/tuning.h"
 #include "wgrt/error.h"
 
 namespace wgrt::test {
@@ -19,6 +21,13 @@ namespace wgrt::test {
 // onto DeviceOptions::limits, so the suite runs again under WebGPU's default
 // limits (scripts/test_default_limits.sh).
 gpu::DeviceOptions device_options_from_env();
+// The tuning tests load with: prefill GEMMs in f32 (tests compare with f32
+// references at f32 tolerances; the f16 GEMMs are tested against their own
+// bound, test_quant_linear.cpp), then whatever the WGRT_* variables ask for
+// (wgrt/environment.h), so a whole test run can be repeated with a switch.
+Tuning tuning();
+// LoadOptions with tuning().
+LoadOptions load_options();
 // The process-wide test device, created on first use; null when none exists.
 gpu::Device* shared_device();
 // Why shared_device() is null.

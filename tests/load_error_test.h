@@ -14,7 +14,7 @@ class LoadErrorTest : public GpuTest {
  protected:
   std::string load_error(GraphBuilder&& b) {
     try {
-      ExecutableGraph::load(device(), std::move(b).build());
+      ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     } catch (const Error& e) {
       return e.what();
     }

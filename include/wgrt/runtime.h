@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "wgrt/tuning.h"
+
 namespace wgrt::api {
 
 namespace detail {
@@ -133,40 +135,13 @@ struct OperatorInfo {
 // Every operator, sorted by name.
 std::vector<OperatorInfo> supported_operators();
 
-// Arithmetic of the prefill matrix products (GEMMs) of GGUF models:
-//   Default  WGRT_MATMUL when set (auto, f32, f16, f16acc), else Auto
-//   Auto     the older tiled kernels (the GEMM family is opt-in: it was
-//            slower on the H200)
-//   F32      the GEMM family in f32
-//   F16      f16 operands and products, f16 partial sums over 32 K steps
-//            added into f32 (F32 without shader_f16)
-//   F16Acc   f16 throughout (largest error; F32 without shader_f16)
-// Decode (one token) is always f32.
-enum class MatmulPrecision { Default, Auto, F32, F16, F16Acc };
-
-// Settings of one loaded program or LLM. Each defaults to its environment
-// variable when that is set (for A/B measurements without a rebuild); a
-// variable set to something it cannot mean is Error(InvalidArgument) at load.
+// Settings of one loaded program or LLM: every tuning switch (wgrt/tuning.h,
+// defaults in code). The library reads no environment variable for them;
+// load_options_from_environment (wgrt/environment.h) maps the WGRT_*
+// variables for entry points that want them. A field outside its range is
+// Error(InvalidArgument) at load, naming the field.
 struct LoadOptions {
-  // Submit the GPU work after this many dispatches (0: once per run), so the
-  // GPU starts while the rest is encoded. Default 64 for a program, 0 for an
-  // LLM (its decode steps are in flight); WGRT_SUBMIT_EVERY.
-  int submit_every = -1;  // -1: the default
-  // Share scratch buffers between ops that run one after another. Default
-  // on; WGRT_NO_SCRATCH_POOL=1 turns it off.
-  int scratch_pool = -1;  // -1: the default, 0: off, 1: on
-  // Fuse transformer-layer op patterns (RMSNorm into the next linear, the
-  // residual add into the previous one) at load. Default on; WGRT_NO_FUSE=1
-  // turns it off.
-  int fuse = -1;  // -1: the default, 0: off, 1: on
-  // See MatmulPrecision.
-  MatmulPrecision matmul_precision = MatmulPrecision::Default;
-  // Flash attention for prompt chunks (one pass, flat scratch at any
-  // context) instead of three passes over a score matrix. Default: on
-  // wherever the head dim and the device's workgroup memory allow (faster
-  // on the H200); WGRT_FLASH_ATTENTION=1 or 0 forces it on or off. An f16
-  // KV cache uses it whatever this says.
-  int flash_attention = -1;  // -1: the default, 0: off, 1: on
+  Tuning tuning;
 };
 
 }  // namespace wgrt::api

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "bindings.h"
+#include "wgrt/environment.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::py {
@@ -71,6 +72,7 @@ void bind_llm(nb::module_& m) {
         options.context = context;
         options.chunk = chunk;
         options.kv_f16 = kv_f16;
+        options.load = api::load_options_from_environment();
         return PyLLM{api::Llm::load(default_runtime(), options)};
       }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false)
       .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })

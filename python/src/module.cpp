@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "wgrt/dlpack.h"
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 #include "wgrt/program.h"
 #include "wgrt/testing.h"
@@ -58,11 +59,7 @@ uint64_t buffer_id(const void* buffer) { return uint64_t(reinterpret_cast<uintpt
 // The process runtime, with the limits mode WGRT_LIMITS names (adapter when
 // unset; wgrt.configure(limits=...) before first use sets the variable).
 api::Runtime default_runtime() {
-  api::RuntimeOptions options;
-  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
-    options.limits = api::parse_limits_mode(v, "WGRT_LIMITS");
-  }
-  return api::Runtime::process_default(options);
+  return api::Runtime::process_default(api::runtime_options_from_environment());
 }
 
 const char* numpy_dtype_name(DType dtype) {

@@ -91,19 +91,7 @@ namespace detail {
 
 wgrt::LoadOptions engine_options(const LoadOptions& options) {
   wgrt::LoadOptions o;
-  if (options.submit_every >= 0) o.submit_every = size_t(options.submit_every);
-  if (options.scratch_pool >= 0) o.scratch_pool = options.scratch_pool != 0;
-  if (options.fuse >= 0) o.fuse = options.fuse != 0;
-  switch (options.matmul_precision) {
-    case MatmulPrecision::Default: break;
-    case MatmulPrecision::Auto: o.matmul_precision = wgrt::MatmulPrecision::Auto; break;
-    case MatmulPrecision::F32: o.matmul_precision = wgrt::MatmulPrecision::F32; break;
-    case MatmulPrecision::F16: o.matmul_precision = wgrt::MatmulPrecision::F16; break;
-    case MatmulPrecision::F16Acc: o.matmul_precision = wgrt::MatmulPrecision::F16Acc; break;
-  }
-  if (options.flash_attention >= 0) {
-    o.flash_attention = options.flash_attention != 0 ? FlashAttention::On : FlashAttention::Off;
-  }
+  o.tuning = options.tuning;
   return o;
 }
 

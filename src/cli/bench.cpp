@@ -338,11 +338,9 @@ int bench(const BenchArgs& args) {
   const int64_t need = std::max({max_pp, std::max<int64_t>(1, tg_prefill) + max_tg + 1, profile ? int64_t(17) : int64_t(1)});
 
   const api::Runtime runtime = api::Runtime::create(runtime_options());
-  api::LlmOptions load;
-  load.path = args.model;
+  api::LlmOptions load = llm_options(args.model, args.no_fuse);
   load.context = args.ctx > 0 ? args.ctx : need;
   load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
-  if (args.no_fuse) load.load.fuse = 0;
   load.kv_f16 = args.kv_f16;
   const auto t_load = Clock::now();
   std::optional<api::Llm> model = api::Llm::load(runtime, load);

@@ -2,9 +2,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
+#include "wgrt/environment.h"
+#include "wgrt/error.h"
 #include "wgrt/program.h"
 
 namespace wgrt::cli {
@@ -52,12 +55,27 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 }
 
 api::RuntimeOptions runtime_options() {
-  api::RuntimeOptions options;
-  if (!g_limits.empty()) {
-    options.limits = api::parse_limits_mode(g_limits, "--limits");
-  } else if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
-    options.limits = api::parse_limits_mode(v, "WGRT_LIMITS");
+  api::RuntimeOptions options = api::runtime_options_from_environment();
+  if (!g_limits.empty()) options.limits = api::parse_limits_mode(g_limits, "--limits");
+  return options;
+}
+
+api::LoadOptions load_options(bool no_fuse) {
+  api::LoadOptions options = api::load_options_from_environment();
+  if (no_fuse) options.tuning.fuse = false;
+  return options;
+}
+
+api::LlmOptions llm_options(const std::string& model, bool no_fuse) {
+  api::LlmOptions options;
+  options.path = model;
+  if (const char* v = std::getenv("WGRT_DEFAULT_MODEL"); model.empty() && v != nullptr && *v != '\0') {
+    if (!std::filesystem::is_regular_file(v)) {
+      throw Error(ErrorCode::NotFound, std::string("WGRT_DEFAULT_MODEL is '") + v + "', which is not a file");
+    }
+    options.path = v;
   }
+  options.load = load_options(no_fuse);
   return options;
 }
 

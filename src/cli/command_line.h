@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "wgrt/llm.h"
 #include "wgrt/runtime.h"
 
 namespace wgrt::cli {
@@ -33,6 +34,12 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 // chose, else WGRT_LIMITS, else adapter. An unknown value is
 // Error(InvalidArgument) naming the option (or variable) and the accepted values.
 api::RuntimeOptions runtime_options();
+// The tuning the WGRT_* variables ask for (wgrt/environment.h); --no-fuse
+// turns the fusion passes off.
+api::LoadOptions load_options(bool no_fuse = false);
+// An LLM's options: `model`, else WGRT_DEFAULT_MODEL when set (it must be a
+// file), else empty (the built-in model); its load options as above.
+api::LlmOptions llm_options(const std::string& model, bool no_fuse = false);
 
 // --ptd when given, else the .ptd beside the .pte (api::ptd_beside), which
 // `command` says on stderr that it uses; "" when there is neither.

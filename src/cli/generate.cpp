@@ -98,12 +98,10 @@ int generate(const GenerateArgs& args) {
   api::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
 
   const api::Runtime runtime = api::Runtime::create(runtime_options());
-  api::LlmOptions load;
-  load.path = args.model;
+  api::LlmOptions load = llm_options(args.model, args.no_fuse);
   load.tokenizer_path = args.tokenizer;
   load.context = args.ctx;
   load.chunk = args.chunk;
-  if (args.no_fuse) load.load.fuse = 0;
   load.kv_f16 = args.kv_f16;
   load.check = gen;
   std::optional<api::Llm> model;

@@ -76,8 +76,7 @@ int run(const RunArgs& args) {
   const std::string& path = args.path;
   const api::Runtime runtime = api::Runtime::create(runtime_options());
   const auto t_load = std::chrono::steady_clock::now();
-  api::LoadOptions load;
-  if (args.no_fuse) load.fuse = 0;
+  const api::LoadOptions load = load_options(args.no_fuse);
   const api::Program program = api::Program::load(runtime, path, ptd_or_beside("run", path, args.ptd), load);
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
   api::Method method = program.method(args.method);

@@ -78,6 +78,12 @@ int serve(ServeConfig& config) {
   static StopSignals signals;  // its thread may outlive this call
 
   const api::Runtime runtime = api::Runtime::create(runtime_options());
+  {
+    // The model path and tuning the environment names (WGRT_DEFAULT_MODEL, WGRT_*).
+    const api::LlmOptions env = llm_options(config.load.path);
+    config.load.path = env.path;
+    config.load.load = env.load;
+  }
   std::optional<api::Llm> model;
   {
     ProgressBar bar("loading");

@@ -18,6 +18,7 @@
 #include "tensor_io.h"
 #include "runtime/delegate_blob.h"
 #include "runtime/runtime.h"
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::et_backend {
@@ -72,13 +73,12 @@ et::Error guarded(const F& f) {
 }
 
 // The process runtime with the limits WGRT_LIMITS names (adapter when
-// unset): the backend has no options of its own, so the variable is how a
-// user of ExecuTorch's runtime asks for WebGPU's default limits.
+// unset): the backend has no options of its own, so the variables
+// (wgrt/environment.h) are how a user of ExecuTorch's runtime asks for
+// WebGPU's default limits or another tuning.
 Runtime& backend_runtime() {
   gpu::DeviceOptions options;
-  if (const char* v = std::getenv("WGRT_LIMITS"); v != nullptr && *v != 0) {
-    options.limits = gpu::parse_limits_mode(v, "WGRT_LIMITS");
-  }
+  options.limits = static_cast<gpu::LimitsMode>(api::runtime_options_from_environment().limits);
   return Runtime::process_default(options);
 }
 
@@ -113,7 +113,9 @@ class WgrtBackend final : public et::BackendInterface {
     };
     const et::Error err = guarded([&] {
       const std::span<const uint8_t> blob(static_cast<const uint8_t*>(processed->data()), processed->size());
-      handle->graph = load_delegate_blob(backend_runtime().device(), blob, lookup, handle->where);
+      LoadOptions load;
+      load.tuning = tuning_from_environment();
+      handle->graph = load_delegate_blob(backend_runtime().device(), blob, lookup, handle->where, load);
     });
     for (auto& f : fetched) f.Free();
     if (err != et::Error::Ok) return err;

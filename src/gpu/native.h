@@ -30,12 +30,12 @@ unsigned subgroups_feature();
 // Which checks wgpu's shader translator adds to every shader (wgpu's
 // ShaderRuntimeChecks): index clamping on arrays and buffers, and a counter
 // in every loop that ends it after 2^64 iterations.
-struct ShaderChecks {
+struct RuntimeChecks {
   bool bounds = true;
   bool loop_bounding = true;
 };
 // Creates a shader module with only the given checks.
-WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, ShaderChecks checks);
+WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, RuntimeChecks checks);
 
 // "wgpu-native X.Y.Z.W".
 std::string version();

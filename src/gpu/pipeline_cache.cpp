@@ -17,24 +17,22 @@
 namespace wgrt::gpu {
 namespace {
 
-// The checks wgpu adds to every shader (native.h). Off by default: on the
-// H200 (bench/RESULTS.md, 2026-12-01) the loop counters alone cost llama1b
-// decode 35 % of its speed (573 -> 882 tok/s without them) and the index
-// clamps another 2 % (901), prefill 17 % (9,363 -> 10,921 tok/s pp512). Our
-// shaders bound every loop by their parameters and compute their indices
-// from the shapes the host checked; the ones indexed by data clamp those
-// indices themselves (embeddings, gather). Out-of-range accesses left would
-// stay inside their buffer under Vulkan's robust buffer access.
-// WGRT_SHADER_CHECKS=all (wgpu's default), bounds (clamps, no loop counters)
-// or none (the default), for A/B runs.
-native::ShaderChecks shader_checks() {
-  const char* v = std::getenv("WGRT_SHADER_CHECKS");
-  const std::string_view mode = v != nullptr && *v != 0 ? v : "none";
-  if (mode == "all") return {};
-  if (mode == "bounds") return {true, false};
-  if (mode == "none") return {false, false};
-  throw Error(ErrorCode::InvalidArgument,
-              "WGRT_SHADER_CHECKS: expected all, bounds or none, got '" + std::string(mode) + "'");
+// The checks wgpu adds to every shader (native.h). None by default
+// (Tuning::shader_checks): on the H200 (bench/RESULTS.md, 2026-12-01) the
+// loop counters alone cost llama1b decode 35 % of its speed (573 -> 882
+// tok/s without them) and the index clamps another 2 % (901), prefill 17 %
+// (9,363 -> 10,921 tok/s pp512). Our shaders bound every loop by their
+// parameters and compute their indices from the shapes the host checked;
+// the ones indexed by data clamp those indices themselves (embeddings,
+// gather). Out-of-range accesses left would stay inside their buffer under
+// Vulkan's robust buffer access.
+native::RuntimeChecks runtime_checks(ShaderChecks checks) {
+  switch (checks) {
+    case ShaderChecks::All: return {true, true};
+    case ShaderChecks::Bounds: return {true, false};
+    case ShaderChecks::None: break;
+  }
+  return {false, false};
 }
 
 }  // namespace
@@ -43,18 +41,17 @@ ComputePipeline::ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::stri
     : pipeline_(std::move(pipeline)), label_(std::move(label)) {}
 
 const ComputePipeline& PipelineCache::get(std::string_view shader_path, std::string_view entry,
-                                          const OverrideConstants& constants) {
-  return get_from_source(shader_source(shader_path), entry, constants, shader_path);
+                                          const OverrideConstants& constants, ShaderChecks checks) {
+  return get_from_source(shader_source(shader_path), entry, constants, shader_path, checks);
 }
 
 const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std::string_view entry,
                                                       const OverrideConstants& constants,
-                                                      std::string_view label) {
+                                                      std::string_view label, ShaderChecks shader_checks) {
   OverrideConstants sorted = constants;
   std::sort(sorted.begin(), sorted.end());
-  // Read per pipeline and part of the key: a process that changes
-  // WGRT_SHADER_CHECKS between loads (an A/B test) gets the shader it asks for.
-  const native::ShaderChecks checks = shader_checks();  // throws for a bad WGRT_SHADER_CHECKS, as itself
+  // Part of the key: loads with other checks get their own pipelines.
+  const native::RuntimeChecks checks = runtime_checks(shader_checks);
   std::string key;
   key.reserve(wgsl.size() + 64);
   key.append(wgsl).push_back('\0');

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpu/handle.h"
+#include "wgrt/tuning.h"
 
 namespace wgrt::gpu {
 
@@ -43,12 +44,14 @@ class PipelineCache {
 
   // The pipeline for an embedded shader (a path below src/ops/). A WGSL
   // compile error throws Error(InvalidProgram) with the compiler's message.
+  // `checks`: the runtime checks wgpu adds to the shader (part of the key).
   const ComputePipeline& get(std::string_view shader_path, std::string_view entry,
-                             const OverrideConstants& constants = {});
+                             const OverrideConstants& constants = {}, ShaderChecks checks = ShaderChecks::None);
   // The same for WGSL text that is not embedded (tests, generated kernels).
   const ComputePipeline& get_from_source(std::string_view wgsl, std::string_view entry,
                                          const OverrideConstants& constants = {},
-                                         std::string_view label = "inline");
+                                         std::string_view label = "inline",
+                                         ShaderChecks checks = ShaderChecks::None);
   size_t size() const { return pipelines_.size(); }
   // Test hook: forgets every pipeline, so the next load compiles again (the
   // fault-injection walk needs every load to make the same GPU calls). Only

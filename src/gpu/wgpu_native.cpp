@@ -25,7 +25,7 @@ void poll_until(WGPUDevice device, uint64_t index) {
   wgpuDevicePoll(device, true, &i);
 }
 
-WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, ShaderChecks checks) {
+WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, RuntimeChecks checks) {
   WGPUShaderRuntimeChecks flags = WGPUShaderRuntimeChecks_None;
   if (checks.bounds) flags |= WGPUShaderRuntimeChecks_BoundsChecks;
   if (checks.loop_bounding) flags |= WGPUShaderRuntimeChecks_ForceLoopBounding;

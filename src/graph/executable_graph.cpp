@@ -13,59 +13,35 @@
 
 namespace wgrt {
 
-size_t submit_every_from_env() {
-  const char* every = std::getenv("WGRT_SUBMIT_EVERY");
-  return every ? std::strtoul(every, nullptr, 10) : kSubmitEveryAuto;
-}
-
-MatmulPrecision matmul_precision_from_env() {
-  const char* v = std::getenv("WGRT_MATMUL");
-  if (v == nullptr || *v == 0) return MatmulPrecision::Auto;
-  const std::string s = v;
-  if (s == "f32") return MatmulPrecision::F32;
-  if (s == "f16") return MatmulPrecision::F16;
-  if (s == "f16acc") return MatmulPrecision::F16Acc;
-  if (s == "auto") return MatmulPrecision::Auto;
-  throw Error(ErrorCode::InvalidArgument, "WGRT_MATMUL=" + s + ": expected auto, f32, f16 or f16acc");
-}
-
-FlashAttention flash_attention_from_env() {
-  const char* v = std::getenv("WGRT_FLASH_ATTENTION");
-  if (v == nullptr || *v == 0) return FlashAttention::Auto;
-  if (std::strcmp(v, "1") == 0) return FlashAttention::On;
-  if (std::strcmp(v, "0") == 0) return FlashAttention::Off;
-  throw Error(ErrorCode::InvalidArgument, std::string("WGRT_FLASH_ATTENTION=") + v + ": expected 1 (on) or 0 (off)");
-}
-
 ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(device) {
   state_.graph = std::move(graph);
 }
 
 std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const OpRegistry& registry,
                                                        const LoadOptions& options) {
+  validate(options.tuning);
   registry.check_graph(graph);  // before any allocation
   // The passes make ops of the builtin family: only where the registry has them.
-  if (options.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr &&
+  if (options.tuning.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr &&
       registry.find("wgrt.linear_ggml_swiglu") != nullptr && registry.find("wgrt.linear_ggml_split_rope") != nullptr) {
     const FusionStats fused =
         fuse_linear_layers(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage});
     if (fused.ops_after != fused.ops_before) registry.check_graph(graph);
   }
-  registry.prepare_constants(graph);
+  registry.prepare_constants(graph, options.tuning);
   plan_lifetimes(graph, [&](std::string_view op) {
     const OpDef* def = registry.find(op);
     return def != nullptr && def->is_view;
   });
 
   std::unique_ptr<ExecutableGraph> eg(new ExecutableGraph(device, std::move(graph)));
-  eg->submit_every_ = options.submit_every == kSubmitEveryAuto ? kSubmitEveryProgram : options.submit_every;
+  eg->submit_every_ = options.tuning.submit_every < 0 ? kSubmitEveryProgram : size_t(options.tuning.submit_every);
   GraphState& st = eg->state_;
-  st.matmul_precision = options.matmul_precision;
-  st.flash_attention = options.flash_attention;
+  st.tuning = options.tuning;
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});
   eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);
-  eg->scratch_ = std::make_unique<ScratchPool>(device, options.scratch_pool);
+  eg->scratch_ = std::make_unique<ScratchPool>(device, options.tuning.scratch_pool);
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);
     try {

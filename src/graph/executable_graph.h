@@ -25,34 +25,18 @@ namespace gpu {
 class Device;
 }
 
-// What LoadOptions::submit_every holds when neither the caller nor
-// WGRT_SUBMIT_EVERY chose: the loader of the graph picks (kSubmitEveryProgram
-// for a program, one submit per step for an LLM, whose steps are in flight).
-inline constexpr size_t kSubmitEveryAuto = SIZE_MAX;
+// Submits per program when Tuning::submit_every is -1 (an LLM sets its own).
 inline constexpr size_t kSubmitEveryProgram = 64;
-// kSubmitEveryAuto, or WGRT_SUBMIT_EVERY when set.
-size_t submit_every_from_env();
-// Auto, or WGRT_MATMUL (f32, f16, f16acc) when set; anything else is refused.
-MatmulPrecision matmul_precision_from_env();
-// Auto, or WGRT_FLASH_ATTENTION (1: On, 0: Off) when set; anything else is refused.
-FlashAttention flash_attention_from_env();
 
 struct LoadOptions {
   const OpRegistry* registry = nullptr;  // null: OpRegistry::builtin()
-  bool scratch_pool = ScratchPool::pooling_from_env();
-  // Submit after this many dispatches (0: once per run): the GPU starts on
-  // the first part while the CPU encodes the rest. Measured on the H200 with
-  // a host wait per token: SmolLM2 decode 156 -> 203 tokens/s at 64. With
-  // steps in flight the GPU is busy anyway, and one submit per step was
-  // faster (+2.7 % llama1b, +4.5 % SmolLM2): LlmModel resolves Auto to 0.
-  size_t submit_every = submit_every_from_env();
-  // Run the fusion passes (graph/passes/fuse_linear.h) before planning
-  // memory. Default on; WGRT_NO_FUSE=1 turns them off.
-  bool fuse = fusion_from_env();
-  // Arithmetic of the prefill GEMMs (graph_state.h).
-  MatmulPrecision matmul_precision = matmul_precision_from_env();
-  // When prompt chunks use flash attention (graph_state.h).
-  FlashAttention flash_attention = flash_attention_from_env();
+  // Every tuning switch (wgrt/tuning.h), validated at load. submit_every:
+  // the GPU starts on the first part while the CPU encodes the rest.
+  // Measured on the H200 with a host wait per token: SmolLM2 decode 156 ->
+  // 203 tokens/s at 64. With steps in flight the GPU is busy anyway, and
+  // one submit per step was faster (+2.7 % llama1b, +4.5 % SmolLM2): an LLM
+  // resolves -1 to 0.
+  Tuning tuning;
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
 };

@@ -15,6 +15,7 @@
 #include "gpu/workgroups.h"
 #include "graph/graph.h"
 #include "graph/uniform_arena.h"
+#include "wgrt/tuning.h"
 
 namespace wgrt {
 
@@ -39,19 +40,6 @@ struct RecordedDispatch {
 
 inline constexpr ValueId kNotAnInput = ~ValueId{0};
 
-// Arithmetic of the prefill matrix products (ops/linear/gemm.h):
-//   Auto    F16 where the device offers shader-f16, F32 otherwise
-//   F32     f32 operands and sums
-//   F16     f16 operands and products, f16 partial sums over 32 K steps added into f32
-//   F16Acc  f16 throughout (the seeds' f16-accumulate variant; largest error)
-enum class MatmulPrecision { Auto, F32, F16, F16Acc };
-
-// Flash attention (ops/attention) for prompt chunks:
-//   Auto  wherever the device can run it (the default; measured faster)
-//   Off   never (an f16 KV cache still needs it)
-//   On    wherever the device can run it
-enum class FlashAttention { Auto, Off, On };
-
 struct HookEntry {
   std::vector<ValueId> deps;  // fires when any of these changed
   ResizeHook fn;
@@ -59,8 +47,7 @@ struct HookEntry {
 
 struct GraphState {
   Graph graph;
-  MatmulPrecision matmul_precision = MatmulPrecision::Auto;  // LoadOptions::matmul_precision
-  FlashAttention flash_attention = FlashAttention::Auto;      // LoadOptions::flash_attention
+  Tuning tuning;  // LoadOptions::tuning, for the ops' choices
   std::vector<RecordedDispatch> dispatches;
   UniformArena uniforms;                   // flushed at the end of every resize pass
   std::vector<HookEntry> hooks;

@@ -18,7 +18,7 @@ OpContext::OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& m
 
 const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, std::string_view entry,
                                                 const gpu::OverrideConstants& constants) {
-  return device_.pipelines().get(shader_path, entry, constants);
+  return device_.pipelines().get(shader_path, entry, constants, state_.tuning.shader_checks);
 }
 
 const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::string_view> shader_paths,
@@ -28,7 +28,7 @@ const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::strin
     source.append(gpu::shader_source(path)).push_back('\n');
     label += (label.empty() ? "" : "+") + std::string(path);
   }
-  return device_.pipelines().get_from_source(source, entry, constants, label);
+  return device_.pipelines().get_from_source(source, entry, constants, label, state_.tuning.shader_checks);
 }
 
 gpu::BufferBinding OpContext::tensor(ValueId id) const {

@@ -33,8 +33,8 @@ class OpContext : public ResizeContext {
   const Tensor& tensor_info(ValueId id) const { return state_.graph.tensor(id); }
   const Graph& graph() const { return state_.graph; }
   gpu::Device& device() { return device_; }
-  MatmulPrecision matmul_precision() const { return state_.matmul_precision; }
-  FlashAttention flash_attention() const { return state_.flash_attention; }
+  // The load's tuning switches (wgrt/tuning.h).
+  const Tuning& tuning() const { return state_.tuning; }
 
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {});

@@ -122,8 +122,8 @@ const ValueList& OpArgs::value_list(size_t i) const {
   fail(i, "expected a value list, got " + std::string(value_kind_name(v)));
 }
 
-ConstantPrep::ConstantPrep(Graph& graph, size_t op_index)
-    : graph_(graph), args_(graph, graph.ops[op_index], op_index) {}
+ConstantPrep::ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning)
+    : graph_(graph), args_(graph, graph.ops[op_index], op_index), tuning_(tuning) {}
 
 const Tensor& ConstantPrep::constant(size_t i) const {
   const Tensor& t = args_.tensor(i);
@@ -203,11 +203,11 @@ std::vector<std::string> OpRegistry::blockers(const Graph& graph) const {
   return out;
 }
 
-void OpRegistry::prepare_constants(Graph& graph) const {
+void OpRegistry::prepare_constants(Graph& graph, const Tuning& tuning) const {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpDef* def = find(graph.ops[i].name);
     if (def == nullptr || !def->prepare) continue;
-    ConstantPrep prep(graph, i);
+    ConstantPrep prep(graph, i, tuning);
     def->prepare(prep);
   }
 }

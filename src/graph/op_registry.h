@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "wgrt/tuning.h"
 
 namespace wgrt {
 
@@ -61,7 +62,9 @@ class OpArgs {
 // constants in their file's layout and knows nothing of kernel layouts).
 class ConstantPrep {
  public:
-  ConstantPrep(Graph& graph, size_t op_index);
+  ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning);
+  // The load's tuning: layouts that depend on a kernel choice (GEMV weights, convolutions).
+  const Tuning& tuning() const { return tuning_; }
 
   const OpArgs& args() const { return args_; }
   // The constant tensor at argument i; fails via OpArgs if it is anything else.
@@ -73,6 +76,7 @@ class ConstantPrep {
  private:
   Graph& graph_;
   OpArgs args_;
+  const Tuning& tuning_;
 };
 
 struct OpDef {
@@ -114,7 +118,7 @@ class OpRegistry {
   // when the graph loads as far as its ops go (`wgrt inspect`).
   std::vector<std::string> blockers(const Graph& graph) const;
   // Runs every op's prepare step in op order; call after check_graph.
-  void prepare_constants(Graph& graph) const;
+  void prepare_constants(Graph& graph, const Tuning& tuning) const;
 
  private:
   void check_op(const Graph& graph, size_t i) const;  // a known op's check

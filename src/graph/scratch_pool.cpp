@@ -17,11 +17,6 @@ ScratchPool::Guard::Guard(Guard&& other) noexcept
 
 ScratchPool::ScratchPool(gpu::Device& device, bool pooling) : device_(device), pooling_(pooling) {}
 
-bool ScratchPool::pooling_from_env() {
-  const char* v = std::getenv("WGRT_NO_SCRATCH_POOL");
-  return !(v != nullptr && std::string(v) == "1");
-}
-
 ScratchPool::Guard ScratchPool::acquire(uint64_t bytes, std::string_view label) {
   const uint64_t need = std::max<uint64_t>(4, (bytes + 3) & ~uint64_t{3});
   Slot* best = nullptr;

@@ -41,8 +41,6 @@ class ScratchPool {
   };
 
   ScratchPool(gpu::Device& device, bool pooling);
-  // Reads WGRT_NO_SCRATCH_POOL.
-  static bool pooling_from_env();
 
   Guard acquire(uint64_t bytes, std::string_view label);
 

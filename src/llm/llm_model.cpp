@@ -17,10 +17,10 @@ LlmModel::LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat)
 
 namespace {
 // How an LLM's graph is loaded: its decode steps are in flight (generate.h),
-// so one submit per step unless the caller or WGRT_SUBMIT_EVERY chose.
+// so one submit per step unless the caller chose (Tuning::submit_every).
 LoadOptions graph_options(const LlmLoadOptions& options) {
   LoadOptions lopt = options.graph;
-  if (lopt.submit_every == kSubmitEveryAuto) lopt.submit_every = 0;
+  if (lopt.tuning.submit_every < 0) lopt.tuning.submit_every = 0;
   return lopt;
 }
 // A layer's K (or V) cache is one tensor, [1, context, KV heads, head dim],

@@ -1,7 +1,9 @@
-// LoadOptions' kernel choices reach the kernels (wgrt/runtime.h): flash
-// attention forced on or off changes the scratch memory and not the logits;
-// a matmul precision selects the GEMM family (its dispatch label) and not
-// the logits beyond f32 rounding; a bad environment value is refused at load.
+// LoadOptions' tuning reaches the kernels (wgrt/tuning.h): flash attention
+// forced on or off changes the scratch memory and not the logits; a matmul
+// precision selects the GEMM family (its dispatch label) and not the logits
+// beyond f32 rounding; a field out of range is refused at load naming it; the
+// environment maps onto the fields only through wgrt/environment.h, and the
+// library ignores it otherwise.
 // On the tiny Q4_0 GGUF Llama, whose prompt chunk is small enough that
 // the defaults pick the three attention passes and the older tiles.
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 
 #include "api/api_test.h"
 #include "gpu_test_env.h"
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 #include "wgrt/wgrt.h"
 
@@ -44,8 +47,8 @@ class LoadOptionsTest : public test::ApiTest {
 
 TEST_F(LoadOptionsTest, FlashAttentionOnOrOffChangesTheScratchNotTheLogits) {
   api::LoadOptions off, on;
-  off.flash_attention = 0;
-  on.flash_attention = 1;
+  off.tuning.flash_attention = FlashAttention::Off;
+  on.tuning.flash_attention = FlashAttention::On;
   api::Llm three = load(off);
   const std::vector<float> a = three.forward(prompt());
   const uint64_t three_scratch = three.memory_stats().scratch_bytes;
@@ -61,15 +64,14 @@ TEST_F(LoadOptionsTest, FlashAttentionOnOrOffChangesTheScratchNotTheLogits) {
 
 TEST_F(LoadOptionsTest, AMatmulPrecisionSelectsTheGemmFamily) {
   api::LoadOptions tiles, family;
-  tiles.matmul_precision = api::MatmulPrecision::Auto;
-  family.matmul_precision = api::MatmulPrecision::F32;
-  tiles.fuse = family.fuse = 0;  // fused linears never take the family
+  tiles.tuning.matmul_precision = MatmulPrecision::Auto;
+  family.tuning.matmul_precision = MatmulPrecision::F32;
+  tiles.tuning.fuse = family.tuning.fuse = false;  // fused linears never take the family
   api::RunOptions timed;
   timed.time_dispatches = true;
-  // The family is the default GEMM: WGRT_GEMM_FAMILY=0 (read at load) keeps the old tiles.
-  setenv("WGRT_GEMM_FAMILY", "0", 1);
+  // The family is the default GEMM: gemm_family off keeps the old tiles.
+  tiles.tuning.gemm_family = false;
   api::Llm old_tiles = load(tiles);
-  unsetenv("WGRT_GEMM_FAMILY");
   const std::vector<float> a = old_tiles.forward(prompt(), timed);
   const std::vector<api::DispatchTime> a_times = old_tiles.last_dispatch_times();
   api::Llm gemm = load(family);
@@ -87,18 +89,50 @@ TEST_F(LoadOptionsTest, AMatmulPrecisionSelectsTheGemmFamily) {
   EXPECT_TRUE(uses_gemm(b_times));
 }
 
-TEST_F(LoadOptionsTest, ABadEnvironmentValueIsRefusedAtLoad) {
-  setenv("WGRT_FLASH_ATTENTION", "yes", 1);
+TEST_F(LoadOptionsTest, AFieldOutOfRangeIsRefusedAtLoadNamingIt) {
+  api::LoadOptions bad;
+  bad.tuning.sdpa_split = 4;
   Error error(ErrorCode::Internal, "none thrown");
   try {
-    load({});
+    load(bad);
   } catch (const Error& e) {
     error = e;
   }
-  unsetenv("WGRT_FLASH_ATTENTION");
   EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
-  EXPECT_NE(std::string(error.what()).find("WGRT_FLASH_ATTENTION=yes"), std::string::npos) << error.what();
-  load({});  // and loads once it is gone
+  EXPECT_NE(std::string(error.what()).find("Tuning::sdpa_split"), std::string::npos) << error.what();
+  bad.tuning.sdpa_split = 128;
+  bad.tuning.gemm_tile = "3x3";
+  error = Error(ErrorCode::Internal, "none thrown");
+  try {
+    load(bad);
+  } catch (const Error& e) {
+    error = e;
+  }
+  EXPECT_EQ(error.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(std::string(error.what()).find("Tuning::gemm_tile: unknown tile '3x3'"), std::string::npos) << error.what();
+  load({});
+}
+
+// The engine ignores the environment; the mapping (wgrt/environment.h)
+// applies it where an entry point asks, and refuses a value naming the variable.
+TEST_F(LoadOptionsTest, TheEnvironmentReachesOnlyThroughTheMapping) {
+  setenv("WGRT_FLASH_ATTENTION", "yes", 1);
+  setenv("WGRT_SDPA_SPLIT", "64", 1);
+  EXPECT_NO_THROW(load({}));  // not read by the library
+  try {
+    tuning_from_environment();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("WGRT_FLASH_ATTENTION=yes: expected 0 or 1"), std::string::npos) << e.what();
+  }
+  setenv("WGRT_FLASH_ATTENTION", "0", 1);
+  const Tuning t = tuning_from_environment();
+  EXPECT_EQ(t.flash_attention, FlashAttention::Off);
+  EXPECT_EQ(t.sdpa_split, 64u);
+  EXPECT_EQ(t.matmul_precision, Tuning{}.matmul_precision);  // unset: the default
+  unsetenv("WGRT_FLASH_ATTENTION");
+  unsetenv("WGRT_SDPA_SPLIT");
 }
 
 }  // namespace

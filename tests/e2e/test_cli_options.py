@@ -113,3 +113,27 @@ def test_limits_mode_is_requested_and_shown_by_info():
     bad = run(WGRT_LIMITS="small")
     assert bad.returncode == 1
     assert "WGRT_LIMITS: expected adapter or default, got 'small'" in bad.stderr, bad.stderr
+
+
+def test_environment_maps_onto_the_tuning(tmp_path):
+    """The CLI maps the WGRT_* variables onto the library's options
+    (wgrt/environment.h): a bad value is refused naming the variable and what
+    it accepts; WGRT_DEFAULT_MODEL names the model when --model is absent, and
+    must be a file."""
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WGRT_") or k in ("WGRT_LIMITS", "WGRT_REQUIRE_GPU")}
+    run = lambda *a, **e: subprocess.run([str(WGRT), *a], capture_output=True, text=True, env={**env, **e}, timeout=300)
+    args = ("generate", "--prompt-tokens=1,2,3", "-n", "2", "--temp=0", "--ignore-eos", "--quiet", "--print-token-ids")
+    bad = run(*args, "--model", str(model), WGRT_GEMV_ACT="q4")
+    assert bad.returncode == 1
+    assert "WGRT_GEMV_ACT=q4: expected auto, f32, q8 or q8x2" in bad.stderr, bad.stderr
+    out_of_range = run(*args, "--model", str(model), WGRT_SDPA_SPLIT="8")
+    assert out_of_range.returncode == 1
+    assert "Tuning::sdpa_split: expected 16 or more positions, got 8" in out_of_range.stderr, out_of_range.stderr
+    by_env = run(*args, WGRT_DEFAULT_MODEL=str(model))
+    assert by_env.returncode == 0, by_env.stderr
+    by_option = run(*args, "--model", str(model))
+    assert by_env.stderr.splitlines()[-1] == by_option.stderr.splitlines()[-1]  # the same token ids
+    missing = run(*args, WGRT_DEFAULT_MODEL=str(tmp_path / "none.gguf"))
+    assert missing.returncode == 1
+    assert "WGRT_DEFAULT_MODEL is '" in missing.stderr and "which is not a file" in missing.stderr, missing.stderr

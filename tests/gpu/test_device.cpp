@@ -11,6 +11,7 @@
 #include "gpu/command_batch.h"
 #include "gpu/pipeline_cache.h"
 #include "gpu_test_env.h"
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gpu {
@@ -140,30 +141,29 @@ TEST_F(DeviceTest, ShaderCompileErrorCarriesTheCompilersMessage) {
   EXPECT_NO_THROW(device().check_errors());
 }
 
-// Shaders are made without wgpu's runtime checks unless WGRT_SHADER_CHECKS
-// asks for them (all, bounds); each mode compiles its own pipeline of one
-// source (the cache keys on the mode too), and an unknown mode is refused by
-// name even for a source already cached.
+// Shaders are made without wgpu's runtime checks unless the load's tuning
+// asks for them (Tuning::shader_checks: All, Bounds); each mode compiles its
+// own pipeline of one source (the cache keys on the mode too). The variable
+// that maps onto it refuses an unknown mode by name.
 TEST_F(DeviceTest, ShaderChecksModesCompileAndAnUnknownOneIsRefused) {
   const std::string src = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
                           "@compute @workgroup_size(1) fn main() { for (var i = 0u; i < 4u; i++) { v[i] = i; } }";
   std::vector<const gpu::ComputePipeline*> made;
-  for (const char* mode : {"all", "bounds", "none"}) {
-    setenv("WGRT_SHADER_CHECKS", mode, 1);
+  for (ShaderChecks mode : {ShaderChecks::All, ShaderChecks::Bounds, ShaderChecks::None}) {
+    const std::string label = "mode " + std::to_string(int(mode));
     const gpu::ComputePipeline* p = nullptr;
-    EXPECT_NO_THROW(p = &device().pipelines().get_from_source(src, "main", {}, mode)) << mode;
-    EXPECT_EQ(p, &device().pipelines().get_from_source(src, "main", {}, mode)) << mode;
-    for (const gpu::ComputePipeline* q : made) EXPECT_NE(p, q) << mode;
+    EXPECT_NO_THROW(p = &device().pipelines().get_from_source(src, "main", {}, label, mode)) << label;
+    EXPECT_EQ(p, &device().pipelines().get_from_source(src, "main", {}, label, mode)) << label;
+    for (const gpu::ComputePipeline* q : made) EXPECT_NE(p, q) << label;
     made.push_back(p);
   }
   setenv("WGRT_SHADER_CHECKS", "loose", 1);
   try {
-    device().pipelines().get_from_source(src, "main", {}, "loose");
+    tuning_from_environment();
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
-    EXPECT_NE(std::string(e.what()).find("WGRT_SHADER_CHECKS: expected all, bounds or none, got 'loose'"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("WGRT_SHADER_CHECKS=loose: expected none, bounds or all"), std::string::npos)
         << e.what();
   }
   unsetenv("WGRT_SHADER_CHECKS");

@@ -27,7 +27,7 @@ std::unique_ptr<ExecutableGraph> two_adds(gpu::Device& device) {
   b.add_op("aten.add.Tensor", {a, y, b.add_int(1), o});
   b.mark_output(a);
   b.mark_output(o);
-  return ExecutableGraph::load(device, std::move(b).build());
+  return ExecutableGraph::load(device, std::move(b).build(), test::load_options());
 }
 
 std::vector<float> read_floats(const DeviceMemoryBuffer& m, int64_t n) {

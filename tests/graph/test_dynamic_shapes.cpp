@@ -55,7 +55,7 @@ class DynamicShapeTest : public test::GpuTest {};
 
 TEST_F(DynamicShapeTest, OneGraphServesShrinkingAndGrowingShapes) {
   Cascade c = rms_cascade();
-  auto g = ExecutableGraph::load(device(), std::move(c.graph));
+  auto g = ExecutableGraph::load(device(), std::move(c.graph), test::load_options());
   const auto handles = test::buffer_handles(*g);
   const size_t dispatches = g->dispatch_count();
 
@@ -83,7 +83,7 @@ TEST_F(DynamicShapeTest, OneGraphServesShrinkingAndGrowingShapes) {
 
 TEST_F(DynamicShapeTest, HooksFireOnlyWhenAShapeChanges) {
   Cascade c = rms_cascade();
-  auto g = ExecutableGraph::load(device(), std::move(c.graph));
+  auto g = ExecutableGraph::load(device(), std::move(c.graph), test::load_options());
   const auto x = test::random_floats(kMaxS * kD, 5);
   const HostTensorView full[] = {test::f32_view(x, {kMaxS, kD})};
   const std::vector<float> part(x.begin(), x.begin() + 10 * kD);
@@ -102,7 +102,7 @@ TEST_F(DynamicShapeTest, HooksFireOnlyWhenAShapeChanges) {
 
 TEST_F(DynamicShapeTest, OutputsSkippedOnRequestKeepTheirLiveShape) {
   Cascade c = rms_cascade();
-  auto g = ExecutableGraph::load(device(), std::move(c.graph));
+  auto g = ExecutableGraph::load(device(), std::move(c.graph), test::load_options());
   const auto x = test::random_floats(3 * kD, 9);
   const HostTensorView in[] = {test::f32_view(x, {3, kD})};
   ExecuteOptions opts;
@@ -115,7 +115,7 @@ TEST_F(DynamicShapeTest, OutputsSkippedOnRequestKeepTheirLiveShape) {
 TEST_F(DynamicShapeTest, PerDispatchTimingNamesEachOp) {
   if (!device().features().timestamp_query) GTEST_SKIP() << "adapter has no timestamp-query";
   Cascade c = rms_cascade();
-  auto g = ExecutableGraph::load(device(), std::move(c.graph));
+  auto g = ExecutableGraph::load(device(), std::move(c.graph), test::load_options());
   const auto x = test::random_floats(kMaxS * kD, 5);
   const HostTensorView in[] = {test::f32_view(x, {kMaxS, kD})};
   ExecuteOptions opts;

@@ -86,8 +86,8 @@ class FuseConvGpu : public test::GpuTest {};
 
 TEST_F(FuseConvGpu, FusedMatchesUnfused) {
   LoadOptions on, off;
-  on.fuse = true;
-  off.fuse = false;
+  on.tuning.fuse = true;
+  off.tuning.fuse = false;
   auto fused = ExecutableGraph::load(device(), block(), on);
   auto plain = ExecutableGraph::load(device(), block(), off);
   EXPECT_EQ(fused->dispatch_count() + 2, plain->dispatch_count());

@@ -243,10 +243,12 @@ class FuseLinearGpuTiles : public test::GpuTest {};
 
 // The same layer loaded with and without the passes: logits agree for a
 // decode step (the GEMV) and a 5-token prompt (the tiled GEMM).
-void expect_fused_matches_unfused(gpu::Device& device, const LayerShape& s, std::initializer_list<int64_t> rows) {
+void expect_fused_matches_unfused(gpu::Device& device, const LayerShape& s, std::initializer_list<int64_t> rows,
+                                  const Tuning& tuning = test::tuning()) {
   LoadOptions on, off;
-  on.fuse = true;
-  off.fuse = false;
+  on.tuning = off.tuning = tuning;
+  on.tuning.fuse = true;
+  off.tuning.fuse = false;
   for (const Variant v : {Variant{}, Variant{.up_first = true, .rope = true}}) {
   auto fused = ExecutableGraph::load(device, build_layer(s, v), on);
   auto plain = ExecutableGraph::load(device, build_layer(s, v), off);
@@ -285,23 +287,22 @@ TEST_P(FuseLinearGpu, FusedMatchesUnfused) {
 // more; 19 units: a partial last K tile). The unfused graph runs the family
 // without those parts (tested against float64 in tests/ops/test_quant_linear.cpp).
 TEST_F(FuseLinearGpuTiles, FusedMatchesUnfusedForEveryNormLayout) {
-  for (const char* ku : {"1", "4"}) {
+  for (uint32_t ku : {1u, 4u}) {
     for (const char* tile : {"64x64_4x4", "128x128_8x8", "32x64_4x4"}) {
-      SCOPED_TRACE(std::string(tile) + " KU=" + ku);
-      setenv("WGRT_GEMM_TILE", tile, 1);
-      setenv("WGRT_GEMM_KU", ku, 1);
-      expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
+      SCOPED_TRACE(std::string(tile) + " KU=" + std::to_string(ku));
+      Tuning t = test::tuning();
+      t.gemm_tile = tile;
+      t.gemm_depth = ku;
+      expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64}, t);
     }
   }
-  unsetenv("WGRT_GEMM_TILE");
-  unsetenv("WGRT_GEMM_KU");
   // The large tile chosen by live shape (2 staging threads per row): at
   // M = 131 gate/up's grid of large tiles is 2 x 19, at least the minimum,
   // the other matrices' below it; at M = 64 every grid is below it.
   SCOPED_TRACE("large tile");
-  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "20", 1);
-  expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64});
-  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
+  Tuning t = test::tuning();
+  t.gemm_large_min_workgroups = 20;
+  expect_fused_matches_unfused(device(), {2, 352, 608, 37, 131, true}, {131, 64}, t);
 }
 
 // Three formats: the fused kernels are the GEMV/GEMM skeleton with the

@@ -45,7 +45,7 @@ class GraphErrorTest : public test::GpuTest {
 };
 
 TEST_F(GraphErrorTest, BadInputsAreClearAndLeaveTheGraphRunnable) {
-  auto g = ExecutableGraph::load(device(), relu_graph());
+  auto g = ExecutableGraph::load(device(), relu_graph(), test::load_options());
   expect_runs(*g);
   const std::vector<float> x(32, 1.0f);
   const std::vector<int32_t> xi(32, 1);
@@ -73,7 +73,7 @@ TEST_F(GraphErrorTest, UnknownOpsAreListedBeforeAnyAllocation) {
   b.add_op("aten.relu.default", {y, z});
   b.mark_output(z);
   const uint64_t before = device().live_buffer_bytes();
-  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build()); }, ErrorCode::NotSupported,
+  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build(), test::load_options()); }, ErrorCode::NotSupported,
                {"aten.frobnicate.default", "op 0"});
   EXPECT_EQ(device().live_buffer_bytes(), before);
 }
@@ -88,7 +88,7 @@ TEST_F(GraphErrorTest, ArgumentOfTheWrongKindNamesOpArgumentAndExpectation) {
   const ValueId y = b.add_tensor(DType::F32, {2, 4});
   b.add_op("et_vk.rms_norm.default", {x, weight, not_eps, y});
   b.mark_output(y);
-  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build()); }, ErrorCode::InvalidProgram,
+  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build(), test::load_options()); }, ErrorCode::InvalidProgram,
                {"op 0 (et_vk.rms_norm.default)", "argument 2", "expected a number, got string"});
 }
 
@@ -101,7 +101,7 @@ TEST_F(GraphErrorTest, WrongDtypeAndShapeOfAnOpArgument) {
   const ValueId y = b.add_tensor(DType::F32, {4});
   b.add_op("aten.add.Tensor", {x, i, b.add_int(1), y});
   b.mark_output(y);
-  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build()); }, ErrorCode::InvalidProgram,
+  expect_error([&] { ExecutableGraph::load(device(), std::move(b).build(), test::load_options()); }, ErrorCode::InvalidProgram,
                {"op 0 (aten.add.Tensor)", "argument 1", "got bool"});
 
   GraphBuilder c;
@@ -112,7 +112,7 @@ TEST_F(GraphErrorTest, WrongDtypeAndShapeOfAnOpArgument) {
   const ValueId r = c.add_tensor(DType::F32, {4});
   c.add_op("aten.mul.Tensor", {p, q, r});
   c.mark_output(r);
-  expect_error([&] { ExecutableGraph::load(device(), std::move(c).build()); }, ErrorCode::InvalidProgram,
+  expect_error([&] { ExecutableGraph::load(device(), std::move(c).build(), test::load_options()); }, ErrorCode::InvalidProgram,
                {"argument 1", "[3] does not broadcast", "[4]"});
 }
 

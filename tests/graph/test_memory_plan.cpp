@@ -66,7 +66,7 @@ TEST(LifetimePlanner, LeavesExporterIdsAlone) {
 }
 
 TEST_F(MemoryPlanTest, ChainOfFiveAddsSharesTwoObjectsWithExactBytes) {
-  auto g = ExecutableGraph::load(device(), chain_of_adds());
+  auto g = ExecutableGraph::load(device(), chain_of_adds(), test::load_options());
   const MemoryStats s = g->memory_stats();
   // 4 intermediates of 4096 B in 2 shared objects: 8192 B shared.
   // x, y and the output have their own buffers: 3 * 4096 = 12288 B unshared.
@@ -88,7 +88,7 @@ TEST_F(MemoryPlanTest, ChainOfFiveAddsSharesTwoObjectsWithExactBytes) {
 
 TEST_F(MemoryPlanTest, ExporterIdsDriveSharingAndTheSharedBufferIsOne) {
   const int32_t ids[] = {1, 0, 1, 0};
-  auto g = ExecutableGraph::load(device(), chain_of_adds(ids));
+  auto g = ExecutableGraph::load(device(), chain_of_adds(ids), test::load_options());
   EXPECT_EQ(g->memory_stats().num_shared_objects, 2u);
   EXPECT_EQ(g->tensor_buffer(3).raw(), g->tensor_buffer(5).raw());
   EXPECT_EQ(g->tensor_buffer(4).raw(), g->tensor_buffer(6).raw());
@@ -99,7 +99,7 @@ TEST_F(MemoryPlanTest, ExporterIdsDriveSharingAndTheSharedBufferIsOne) {
 TEST_F(MemoryPlanTest, EveryBufferIsReleasedOnceWithTheGraph) {
   const uint64_t before = device().live_buffer_bytes();
   {
-    auto g = ExecutableGraph::load(device(), chain_of_adds());
+    auto g = ExecutableGraph::load(device(), chain_of_adds(), test::load_options());
     EXPECT_EQ(device().live_buffer_bytes() - before, g->memory_stats().total_bytes);
     expect_chain_runs(*g);
   }
@@ -107,14 +107,14 @@ TEST_F(MemoryPlanTest, EveryBufferIsReleasedOnceWithTheGraph) {
 }
 
 TEST_F(MemoryPlanTest, StatsArePerProgram) {
-  auto small = ExecutableGraph::load(device(), chain_of_adds());
+  auto small = ExecutableGraph::load(device(), chain_of_adds(), test::load_options());
   GraphBuilder b;
   const ValueId x = b.add_tensor(DType::F32, {4});
   b.mark_input(x);
   const ValueId y = b.add_tensor(DType::F32, {4});
   b.add_op("aten.relu.default", {x, y});
   b.mark_output(y);
-  auto other = ExecutableGraph::load(device(), std::move(b).build());
+  auto other = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   EXPECT_EQ(small->memory_stats().total_bytes, 28672u);  // ChainOfFiveAdds...: 20480 + 4096 + 4096
   EXPECT_EQ(other->memory_stats().tensor_bytes, 32u);
 }

@@ -85,7 +85,9 @@ TEST_F(ScratchPoolTest, SixteenLayersShareOneSlotAndMatchThePoolOff) {
   const auto x = test::random_floats(n, 3, -1.0f, 1.0f);
   const HostTensorView in[] = {test::f32_view(x, {n})};
 
-  LoadOptions pooled{&registry, true}, unpooled{&registry, false};
+  LoadOptions pooled, unpooled;
+  pooled.registry = unpooled.registry = &registry;
+  unpooled.tuning.scratch_pool = false;
   auto a = ExecutableGraph::load(device(), sixteen_layers(n), pooled);
   auto b = ExecutableGraph::load(device(), sixteen_layers(n), unpooled);
   EXPECT_EQ(a->scratch_pool().slot_count(), 1u);

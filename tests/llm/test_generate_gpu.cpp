@@ -26,6 +26,7 @@ class GenerateGpuTest : public test::GpuTest {
     llm::LlmLoadOptions o;
     o.path = llama_fixture("tiny_llama.pte");
     o.tokenizer_path = llama_fixture("byte_tokenizer.gguf");
+    o.graph = test::load_options();
     model_ = llm::LlmModel::load(device(), o);
     ASSERT_TRUE(model_->can_sample_on_gpu());
   }

@@ -91,7 +91,7 @@ TEST_P(BindingSplitTest, RunsOfRowsMatchTheUnsplitGraph) {
   const auto bias = test::random_floats(kVocab, 9);
   const auto norm = test::random_floats(kDim, 10, 0.5f, 1.5f);
   LoadOptions options;
-  options.fuse = false;  // the graph is already in the forms under test
+  options.tuning.fuse = false;  // the graph is already in the forms under test
   auto whole = ExecutableGraph::load(device(), tied_model(c, kVocab, kDim, kMaxT, table, w2, bias, norm), options);
   auto split = ExecutableGraph::load(*split_device(), tied_model(c, kVocab, kDim, kMaxT, table, w2, bias, norm), options);
   // Nothing is held twice: the runs together are the constants' bytes.
@@ -165,7 +165,7 @@ TEST_F(BindingSplitPteOps, Q4gswEmbeddingAndHeadMatchTheUnsplitGraph) {
   // Auto: the op's own GEMM; F32: the GEMM family (q4gsw_unit.wgsl).
   for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
     LoadOptions options;
-    options.matmul_precision = precision;
+    options.tuning.matmul_precision = precision;
     auto make = [&] { return q4gsw_model(kVocab, kDim, kMaxT, kGroup, table, table_scales, head, head_scales, bias); };
     auto whole = ExecutableGraph::load(device(), make(), options);
     auto split = ExecutableGraph::load(*split_device(), make(), options);
@@ -204,7 +204,7 @@ TEST_F(BindingSplitPteOps, F32EmbeddingOfAProgram) {
     b.mark_output(out);
     return std::move(b).build();
   };
-  auto split = ExecutableGraph::load(*split_device(), make());
+  auto split = ExecutableGraph::load(*split_device(), make(), test::load_options());
   EXPECT_EQ(split->dispatch_count(), 4u);
   const std::vector<int64_t> tokens = {199, 0, 64, 63, 130};
   const HostTensorView in[] = {{DType::I64, {kMaxT}, std::span(reinterpret_cast<const uint8_t*>(tokens.data()), 40)}};
@@ -234,7 +234,7 @@ TEST_F(BindingSplitPteOps, F32LinearOfAProgram) {
   };
   for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
     LoadOptions options;
-    options.matmul_precision = precision;
+    options.tuning.matmul_precision = precision;
     auto whole = ExecutableGraph::load(device(), make(), options);
     auto split = ExecutableGraph::load(*split_device(), make(), options);
     EXPECT_EQ(split->dispatch_count(), 4 * whole->dispatch_count());
@@ -265,7 +265,7 @@ TEST_F(BindingLimitTest, OpWithoutSplitPathIsRefusedByName) {
   b.mark_output(out);
   const uint64_t live_before = split_device()->live_buffer_bytes();
   try {
-    ExecutableGraph::load(*split_device(), std::move(b).build());
+    ExecutableGraph::load(*split_device(), std::move(b).build(), test::load_options());
     FAIL() << "expected Error(NotSupported)";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
@@ -292,7 +292,7 @@ TEST_F(BindingLimitTest, RowAboveTheLimitIsRefused) {
   b.add_op("wgrt.embedding_ggml", {w, b.add_int(8), ids, emb});
   b.mark_output(emb);
   try {
-    ExecutableGraph::load(*split_device(), std::move(b).build());
+    ExecutableGraph::load(*split_device(), std::move(b).build(), test::load_options());
     FAIL() << "expected Error(NotSupported)";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();

@@ -26,7 +26,7 @@ TEST_F(EmbeddingSplitPrepackTest, EmbeddingGathersRowsForLiveTokens) {
   b.add_op("aten.embedding.default", {b.add_constant(DType::F32, table.dims, table.bytes), idx, b.add_int(-1),
                                       b.add_bool(false), b.add_bool(false), out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const auto handles = test::buffer_handles(*g);
   for (int64_t t : {tokens, int64_t{1}, int64_t{4}, tokens}) {
     SCOPED_TRACE("tokens=" + std::to_string(t));
@@ -51,7 +51,7 @@ TEST_F(EmbeddingSplitPrepackTest, SplitWithSizesFollowsLiveLeadingDim) {
   b.add_op("aten.split_with_sizes_copy.default",
            {in, b.add_int_list({sizes[0], sizes[1], sizes[2]}), b.add_int(-1), b.add_value_list(outs)});
   for (ValueId id : outs) b.mark_output(id);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   for (int64_t s : {kMaxS, int64_t{2}, int64_t{5}}) {
     SCOPED_TRACE("S=" + std::to_string(s));
     const auto xs = test::leading(x, {1, kMaxS, kWidth}, 1, s);
@@ -83,7 +83,7 @@ TEST_F(EmbeddingSplitPrepackTest, PrepackCopiesAConstantForLaterOps) {
   const ValueId out = b.add_tensor(DType::F32, {2, 3});
   b.add_op("aten.add.Tensor", {prod, packed_table, b.add_int(1), out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const std::vector<float> x{1, 2, 3, 4, 5, 6};
   const HostTensorView ins[] = {test::f32_view(x, {2, 3})};
   std::vector<float> want;

@@ -44,18 +44,17 @@ Graph attention_graph(const Dims4& d, int64_t window = 0, DType cache_type = DTy
   return std::move(b).build();
 }
 
-// The flash kernel the loads below ask for (WGRT_FLASH_KERNEL).
-const char* g_kernel = "tiled";
+// The flash kernel the loads below ask for (Tuning::flash_kernel).
+FlashKernel g_kernel = FlashKernel::Tiled;
 
 // Loads the graph with flash attention (the kernel g_kernel names) on or off.
 std::unique_ptr<ExecutableGraph> load(gpu::Device& device, const Dims4& d, bool flash, int64_t window = 0,
                                       DType cache_type = DType::F32) {
-  setenv("WGRT_FLASH_ATTENTION", flash ? "1" : "0", 1);  // small test shapes default to three passes
-  setenv("WGRT_FLASH_KERNEL", g_kernel, 1);
-  auto g = ExecutableGraph::load(device, attention_graph(d, window, cache_type));
-  unsetenv("WGRT_FLASH_ATTENTION");
-  unsetenv("WGRT_FLASH_KERNEL");
-  return g;
+  LoadOptions options;
+  options.tuning = test::tuning();
+  options.tuning.flash_attention = flash ? FlashAttention::On : FlashAttention::Off;
+  options.tuning.flash_kernel = g_kernel;
+  return ExecutableGraph::load(device, attention_graph(d, window, cache_type), options);
 }
 
 // Feeds positions [0, total) in steps of the given sizes; returns every output row.
@@ -88,7 +87,7 @@ class FlashAttentionTest : public test::GpuTest, public ::testing::WithParamInte
  protected:
   void SetUp() override {
     test::GpuTest::SetUp();
-    g_kernel = GetParam();
+    g_kernel = std::string(GetParam()) == "rows" ? FlashKernel::Rows : FlashKernel::Tiled;
   }
 };
 

@@ -35,7 +35,7 @@ TEST_F(GridSamplerTest, EveryModeMatchesTorch) {
         const ValueId out = b.add_tensor(DType::F32, want.dims);
         b.mark_output(out);
         b.add_op("aten.grid_sampler_2d.default", {xi, gi, b.add_int(mode), b.add_int(padding), b.add_bool(align), out});
-        auto g = ExecutableGraph::load(device(), std::move(b).build());
+        auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
         const auto xs = x.as<float>(), gs = grid.as<float>();
         const HostTensorView in[] = {test::f32_view(xs, x.dims), test::f32_view(gs, grid.dims)};
         const auto outs = g->execute(in);
@@ -58,7 +58,7 @@ TEST_F(GridSamplerTest, BicubicAndBadModesAreRefusedAtLoad) {
     b.mark_output(out);
     b.add_op("aten.grid_sampler_2d.default", {xi, gi, b.add_int(mode), b.add_int(padding), b.add_bool(false), out});
     try {
-      ExecutableGraph::load(device(), std::move(b).build());
+      ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
       ADD_FAILURE() << "loaded with " << what;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();

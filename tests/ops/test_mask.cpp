@@ -35,7 +35,7 @@ TEST_F(MaskOpsTest, MaskOpsMatchCpuAtLiveShapes) {
   b.add_op("aten.full_like.default", {x, b.add_double(0.5), null, null, null, b.add_bool(false), null, zeros});
   b.add_op("aten.where.self", {row_inf, zeros, x, out});  // a row whose `row` is 0 becomes 0.5
   for (ValueId id : {keep, out}) b.mark_output(id);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
 
   for (const Dims& dims : {Dims{2, 3, 5}, Dims{1, 3, 2}, Dims{2, 3, 5}}) {
     const size_t n = static_cast<size_t>(numel(dims)), rows = static_cast<size_t>(dims[0] * dims[1]);
@@ -65,7 +65,7 @@ TEST_F(MaskOpsTest, ArgumentChecksNameTheArgument) {
   b.add_op("aten.eq.Scalar", {x, b.add_double(1.0), wrong});
   b.mark_output(wrong);
   try {
-    ExecutableGraph::load(device(), std::move(b).build());
+    ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("aten.eq.Scalar"), std::string::npos) << e.what();

@@ -37,7 +37,7 @@ TEST_F(MatmulTest, LinearFollowsLiveRowsThroughGemvAndGemm) {
                                      with_bias ? b.add_constant(DType::F32, bias.dims, bias.bytes) : b.add_null(),
                                      out});
     b.mark_output(out);
-    auto g = ExecutableGraph::load(device(), std::move(b).build());
+    auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     const auto handles = test::buffer_handles(*g);
     for (int64_t m : {kMaxM, int64_t{1}, int64_t{33}, int64_t{7}, int64_t{1}, kMaxM}) {
       SCOPED_TRACE("M=" + std::to_string(m));
@@ -70,7 +70,7 @@ TEST_F(MatmulTest, MmStaticAndAtFewerRows) {
   const ValueId out = b.add_tensor(DType::F32, {kM, kN});
   b.add_op("aten.mm.default", {in, b.add_constant(DType::F32, bm.dims, bm.bytes), out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   double worst = 0;
   for (int64_t m : {kM, int64_t{20}, int64_t{1}, kM}) {
     SCOPED_TRACE("M=" + std::to_string(m));
@@ -97,7 +97,7 @@ TEST_F(MatmulTest, BmmFollowsTheLiveBatch) {
   const ValueId out = b.add_tensor(DType::F32, {kB, kM, kN});
   b.add_op("aten.bmm.default", {lhs, rhs, out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   double worst = 0;
   for (int64_t batch : {kB, int64_t{1}, int64_t{2}, kB}) {
     SCOPED_TRACE("B=" + std::to_string(batch));
@@ -123,7 +123,7 @@ TEST_F(MatmulTest, MismatchedInnerDimsAreRejected) {
   b.add_op("aten.mm.default", {lhs, rhs, out});
   b.mark_output(out);
   try {
-    ExecutableGraph::load(device(), std::move(b).build());
+    ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     FAIL() << "expected InvalidProgram";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e.what();

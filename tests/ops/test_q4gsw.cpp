@@ -40,7 +40,7 @@ TEST_F(Q4gswTest, LinearPicksGemvOrGemmFromTheLiveRows) {
   for (bool with_bias : {false, true}) {
     SCOPED_TRACE(with_bias ? "bias" : "no bias");
     const auto want = load_npy(with_bias ? "linear.out_bias" : "linear.out").as<float>();
-    auto g = ExecutableGraph::load(device(), linear_graph(with_bias));
+    auto g = ExecutableGraph::load(device(), linear_graph(with_bias), test::load_options());
     const auto handles = test::buffer_handles(*g);
     // The maximum (static), then M = 1 (GEMV) between GEMM sizes, growing and shrinking.
     for (int64_t m : {kMaxM, int64_t{1}, int64_t{3}, int64_t{1}, int64_t{7}, kMaxM}) {
@@ -83,7 +83,7 @@ TEST_F(Q4gswTest, EmbeddingBothNibbleOrdersFollowLiveTokens) {
              {b.add_constant(DType::U8, w.dims, w.bytes), b.add_constant(DType::F32, scales.dims, scales.bytes),
               b.add_int(16), idx, b.add_bool(linear_order), out});
     b.mark_output(out);
-    auto g = ExecutableGraph::load(device(), std::move(b).build());
+    auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     const auto handles = test::buffer_handles(*g);
     for (int64_t t : {tokens, int64_t{1}, int64_t{4}, tokens}) {
       SCOPED_TRACE("tokens=" + std::to_string(t));

@@ -44,7 +44,7 @@ TEST_F(QdqTest, PerTokenQuantizeDequantizeMatchTorchReference) {
            {q, scales, zps, b.add_int(-128), b.add_int(127), null, null, back});
   b.mark_output(q);
   b.mark_output(back);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
 
   for (int64_t live : {rows, int64_t{3}}) {
     const size_t n = static_cast<size_t>(live * cols);

@@ -17,6 +17,7 @@
 #include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"
+#include "wgrt/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -30,6 +31,18 @@ struct Case {
 };
 
 class QuantLinearTest : public test::GpuTest, public ::testing::WithParamInterface<Case> {};
+
+// The tuning every load in this file starts from: a test sets the fields it
+// means (tiles, depths, lanes...) and a TuningScope puts the defaults back.
+Tuning g_tuning;
+struct TuningScope {
+  ~TuningScope() { g_tuning = {}; }
+};
+LoadOptions load_options() {
+  LoadOptions o;
+  o.tuning = g_tuning;
+  return o;
+}
 
 // How the test hands the weight to the graph: already in the block GPU
 // layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0).
@@ -63,8 +76,8 @@ double check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, in
   const ValueId out = b.add_tensor(DType::F32, {kMaxM, N});
   b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, out});
   b.mark_output(out);
-  LoadOptions options;
-  options.matmul_precision = precision;
+  LoadOptions options = load_options();
+  options.tuning.matmul_precision = precision;
   auto g = ExecutableGraph::load(device, std::move(b).build(), options);
 
   double prefill_worst = 0;
@@ -132,22 +145,21 @@ TEST_P(QuantLinearTest, F16GemmWithinItsBound) {
 // Each f16 partial-sum span (WGRT_GEMM_F16_SPAN, at most a K tile: 128
 // products at depth 4; the default is 128) stays within the same bound.
 TEST_P(QuantLinearTest, F16GemmSpansWithinTheirBounds) {
-  setenv("WGRT_GEMM_KU", "4", 1);
-  for (const char* span : {"32", "64", "128"}) {
-    setenv("WGRT_GEMM_F16_SPAN", span, 1);
+  TuningScope scope;
+  g_tuning.gemm_depth = 4;
+  for (uint32_t span : {32u, 64u, 128u}) {
+    g_tuning.gemm_f16_span = span;
     const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3);
-    std::printf("[ bound    ] %s F16 GEMM K=2048, %s products per f16 sum: worst |error| / sum|terms| = %.2e\n",
+    std::printf("[ bound    ] %s F16 GEMM K=2048, %u products per f16 sum: worst |error| / sum|terms| = %.2e\n",
                 GetParam().name, span, worst);
   }
-  unsetenv("WGRT_GEMM_KU");
-  unsetenv("WGRT_GEMM_F16_SPAN");
 }
 TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
   const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16Acc, 1e-2);
   std::printf("[ bound    ] %s F16Acc GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
 }
 
-// Every tile shape of the GEMM family (WGRT_GEMM_TILE, read when the op is
+// Every tile shape of the GEMM family (Tuning::gemm_tile, read when the op is
 // lowered) at M = 131 and N = 150 (more than one workgroup each way, partial
 // last tiles for every shape) and an odd number of 32-element units, in f32
 // and f16. Two formats (a 32-element block, a 256-element super-block): the
@@ -160,30 +172,29 @@ TEST_P(GemmTileTest, EveryTileMatches) {
        {"64x64_4x4", "64x128_4x8", "128x128_8x8", "64x128_8x8", "32x64_4x4", "64x64_8x4", "128x64_8x4"}) {
     SCOPED_TRACE(tile);
     ASSERT_NE(ops::find_gemm_tile(tile), nullptr);
-    setenv("WGRT_GEMM_TILE", tile, 1);
+    TuningScope scope;
+    g_tuning.gemm_tile = tile;
     check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131);
     check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
   }
-  unsetenv("WGRT_GEMM_TILE");
 }
 
-// The K depths besides the default 2 (WGRT_GEMM_KU: 1 or 4 units staged per
+// The K depths besides the default 2 (Tuning::gemm_depth: 1 or 4 units staged per
 // barrier pair, each by its own threads) on an odd number of units (19: the
 // last K tile is partial at depth 4), in f32 (depth 4 lowered to 2 where
 // 64 KiB of workgroup memory is not offered) and f16.
 TEST_P(GemmTileTest, OtherKDepthsMatch) {
   const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
-  for (const char* ku : {"1", "4"}) {
+  for (uint32_t ku : {1u, 4u}) {
     for (const char* tile : {"64x64_4x4", "128x128_8x8"}) {
-      SCOPED_TRACE(std::string(tile) + " KU=" + ku);
-      setenv("WGRT_GEMM_KU", ku, 1);
-      setenv("WGRT_GEMM_TILE", tile, 1);
+      SCOPED_TRACE(std::string(tile) + " KU=" + std::to_string(ku));
+      TuningScope scope;
+      g_tuning.gemm_depth = ku;
+      g_tuning.gemm_tile = tile;
       check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131);
       check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3);
     }
   }
-  unsetenv("WGRT_GEMM_KU");
-  unsetenv("WGRT_GEMM_TILE");
 }
 
 // The large tile (128x64_8x4) beside the default one, chosen per live shape:
@@ -195,21 +206,22 @@ TEST_P(GemmTileTest, LargeTileFollowsTheLiveRows) {
                     "(--limits default requests no optional feature)";
   }
   const uint32_t block = ops::find_quant_layout(GetParam().type)->block_elems;
-  setenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "6", 1);
+  TuningScope scope;
+  g_tuning.gemm_large_min_workgroups = 6;
   check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F32, 1e-5, Given::Blocks, true);
   check_linear(device(), GetParam(), block == 32 ? 608 : 768, 150, 131, MatmulPrecision::F16, 2e-3, Given::Blocks, true);
-  unsetenv("WGRT_GEMM_LARGE_MIN_WORKGROUPS");
 }
 
 TEST(GemmTile, UnknownDepthIsRefused) {
-  setenv("WGRT_GEMM_KU", "3", 1);
+  Tuning t;
+  t.gemm_depth = 3;
   try {
-    ops::gemm_depth();
+    validate(t);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_KU: expected 1, 2 or 4, got '3'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Tuning::gemm_depth: expected 0 (choose), 1, 2 or 4, got 3"), std::string::npos)
+        << e.what();
   }
-  unsetenv("WGRT_GEMM_KU");
 }
 
 // The large tile by grid size, or by long K from 128 of its workgroups on
@@ -226,50 +238,53 @@ TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
   EXPECT_FALSE(ops::gemm_use_large(*large, 256, 16384, 2048, 1024, 8192));  // gate/up at 256 rows: 512
 }
 
+// The variables behind the tile minimums take counts (wgrt/environment.h),
+// and unset leave Tuning's defaults.
 TEST(GemmTile, TileMinimumsMustBeCounts) {
   struct Knob {
     const char* name;
-    uint64_t (*read)();
+    uint64_t Tuning::*field;
     uint64_t fallback;
   };
-  for (const Knob& k : {Knob{"WGRT_GEMM_LARGE_MIN_WORKGROUPS", ops::gemm_large_min_workgroups, 1024},
-                        Knob{"WGRT_GEMM_LARGE_MIN_K", ops::gemm_large_min_k, 8192},
-                        Knob{"WGRT_GEMM_MIN_WORKGROUPS", ops::gemm_family_min_workgroups, 0}}) {
+  for (const Knob& k : {Knob{"WGRT_GEMM_LARGE_MIN_WORKGROUPS", &Tuning::gemm_large_min_workgroups, 1024},
+                        Knob{"WGRT_GEMM_LARGE_MIN_K", &Tuning::gemm_large_min_k, 8192},
+                        Knob{"WGRT_GEMM_MIN_WORKGROUPS", &Tuning::gemm_min_workgroups, 0}}) {
     SCOPED_TRACE(k.name);
     setenv(k.name, "lots", 1);
-    EXPECT_THROW(k.read(), Error);
+    EXPECT_THROW(tuning_from_environment(), Error);
     setenv(k.name, "0", 1);
-    EXPECT_EQ(k.read(), 0u);
+    EXPECT_EQ(tuning_from_environment().*k.field, 0u);
     unsetenv(k.name);
-    EXPECT_EQ(k.read(), k.fallback);
+    EXPECT_EQ(tuning_from_environment().*k.field, k.fallback);
   }
 }
 
 // A power of two from 32: 96 (3 units) would not divide a depth of 4, and
 // the kernel's fold loop would read past the staged tile.
 TEST(GemmTile, F16SpanMustBeAPowerOfTwoFrom32) {
-  EXPECT_EQ(ops::gemm_f16_span(), 128u);
-  for (const char* bad : {"lots", "0", "16", "48", "96", "-32"}) {
+  EXPECT_EQ(Tuning{}.gemm_f16_span, 128u);
+  for (uint32_t bad : {0u, 16u, 48u, 96u, 100u}) {
     SCOPED_TRACE(bad);
-    setenv("WGRT_GEMM_F16_SPAN", bad, 1);
-    EXPECT_THROW(ops::gemm_f16_span(), Error);
+    Tuning t;
+    t.gemm_f16_span = bad;
+    EXPECT_THROW(validate(t), Error);
   }
-  setenv("WGRT_GEMM_F16_SPAN", "64", 1);
-  EXPECT_EQ(ops::gemm_f16_span(), 64u);
-  unsetenv("WGRT_GEMM_F16_SPAN");
+  Tuning t;
+  t.gemm_f16_span = 64;
+  EXPECT_NO_THROW(validate(t));
 }
 
 TEST(GemmTile, UnknownNameIsRefused) {
-  setenv("WGRT_GEMM_TILE", "32x32_2x2", 1);
+  Tuning t;
+  t.gemm_tile = "32x32_2x2";
   try {
-    ops::gemm_tile();
+    ops::gemm_tile(t);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("WGRT_GEMM_TILE: unknown tile '32x32_2x2' (known: 64x64_4x4"),
+    EXPECT_NE(std::string(e.what()).find("Tuning::gemm_tile: unknown tile '32x32_2x2' (known: 64x64_4x4"),
               std::string::npos)
         << e.what();
   }
-  unsetenv("WGRT_GEMM_TILE");
 }
 
 TEST_P(QuantLinearTest, EmbeddingRowsMatchTheDequantizer) {
@@ -372,27 +387,24 @@ TEST_P(QuantLinearPlanar, LongRows) {
 // Lanes per row follow the row count (32 for these few rows); 8 and 16 (for
 // matrices of many rows) forced here, with K past one staged chunk.
 TEST_P(QuantLinearPlanar, EveryLaneCount) {
-  for (const char* lanes : {"8", "16"}) {
-    SCOPED_TRACE(std::string("lanes ") + lanes);
-    setenv("WGRT_GEMV_LANES", lanes, 1);
+  for (uint32_t lanes : {8u, 16u}) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    TuningScope scope;
+    g_tuning.gemv_lanes = lanes;
     check_linear(device(), GetParam(), 2400, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
-    unsetenv("WGRT_GEMV_LANES");
   }
 }
 // Several blocks of rows per workgroup over one staging of x (the output
 // heads' default; forced here): row counts that leave the last workgroup's
 // blocks partly or wholly past N, each lane count, K up to one staging.
 TEST_P(QuantLinearPlanar, RowBlocksPerWorkgroup) {
-  for (auto [blocks, lanes] : {std::pair{"3", "8"}, std::pair{"8", "32"}, std::pair{"2", "16"}}) {
-    {
-      SCOPED_TRACE(std::string("row blocks ") + blocks + ", lanes " + lanes);
-      setenv("WGRT_GEMV_ROW_BLOCKS", blocks, 1);
-      setenv("WGRT_GEMV_LANES", lanes, 1);
-      check_linear(device(), GetParam(), 608, 75, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
-      check_linear(device(), GetParam(), 4096, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
-      unsetenv("WGRT_GEMV_LANES");
-      unsetenv("WGRT_GEMV_ROW_BLOCKS");
-    }
+  for (auto [blocks, lanes] : {std::pair{3u, 8u}, std::pair{8u, 32u}, std::pair{2u, 16u}}) {
+    SCOPED_TRACE("row blocks " + std::to_string(blocks) + ", lanes " + std::to_string(lanes));
+    TuningScope scope;
+    g_tuning.gemv_row_blocks = blocks;
+    g_tuning.gemv_lanes = lanes;
+    check_linear(device(), GetParam(), 608, 75, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), 4096, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
   }
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {
@@ -402,18 +414,18 @@ TEST_P(QuantLinearPlanar, F16Gemm) {
 // staged) at K depths 1 and 4 (19 units: a partial last K tile), f32 and
 // f16, M = 131 and N = 150 (partial row and column tiles).
 TEST_P(QuantLinearPlanar, GemmAtEachDepth) {
-  for (const char* ku : {"1", "4"}) {
-    SCOPED_TRACE(std::string("KU=") + ku);
-    setenv("WGRT_GEMM_KU", ku, 1);
+  for (uint32_t ku : {1u, 4u}) {
+    SCOPED_TRACE("KU=" + std::to_string(ku));
+    TuningScope scope;
+    g_tuning.gemm_depth = ku;
     check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
     check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
   }
-  unsetenv("WGRT_GEMM_KU");
 }
 
 // gemv_planar_q8.wgsl: x rounded to int8 per 32-element unit (scale
 // max|x| / 127) and packed integer dot products. With one rounding
-// (WGRT_GEMV_ACT=q8) each term's error is at most |w_k| * max|x over k's
+// (GemvActivation::Q8) each term's error is at most |w_k| * max|x over k's
 // unit| / 254 (half a quantization step), so |got - exact| <= sum_k |w_k| *
 // unit_max(k) / 254, plus f32 slack; checked per row. With two (q8x2, the
 // default on large matrices) the remainder is rounded again at a 254 times
@@ -426,19 +438,20 @@ TEST_P(QuantLinearPlanar, GemmAtEachDepth) {
 double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   constexpr int64_t kN = 37;
-  setenv("WGRT_GEMV_ACT", levels == 1 ? "q8" : "q8x2", 1);
+  TuningScope scope;
   const double divisor = levels == 1 ? 254.0 : 254.0 * 254.0;
   double worst_ratio = 0;
   for (int64_t k : {int64_t{608}, int64_t{2048}, int64_t{6400}}) {
-    for (const char* lanes : {"8", "16", "32"}) {
-      // Row blocks: as chosen, or x quantized once for 3 or 8 (the output
+    for (uint32_t lanes : {8u, 16u, 32u}) {
+      // Row blocks: as chosen (0), or x quantized once for 3 or 8 (the output
       // heads' default) blocks of rows, where K fits one staging.
-      for (const char* blocks : {"", "3", "8"}) {
-        if (*blocks != 0 && k > 4096) continue;
-        SCOPED_TRACE("levels " + std::to_string(levels) + " K=" + std::to_string(k) + " lanes " + lanes +
-                     " row blocks " + (*blocks != 0 ? blocks : "as chosen"));
-        setenv("WGRT_GEMV_LANES", lanes, 1);
-        setenv("WGRT_GEMV_ROW_BLOCKS", blocks, 1);  // empty: unset
+      for (uint32_t blocks : {0u, 3u, 8u}) {
+        if (blocks != 0 && k > 4096) continue;
+        SCOPED_TRACE("levels " + std::to_string(levels) + " K=" + std::to_string(k) + " lanes " +
+                     std::to_string(lanes) + " row blocks " + (blocks != 0 ? std::to_string(blocks) : "as chosen"));
+        g_tuning.gemv_activation = levels == 1 ? GemvActivation::Q8 : GemvActivation::Q8x2;
+        g_tuning.gemv_lanes = lanes;
+        g_tuning.gemv_row_blocks = blocks;
         const auto file = test::random_blocks(*l, kN, k, c.type + 5);
         std::vector<float> wf(kN * k);
         gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
@@ -450,9 +463,7 @@ double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
         const ValueId out = b.add_tensor(DType::F32, {1, kN});
         b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
         b.mark_output(out);
-        auto g = ExecutableGraph::load(device, std::move(b).build());
-        unsetenv("WGRT_GEMV_LANES");
-        unsetenv("WGRT_GEMV_ROW_BLOCKS");
+        auto g = ExecutableGraph::load(device, std::move(b).build(), load_options());
         auto xs = test::random_floats(k, uint32_t(k));
         for (int64_t i = 0; i < k; i += 97) xs[i] *= 8.0f;  // units with an outlier: a coarse step
         const HostTensorView in[] = {test::f32_view(xs, {1, k})};
@@ -475,7 +486,6 @@ double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
       }
     }
   }
-  unsetenv("WGRT_GEMV_ACT");
   return worst_ratio;
 }
 
@@ -493,7 +503,7 @@ TEST_F(NoSubgroupsTest, Int8ActivationGemvWithinTheRoundingBound) {
 }
 
 // A file-layout weight is put into the planar layout at load, the same bytes but for the scale part's padding; with
-// WGRT_GEMV=blocks it gets the block layout instead.
+// Tuning::gemv_layout Blocks it gets the block layout instead.
 TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
@@ -501,7 +511,8 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
   const auto file = test::random_blocks(*l, kN, kK, c.type + 3);
   for (const char* mode : {"planar", "blocks"}) {
     SCOPED_TRACE(mode);
-    setenv("WGRT_GEMV", mode, 1);
+    TuningScope scope;
+    g_tuning.gemv_layout = std::string(mode) == "planar" ? GemvLayout::Planar : GemvLayout::Blocks;
     GraphBuilder b;
     const ValueId x = b.add_tensor(DType::F32, {1, kK});
     b.mark_input(x);
@@ -509,8 +520,7 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
     const ValueId out = b.add_tensor(DType::F32, {1, kN});
     b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
     b.mark_output(out);
-    auto g = ExecutableGraph::load(device(), std::move(b).build());
-    unsetenv("WGRT_GEMV");
+    auto g = ExecutableGraph::load(device(), std::move(b).build(), load_options());
     const Dims want = std::string(mode) == "planar" ? Dims{kN, int64_t(ops::planar_row_bytes(c.type, kK) / 16), 16}
                                                     : Dims{kN, int64_t(ops::gpu_row_bytes(*l, kK))};
     EXPECT_EQ(g->graph().tensor(w).max_dims, want);

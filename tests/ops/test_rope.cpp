@@ -38,7 +38,7 @@ TEST_F(RopeTest, MatchesTorchAtEveryLiveLength) {
   const auto xq = load_npy("rope.xq").as<float>(), xk = load_npy("rope.xk").as<float>(),
              cos = load_npy("rope.cos").as<float>(), sin = load_npy("rope.sin").as<float>(),
              q_want = load_npy("rope.xq_out").as<float>(), k_want = load_npy("rope.xk_out").as<float>();
-  auto g = ExecutableGraph::load(device(), rope_graph());
+  auto g = ExecutableGraph::load(device(), rope_graph(), test::load_options());
   const auto handles = test::buffer_handles(*g);
   double worst = 0;
   // The maximum first (the static run), then shrinking and growing.
@@ -67,7 +67,7 @@ TEST_F(RopeTest, MatchesTorchAtEveryLiveLength) {
 TEST_F(RopeTest, HalvesVariantRotatesPairsHalfAHeadApart) {
   const auto xq = load_npy("rope.xq").as<float>(), xk = load_npy("rope.xk").as<float>(),
              cos = load_npy("rope.cos").as<float>(), sin = load_npy("rope.sin").as<float>();
-  auto g = ExecutableGraph::load(device(), rope_graph("wgrt.apply_rotary_emb_halves"));
+  auto g = ExecutableGraph::load(device(), rope_graph("wgrt.apply_rotary_emb_halves"), test::load_options());
   auto expected = [&](const std::vector<float>& x, int64_t s, int64_t heads) {
     std::vector<double> out(x.size());
     constexpr int64_t half = kDim / 2;

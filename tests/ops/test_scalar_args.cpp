@@ -31,7 +31,7 @@ TEST_F(ScalarArgsTest, BoolFillValuesMakeMasks) {
                                    b.add_null(), b.add_null(), floats});
     b.mark_output(mask);
     b.mark_output(floats);
-    auto g = ExecutableGraph::load(device(), std::move(b).build());
+    auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     const std::vector<float> one = {0.0f};
     const HostTensorView in[] = {test::f32_view(one, {1})};
     const auto outs = g->execute(in);
@@ -59,7 +59,7 @@ TEST_F(ScalarArgsTest, ArangeWithASymIntEndFollowsTheLiveLength) {
                                       b.add_null(), odd});
   b.mark_output(positions);
   b.mark_output(odd);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   for (int64_t n : {kMax, int64_t{5}, int64_t{1}, kMax}) {
     SCOPED_TRACE("length " + std::to_string(n));
     const std::vector<float> xs(static_cast<size_t>(n), 0.0f);

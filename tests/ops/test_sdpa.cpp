@@ -93,7 +93,7 @@ TEST_F(SdpaTest, StaticPrefillMatchesTorch) {
   for (auto [scale, golden] : {std::pair{std::optional<double>{}, "sdpa_small.out"},
                                std::pair{std::optional<double>{0.3}, "sdpa_small.out_scale0.3"}}) {
     SCOPED_TRACE(golden);
-    auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, scale));
+    auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, scale), test::load_options());
     const HostTensorView in[] = {test::f32_view(q, {1, 32, 4, 16}), test::f32_view(k, {1, 32, 2, 16}),
                                  test::f32_view(v, {1, 32, 2, 16})};
     const auto out = g->execute(in)[0];
@@ -109,7 +109,7 @@ TEST_F(SdpaTest, OneGraphServesPrefillAndDecodeSteps) {
   const auto q = load_npy("sdpa_small.q").as<float>(), k = load_npy("sdpa_small.k").as<float>(),
              v = load_npy("sdpa_small.v").as<float>(), want = load_npy("sdpa_small.out").as<float>();
   const Dimensions d{16, 32, 4, 2, 16};
-  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput));
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput), test::load_options());
   const auto handles = test::buffer_handles(*g);
   double worst = 0;
   // (start_pos, S): a prefill, decode steps, a chunk, the maximum S, the
@@ -151,9 +151,9 @@ TEST_F(SdpaTest, LongPrefillFoldsDispatchesAndDecodeFollows) {
   const uint64_t chunks = (d.heads + chunk - 1) / chunk;
 
   // The three-pass path (prefill otherwise runs flash attention, test_flash_attention.cpp).
-  setenv("WGRT_FLASH_ATTENTION", "0", 1);
-  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput));
-  unsetenv("WGRT_FLASH_ATTENTION");
+  LoadOptions three_pass = test::load_options();
+  three_pass.tuning.flash_attention = FlashAttention::Off;
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::FromTensorInput), three_pass);
   EXPECT_EQ(g->dispatch_count(), 4 + 3 * chunks)
       << "two cache writes, the decode kernel and its split combine, then three passes per head chunk";
   const auto handles = test::buffer_handles(*g);
@@ -193,7 +193,7 @@ TEST_F(SdpaTest, RejectsAMaskNamingTheArgument) {
   b.add_op("sdpa_with_kv_cache.default", {q, k, k, c, c, b.add_int(0), b.add_int(4), mask, b.add_double(0.0),
                                           b.add_bool(true), b.add_null(), b.add_tensor(DType::F32, {1, 4, 2, 8})});
   try {
-    ExecutableGraph::load(device(), std::move(b).build());
+    ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidProgram);
@@ -213,7 +213,7 @@ TEST_F(SdpaTest, UpdateCacheWritesAtStartPos) {
   const ValueId dummy = b.add_tensor(DType::F32, {1});
   b.add_op("update_cache.default", {value, cache, start, dummy});
   b.mark_output(cache);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   std::vector<float> cache_now;
   for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 8}, {8, 3}, {11, 1}, {12, 8}, {20, 1}}) {
     const auto vs = rows(k, 32, pos, s);
@@ -263,7 +263,7 @@ TEST_F(SdpaTest, SlidingWindowSeesOnlyTheLastWindowPositions) {
              v = load_npy("sdpa_small.v").as<float>();
   const Dimensions d{32, 32, 4, 2, 16};
   constexpr int64_t kWindow = 5;
-  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, std::nullopt, kWindow));
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::Int0, std::nullopt, kWindow), test::load_options());
   const HostTensorView in[] = {test::f32_view(q, {1, 32, 4, 16}), test::f32_view(k, {1, 32, 2, 16}),
                                test::f32_view(v, {1, 32, 2, 16})};
   const auto got = test::floats(g->execute(in)[0]);
@@ -287,7 +287,7 @@ TEST_F(SdpaTest, DecodeStepsWithAWindowAndGroupedHeads) {
   const auto q = test::random_floats(size_t(kT * d.heads * d.dim), 5);
   const auto k = test::random_floats(size_t(kT * d.kv_heads * d.dim), 6);
   const auto v = test::random_floats(size_t(kT * d.kv_heads * d.dim), 7);
-  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput, std::nullopt, kWindow));
+  auto g = ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput, std::nullopt, kWindow), test::load_options());
   double worst = 0;
   for (auto [pos, s] : {std::pair<int64_t, int64_t>{0, 8}, {8, 1}, {9, 1}, {10, 3}, {13, 1}, {14, 1}, {15, 1}}) {
     SCOPED_TRACE("start_pos=" + std::to_string(pos) + " S=" + std::to_string(s));
@@ -318,11 +318,15 @@ TEST_F(SdpaTest, DecodeStepsWithAWindowAndGroupedHeads) {
 // that make one split, several, a short last split, and the most splits.
 // With an f16 cache the reference reads rows rounded to f16, except the new
 // row of the step itself (attended as given, stored rounded).
+// `split`: Tuning::sdpa_split, the positions per decode split.
 void check_long_decode(gpu::Device& device, const Dimensions& d, std::initializer_list<int64_t> starts,
-                       DType cache_type = DType::F32) {
+                       DType cache_type = DType::F32, uint32_t split = Tuning{}.sdpa_split) {
   const auto kc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 11);
   const auto vc = test::random_floats(size_t(d.cache * d.kv_heads * d.dim), 12);
-  auto g = ExecutableGraph::load(device, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, kc, vc, cache_type));
+  LoadOptions options = test::load_options();
+  options.tuning.sdpa_split = split;
+  auto g = ExecutableGraph::load(device, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, kc, vc, cache_type),
+                                 options);
   const auto stored = [&](std::vector<float> x) {
     if (cache_type == DType::F16) {
       for (float& e : x) e = float(static_cast<_Float16>(e));
@@ -356,38 +360,33 @@ void check_long_decode(gpu::Device& device, const Dimensions& d, std::initialize
   EXPECT_LE(worst, kLongTolerance);
 }
 
-// Splits of about WGRT_SDPA_SPLIT positions (default 128).
+// Splits of about Tuning::sdpa_split positions (default 128).
 TEST_F(SdpaTest, LongContextDecodeSplitsThePositions) {
   check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {5, 63, 64, 127, 128, 129, 700, 8999});
   check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {0, 129, 999});
   check_long_decode(device(), Dimensions{1, 3000, 8, 2, 64}, {40, 2999}, DType::F16);
   // Short splits: the most splits the scratch holds (8999 positions), and
   // splits that are not a multiple of the teams' positions per step.
-  setenv("WGRT_SDPA_SPLIT", "16", 1);
-  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {33, 50, 8999});
-  check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {40, 999});
-  unsetenv("WGRT_SDPA_SPLIT");
+  check_long_decode(device(), Dimensions{1, 9000, 16, 2, 64}, {33, 50, 8999}, DType::F32, 16);
+  check_long_decode(device(), Dimensions{1, 1000, 6, 2, 128}, {40, 999}, DType::F32, 16);
 }
 
 TEST_F(SdpaTest, DecodeSplitLengthMustBeACount) {
-  setenv("WGRT_SDPA_SPLIT", "8", 1);
+  LoadOptions options;
+  options.tuning.sdpa_split = 8;
   try {
-    ExecutableGraph::load(device(), sdpa_graph(Dimensions{1, 64, 4, 2, 64}, StartPos::SymIntInput));
+    ExecutableGraph::load(device(), sdpa_graph(Dimensions{1, 64, 4, 2, 64}, StartPos::SymIntInput), options);
     ADD_FAILURE() << "a split of 8 positions was accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("WGRT_SDPA_SPLIT: expected positions per decode split (16 or more), got '8'"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("Tuning::sdpa_split: expected 16 or more positions, got 8"), std::string::npos)
         << e.what();
   }
-  unsetenv("WGRT_SDPA_SPLIT");
 }
 
 TEST_F(NoSubgroupsTest, SdpaLongContextDecodeSplitsThePositions) {
   check_long_decode(device(), Dimensions{1, 1000, 16, 2, 64}, {3, 200, 999});
   check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130});
-  setenv("WGRT_SDPA_SPLIT", "16", 1);
-  check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130, 299});
-  unsetenv("WGRT_SDPA_SPLIT");
+  check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130, 299}, DType::F32, 16);
 }
 
 }  // namespace

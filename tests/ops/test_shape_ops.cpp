@@ -75,7 +75,7 @@ TEST_F(ShapeOpsTest, OneGraphFollowsLiveLengthAndPosition) {
   const auto x = load_npy("shape.x").as<float>(), y = load_npy("shape.y").as<float>();
   ShapeGraph sg = shape_graph();
   const auto names = sg.outputs;
-  auto g = ExecutableGraph::load(device(), std::move(sg.graph));
+  auto g = ExecutableGraph::load(device(), std::move(sg.graph), test::load_options());
   const auto handles = test::buffer_handles(*g);
   // (input_pos, S): the maximum first, then shrinking, growing, and a slice
   // whose end (12 + 5) runs past the 16-row table and is clamped.
@@ -114,7 +114,7 @@ TEST_F(ShapeOpsTest, SymIntArithmeticOnInts) {
     results.push_back(b.add_symint(0));
     b.add_op(op, {b.add_int(ab.first), b.add_int(ab.second), results.back()});
   }
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   for (size_t i = 0; i < results.size(); ++i) {
     EXPECT_EQ(std::get<SymInt>(g->graph().values[results[i]]).value, want[i]) << cases[i].first << " case " << i;
   }

@@ -39,7 +39,7 @@ TEST_F(SoftmaxLayerNormTest, SoftmaxAndLogSoftmaxAlongEachDimFollowLiveS) {
       goldens.push_back(std::string(op) + "|dim" + std::to_string(d));
     }
   }
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const auto handles = test::buffer_handles(*g);
   double worst_softmax = 0, worst_log = 0;
   for (int64_t s : {kMaxS, int64_t{3}, int64_t{1}, kMaxS}) {
@@ -72,7 +72,7 @@ TEST_F(SoftmaxLayerNormTest, SoftmaxOfALongRowOfLargeValuesIsStable) {
   const ValueId out = b.add_tensor(DType::F32, x.dims);
   b.add_op("aten._softmax.default", {in, b.add_int(-1), b.add_bool(false), out});
   b.mark_output(out);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const HostTensorView ins[] = {x.view()};
   const double err = test::max_abs_error(test::floats(g->execute(ins)[0]), load_npy("softmax.long_out").as<float>());
   EXPECT_LE(err, kSoftmaxTolerance);
@@ -93,7 +93,7 @@ TEST_F(SoftmaxLayerNormTest, LayerNormWritesOutMeanAndRstdAtLiveS) {
            {in, b.add_int_list({kD}), b.add_constant(DType::F32, w.dims, w.bytes),
             b.add_constant(DType::F32, bias.dims, bias.bytes), b.add_double(1e-5), b.add_value_list({out, mean, rstd})});
   for (ValueId id : {out, mean, rstd}) b.mark_output(id);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const auto handles = test::buffer_handles(*g);
   double worst = 0;
   for (int64_t s : {kMaxS, int64_t{3}, int64_t{1}, kMaxS}) {
@@ -127,7 +127,7 @@ TEST_F(SoftmaxLayerNormTest, LayerNormOverTwoDimsWithoutAffine) {
   b.add_op("aten.native_layer_norm.default", {in, b.add_int_list({x.dims[1], x.dims[2]}), b.add_null(), b.add_null(),
                                               b.add_double(1e-5), b.add_value_list({out, mean, rstd})});
   for (ValueId id : {out, mean, rstd}) b.mark_output(id);
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const HostTensorView ins[] = {x.view()};
   const auto outs = g->execute(ins);
   double worst = 0;

@@ -39,7 +39,7 @@ class UnexportedOpsTest : public test::GpuTest {
     std::vector<ValueId> a = args(b, xi, out);
     if (with_src) a.insert(a.begin() + 1, si);
     b.add_op(op, std::move(a));
-    auto g = ExecutableGraph::load(device(), std::move(b).build());
+    auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
     const auto xs = x.as<float>(), ss = src.as<float>();
     std::vector<HostTensorView> in = {test::f32_view(xs, x.dims)};
     if (with_src) in.push_back(test::f32_view(ss, src.dims));
@@ -90,7 +90,7 @@ TEST_F(UnexportedOpsTest, ScalarTensorIsARankZeroTensor) {
   const ValueId out = b.add_tensor(DType::F32, want.dims);
   b.mark_output(out);
   b.add_op("aten.scalar_tensor.default", {b.add_double(2.5), b.add_int(6), b.add_null(), b.add_null(), b.add_null(), out});
-  auto g = ExecutableGraph::load(device(), std::move(b).build());
+  auto g = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const std::vector<float> one = {0.0f};
   const HostTensorView in[] = {test::f32_view(one, {1})};
   const auto outs = g->execute(in);
@@ -111,7 +111,7 @@ TEST_F(UnexportedOpsTest, SwigluOfNewerExportsFollowsBothInputs) {
   const ValueId out = b.add_tensor(DType::F32, want.dims);
   b.mark_output(out);
   b.add_op("et_vk.swiglu.default", {g, u, out});
-  auto graph = ExecutableGraph::load(device(), std::move(b).build());
+  auto graph = ExecutableGraph::load(device(), std::move(b).build(), test::load_options());
   const int64_t width = gate.dims[2];
   for (int64_t rows : {gate.dims[1], int64_t{3}, gate.dims[1]}) {
     SCOPED_TRACE("rows=" + std::to_string(rows));

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/npy.h"
+#include "gpu_test_env.h"
 #include "llm/generate.h"
 #include "runtime/program.h"
 #include "wgrt/error.h"
@@ -30,7 +31,7 @@ void load_and_run_add_chain(gpu::Device& device) {
   static const HostTensor in0 = read_npy(fault_fixture("pte/add_chain.in0.npy"));
   static const HostTensor in1 = read_npy(fault_fixture("pte/add_chain.in1.npy"));
   static const HostTensor want = read_npy(fault_fixture("pte/add_chain.out0.npy"));
-  auto program = Program::load(device, fault_fixture("pte/add_chain.pte"));
+  auto program = Program::load(device, fault_fixture("pte/add_chain.pte"), "", test::load_options());
   const HostTensorView views[] = {{in0.dtype, in0.dims, in0.data}, {in1.dtype, in1.dims, in1.data}};
   ExecuteOptions options;
   options.time_dispatches = true;
@@ -43,6 +44,7 @@ std::unique_ptr<llm::LlmModel> load_tiny_llama(gpu::Device& device) {
   llm::LlmLoadOptions options;
   options.path = fault_fixture("gguf/tiny_llama_q4_0.gguf");
   options.context = 32;
+  options.graph = test::load_options();
   return llm::LlmModel::load(device, options);
 }
 

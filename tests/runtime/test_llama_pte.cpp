@@ -90,7 +90,7 @@ TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
   ASSERT_EQ(manifest["cpu_kernels"].size(), 0u);
   ASSERT_EQ(manifest["delegates"].size(), 1u);
 
-  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string), "", test::load_options());
   ExecutableGraph& graph = program->method("forward").graph();
   ASSERT_EQ(graph.input_count(), 2u) << "tokens, input_pos";
   ASSERT_EQ(graph.output_count(), 1u) << "logits of the last token";
@@ -131,7 +131,7 @@ TEST_F(LlamaPte, DecodeWithoutPrefillDiffers) {
   const Json manifest = read_json(llama_fixture("tiny_llama.json"));
   const auto steps = read_steps(manifest);
   ASSERT_GE(steps.size(), 2u);
-  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string), "", test::load_options());
   ExecutableGraph& graph = program->method("forward").graph();
   size_t bad = 0;
   const double worst = run_step(graph, steps[1], INFINITY, 0, bad);  // counts nothing: only the error matters
@@ -180,7 +180,7 @@ TEST_F(LlamaPte, BadPositionsAndTokenIdsAreRefusedAndChangeNothing) {
   const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
   const auto steps = read_steps(manifest);
   ASSERT_GE(steps.size(), 3u);
-  auto program = Program::load(device(), llama_fixture(manifest["pte"].string));
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string), "", test::load_options());
   ExecutableGraph& graph = program->method("forward").graph();
   size_t bad = 0;
   run_step(graph, steps[0], atol, rtol, bad);  // the prefill: S tokens
@@ -199,7 +199,7 @@ TEST_F(LlamaPte, BadPositionsAndTokenIdsAreRefusedAndChangeNothing) {
 
 // export_llama's metadata methods load as constants, not graphs.
 TEST_F(LlamaPte, MetadataMethodsAreConstants) {
-  auto program = Program::load(device(), llama_fixture("tiny_llama.pte"));
+  auto program = Program::load(device(), llama_fixture("tiny_llama.pte"), "", test::load_options());
   EXPECT_EQ(program->method_names(), std::vector<std::string>{"forward"});
   const auto& c = program->constants();
   ASSERT_EQ(c.count("get_max_seq_len"), 1u);

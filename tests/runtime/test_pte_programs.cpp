@@ -73,7 +73,7 @@ TEST_P(PteProgramTest, MatchesTorch) {
   if (has_cpu_kernels) {
     // The premise: torch left a kernel on the CPU. wgrt refuses and names it.
     try {
-      Program::load(device(), fixture(manifest["pte"].string), ptd);
+      Program::load(device(), fixture(manifest["pte"].string), ptd, test::load_options());
       FAIL() << "a partially delegated program must be refused";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::NotSupported);
@@ -84,7 +84,7 @@ TEST_P(PteProgramTest, MatchesTorch) {
     return;
   }
 
-  auto program = Program::load(device(), fixture(manifest["pte"].string), ptd);
+  auto program = Program::load(device(), fixture(manifest["pte"].string), ptd, test::load_options());
   for (const auto& [method_name, spec] : manifest["methods"].object) {
     Method& method = program->method(method_name);
     const auto buffers_before = test::buffer_handles(method.graph());
@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_n
 class PteProgramErrors : public test::GpuTest {};
 
 TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {
-  auto program = Program::load(device(), pte::testing::fixture("two_methods.pte"));
+  auto program = Program::load(device(), pte::testing::fixture("two_methods.pte"), "", test::load_options());
   try {
     program->method("backward");
     FAIL();
@@ -149,7 +149,7 @@ TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {
 // [2, 3, 8]: a [5, 8] input cannot be viewed so. The error names the input,
 // both shapes and the two ways out, and the method still runs afterwards.
 TEST_F(PteProgramErrors, AnotherShapeOfAFixedInputNamesTheInputAndBothShapes) {
-  auto program = Program::load(device(), pte::testing::fixture("shape_ops.pte"));
+  auto program = Program::load(device(), pte::testing::fixture("shape_ops.pte"), "", test::load_options());
   Method& method = program->method("forward");
   auto run = [&](Dims x_dims) {
     const HostTensor x{DType::F32, x_dims, std::vector<uint8_t>(size_t(numel(x_dims)) * 4)};

@@ -16,7 +16,7 @@ class PteRefused : public test::GpuTest {};
 
 TEST_F(PteRefused, AddmmWithBetaIsRefusedNamingOpArgumentAndValue) {
   try {
-    Program::load(device(), pte::testing::fixture("refused/addmm_beta.pte"));
+    Program::load(device(), pte::testing::fixture("refused/addmm_beta.pte"), "", test::load_options());
     FAIL() << "addmm with beta 0.5 must be refused";
   } catch (const Error& e) {
     const std::string what = e.what();

@@ -505,10 +505,6 @@ size_t fuse_ropes(Graph& g, std::vector<bool>& removed) {
 
 }  // namespace
 
-bool fusion_from_env() {
-  const char* v = std::getenv("WGRT_NO_FUSE");
-  return v == nullptr || std::strcmp(v, "0") == 0;
-}
 
 FusionStats fuse_linear_layers(Graph& g, const FusionLimits& limits) {
   FusionStats stats;

@@ -52,7 +52,4 @@ struct FusionLimits {
 
 FusionStats fuse_linear_layers(Graph& graph, const FusionLimits& limits = {});
 
-// False when WGRT_NO_FUSE is set to anything but "0" (A/B without a rebuild).
-bool fusion_from_env();
-
 }  // namespace wgrt

@@ -32,7 +32,6 @@
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
 #include "ops/attention/kv_cache.h"
-#include "ops/common/env_count.h"
 #include "ops/common/reduce.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -89,11 +88,6 @@ struct DecodeSplits {
   uint32_t splits, split_len;
 };
 
-// P, read once when the op is lowered (not per decode step).
-uint32_t decode_split_positions() {
-  return static_cast<uint32_t>(env_count("WGRT_SDPA_SPLIT", "positions per decode split (16 or more)", 128, 16));
-}
-
 DecodeSplits decode_splits(uint32_t positions, uint32_t per_split, uint32_t max_splits) {
   const uint64_t want = std::clamp<uint64_t>(gpu::div_up(positions, per_split), 1, max_splits);
   const auto split_len = static_cast<uint32_t>(gpu::div_up(positions, want));
@@ -134,16 +128,10 @@ uint64_t tiled_workgroup_bytes(int64_t head_dim) {
 }
 
 // Whether prefill attention runs the tiled kernel: where it fits, unless
-// WGRT_FLASH_KERNEL=rows asks for flash_attention.wgsl (A/B; "tiled" is the
-// default). Measured on the H200: bench/RESULTS.md, 2026-12-02 seventh run.
-bool flash_tiled(const gpu::Device& device, int64_t head_dim) {
-  const char* v = std::getenv("WGRT_FLASH_KERNEL");
-  if (v != nullptr && *v != 0 && std::string(v) != "tiled") {
-    if (std::string(v) != "rows") {
-      throw Error(ErrorCode::InvalidArgument, "WGRT_FLASH_KERNEL: expected tiled or rows, got '" + std::string(v) + "'");
-    }
-    return false;
-  }
+// Tuning::flash_kernel Rows asks for flash_attention.wgsl (A/B; Tiled is
+// the default). Measured on the H200: bench/RESULTS.md, 2026-12-02 seventh run.
+bool flash_tiled(const gpu::Device& device, const Tuning& tuning, int64_t head_dim) {
+  if (tuning.flash_kernel == FlashKernel::Rows) return false;
   return head_dim <= kTiledMaxHeadDim &&
          tiled_workgroup_bytes(head_dim) <= device.limits().max_compute_workgroup_storage_size;
 }
@@ -229,7 +217,7 @@ void lower(OpContext& ctx) {
                                              std::to_string(ctx.device().limits().max_compute_workgroup_storage_size));
   }
   // f16 caches: flash attention for every S the decode kernel does not take (the three passes read f32 rows).
-  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.flash_attention()));
+  const bool flash = f16_cache || (max_seq > 1 && fits && flash_wanted(ctx.tuning().flash_attention));
   const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
   const bool has_decode = decode_fits(group, head_dim);
@@ -239,7 +227,8 @@ void lower(OpContext& ctx) {
   // than one score per head and cached position would.
   const auto max_splits = static_cast<uint32_t>(
       std::clamp<uint64_t>(uint64_t(cache_max) / uint64_t(head_dim + 4), 1, kDecodeMaxSplits));
-  const uint32_t split_positions = has_decode ? decode_split_positions() : 0;
+  // P (Tuning::sdpa_split), read once when the op is lowered (not per decode step).
+  const uint32_t split_positions = has_decode ? ctx.tuning().sdpa_split : 0;
   if (has_decode) {
     decode_uniform = ctx.uniform(sizeof(DecodeParams));
     const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
@@ -285,7 +274,7 @@ void lower(OpContext& ctx) {
   }
   UniformId flash_u = 0;
   DispatchId flash_d = 0;
-  const bool tiled = flash && flash_tiled(ctx.device(), head_dim);
+  const bool tiled = flash && flash_tiled(ctx.device(), ctx.tuning(), head_dim);
   const uint32_t flash_rows = tiled ? kTiledRows : kFlashRows;  // query rows per workgroup
   if (flash) {
     flash_u = ctx.uniform(sizeof(FlashParams));

@@ -45,7 +45,7 @@ constexpr uint32_t kDepthwiseWorkgroup = 64;
 constexpr uint32_t kTile = 64;    // main_gemm's and main_igemm's output tile edge (pixels and channels)
 constexpr int64_t kChunk = 16;    // main_igemm's input channels per reduction slice
 // Split-K until about `fill` workgroups run, keeping each split at least
-// `min_slices` slices deep. WGRT_CONV_SPLIT=FILL,MIN_SLICES overrides (A/B).
+// `min_slices` slices deep (Tuning::conv_split_fill, conv_split_min_slices).
 // On the H200 (bench/RESULTS.md, third run) 512,4 gave the best wall time on
 // both vision programs: MobileNet V2 0.89 ms and ResNet-18 0.97 ms, against
 // 0.97 / 1.02 with 256,8 and 0.89 / 1.01 with 1024,4.
@@ -54,27 +54,7 @@ struct SplitPolicy {
   uint32_t min_slices = 4;
 };
 
-SplitPolicy split_policy() {
-  SplitPolicy s;
-  if (const char* v = std::getenv("WGRT_CONV_SPLIT"); v != nullptr && *v != 0) {
-    char* end = nullptr;
-    s.fill = std::max<uint64_t>(1, std::strtoull(v, &end, 10));
-    if (*end == ',') s.min_slices = uint32_t(std::max<unsigned long long>(1, std::strtoull(end + 1, nullptr, 10)));
-  }
-  return s;
-}
-
-enum class ConvKernel { Direct, Igemm, IgemmNoSplit, IgemmDepthwiseLoop };
-
-ConvKernel kernel_from_env() {
-  const char* v = std::getenv("WGRT_CONV");
-  if (v == nullptr) return ConvKernel::Igemm;
-  const std::string_view s(v);
-  if (s == "direct") return ConvKernel::Direct;
-  if (s == "nosplit") return ConvKernel::IgemmNoSplit;
-  if (s == "dwloop") return ConvKernel::IgemmDepthwiseLoop;
-  return ConvKernel::Igemm;
-}
+SplitPolicy split_policy(const Tuning& tuning) { return {tuning.conv_split_fill, tuning.conv_split_min_slices}; }
 
 // Which of the three ops: they differ only in their trailing arguments.
 enum class ConvOp { Plain, Clamp, Fused };
@@ -106,11 +86,11 @@ bool pointwise(const ConvArgs& c) {
 bool depthwise(const ConvArgs& c) { return !c.transposed && c.cin_g == 1; }
 
 // main_depthwise's ROW3 form: 3 wide, undilated, stride 1 or 2 across (not
-// under WGRT_CONV=direct or dwloop, which keep the loop over the window).
-bool row3(const ConvArgs& c) {
-  const ConvKernel k = kernel_from_env();
+// under Tuning::conv_kernel Direct or DepthwiseLoop, which keep the loop
+// over the window).
+bool row3(const ConvArgs& c, ConvKernel k) {
   return c.kw == 3 && c.dil[1] == 1 && (c.stride[1] == 1 || c.stride[1] == 2) && k != ConvKernel::Direct &&
-         k != ConvKernel::IgemmDepthwiseLoop;
+         k != ConvKernel::DepthwiseLoop;
 }
 
 // Whether conv_igemm runs this convolution (given a packed weight). Below 8
@@ -219,7 +199,7 @@ void check(const OpArgs& args, ConvOp op) {
 // slice of conv_igemm reads whole vec4s of output channels.
 void pack_weight(ConstantPrep& prep, ConvOp op) {
   const ConvArgs c = read_args(prep.args(), op);
-  if (c.packed || !igemm_eligible(c) || kernel_from_env() == ConvKernel::Direct) return;
+  if (c.packed || !igemm_eligible(c) || prep.tuning().conv_kernel == ConvKernel::Direct) return;
   if (prep.args().tensor(1).storage != StorageKind::Constant) return;  // main_gemm reads it as it is
   const Tensor& w = prep.constant(1);
   const int64_t cout_g = c.cout / c.groups, cin_p = (c.cin_g + kChunk - 1) / kChunk * kChunk;
@@ -284,7 +264,7 @@ uint32_t split_count(const SplitPolicy& policy, uint64_t tiles, uint32_t slices)
 void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
-  const bool split_k = kernel_from_env() != ConvKernel::IgemmNoSplit;
+  const bool split_k = ctx.tuning().conv_kernel != ConvKernel::IgemmNoSplit;
   const gpu::OverrideConstants constants = {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                             {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                                             {"POINTWISE", pointwise(c) ? 1.0 : 0.0}};
@@ -296,7 +276,7 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const Dims max_out = out_dims(c, ctx.max_dims(x));
   const uint64_t max_m = uint64_t(numel(max_out)) / uint64_t(c.cout);
   const uint64_t max_tiles = gpu::div_up(max_m, kTile) * gpu::div_up(uint64_t(c.cout / c.groups), kTile) * uint64_t(c.groups);
-  const SplitPolicy policy = split_policy();
+  const SplitPolicy policy = split_policy(ctx.tuning());
   const uint32_t max_splits = split_k ? split_count(policy, max_tiles, slices) : 1;
   const uint64_t part_floats = max_splits > 1 ? uint64_t(max_splits) * uint64_t(c.cout) * max_m : 1;
   const gpu::BufferBinding part = ctx.scratch(part_floats * sizeof(float), "conv split-K partial sums");
@@ -338,7 +318,7 @@ void lower(OpContext& ctx, ConvOp op) {
   const bool dw = depthwise(c);
   const auto& pipeline =
       dw ? ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
-                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c) ? 1.0 : 0.0},
+                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c, ctx.tuning().conv_kernel) ? 1.0 : 0.0},
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0}})
          : ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},

@@ -1,12 +1,10 @@
 #include "ops/linear/gemm.h"
 
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
-#include "ops/common/env_count.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
@@ -32,7 +30,7 @@ static_assert(std::string_view(kLargeTile.name) == "128x64_8x4");
 // Fills `chosen` for `tile` at the depth asked for (or the tile's own),
 // halved until the tile has a thread per staged unit and its workgroup
 // memory fits; false if even depth 1 does not fit the device.
-bool fit_tile(const gpu::Device& device, const GemmTile& tile, GemmChoice& chosen) {
+bool fit_tile(const gpu::Device& device, const Tuning& tuning, const GemmTile& tile, GemmChoice& chosen) {
   chosen.tile = tile;
   const uint32_t threads = (tile.bm / tile.tm) * (tile.bn / tile.tn);
   // xs (BM x BK) + ws (BN x BK) in FT, BK = 32 ku: all of gemm.wgsl's workgroup memory.
@@ -40,8 +38,8 @@ bool fit_tile(const gpu::Device& device, const GemmTile& tile, GemmChoice& chose
     return (tile.bm + tile.bn) * 32 * ku * (chosen.precision == MatmulPrecision::F32 ? 4 : 2);
   };
   const uint32_t storage = device.limits().max_compute_workgroup_storage_size;
-  const uint32_t asked = gemm_depth();
-  chosen.ku = asked != 0 ? asked : tile.ku;
+  chosen.ku = tuning.gemm_depth != 0 ? tuning.gemm_depth : tile.ku;
+  chosen.f16_span = tuning.gemm_f16_span;
   while (chosen.ku > 1 && (tile.bn * chosen.ku > threads || bytes(chosen.ku) > storage)) chosen.ku /= 2;
   return storage >= bytes(chosen.ku) && device.limits().max_compute_invocations_per_workgroup >= threads;
 }
@@ -55,81 +53,58 @@ const GemmTile* find_gemm_tile(std::string_view name) {
   return nullptr;
 }
 
-const GemmTile& gemm_tile() {
-  const char* v = std::getenv("WGRT_GEMM_TILE");
-  if (v == nullptr || *v == 0) {
+const GemmTile& gemm_tile(const Tuning& tuning) {
+  if (tuning.gemm_tile.empty()) {
     // Measured on the H200 (bench/RESULTS.md, 2026-12-01 fifth run, f16,
     // shaders without wgpu's runtime checks): 64 x 64 tiles are fastest on
     // both models (llama1b pp512 11,617 tok/s vs 10,843 on 64 x 128 x 8 x 8,
     // the earlier choice for large matrices; SmolLM2 37,016 vs 28,120).
     return kTiles[0];
   }
-  if (const GemmTile* t = find_gemm_tile(v)) return *t;
+  if (const GemmTile* t = find_gemm_tile(tuning.gemm_tile)) return *t;
   std::string known;
   for (const GemmTile& t : kTiles) known += std::string(known.empty() ? "" : ", ") + t.name;
-  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_TILE: unknown tile '" + std::string(v) + "' (known: " + known + ")");
+  throw Error(ErrorCode::InvalidArgument,
+              "Tuning::gemm_tile: unknown tile '" + tuning.gemm_tile + "' (known: " + known + ")");
 }
 
-uint32_t gemm_depth() {
-  const char* v = std::getenv("WGRT_GEMM_KU");
-  if (v == nullptr || *v == 0) return 0;
-  const std::string s(v);
-  if (s == "1" || s == "2" || s == "4") return static_cast<uint32_t>(s[0] - '0');
-  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMM_KU: expected 1, 2 or 4, got '" + s + "'");
-}
-
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen, uint32_t storage_buffers) {
+bool gemm_choose(const gpu::Device& device, const Tuning& tuning, GemmChoice& chosen, uint32_t storage_buffers) {
   if (device.limits().max_storage_buffers_per_shader_stage < storage_buffers) return false;
   // The family is the prefill GEMM by default since it was measured faster
   // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
   // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and
-  // 22,021). WGRT_GEMM_FAMILY=0 keeps the ops' own GEMMs (an A/B switch).
-  const char* off = std::getenv("WGRT_GEMM_FAMILY");
-  if (off != nullptr && std::string(off) == "0") return false;
+  // 22,021). Tuning::gemm_family off keeps the ops' own GEMMs (an A/B switch).
+  if (!tuning.gemm_family) return false;
+  const MatmulPrecision wanted = tuning.matmul_precision;
   const bool f16 = device.features().shader_f16;
   chosen.precision = wanted == MatmulPrecision::Auto ? (f16 ? MatmulPrecision::F16 : MatmulPrecision::F32)
                      : f16                           ? wanted
                                                      : MatmulPrecision::F32;
-  return fit_tile(device, gemm_tile(), chosen);
+  return fit_tile(device, tuning, gemm_tile(tuning), chosen);
 }
 
-uint64_t gemm_large_min_workgroups() {
-  // Measured on the H200 (bench/RESULTS.md, 2026-12-02 seventh run, pp512
-  // profiles, 64x64_4x4 at depth 2 vs 128x64_8x4 at 4): llama1b's gate/up
-  // (1,024 large workgroups) 1,146 -> 1,069 us, its o/down (128) 368 -> 331
-  // us on average, but its QKV (192) 237 -> 291 us and every SmolLM2 matrix
-  // (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that GPU) takes
-  // the gain that holds; gemm_large_min_k() takes the one of down.
-  return env_count("WGRT_GEMM_LARGE_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 1024);
-}
-
-uint64_t gemm_large_min_k() {
-  // The H200 again (session 7, per-matrix pp512 profiles): at 128 large
-  // workgroups llama1b's down (K = 8192) 585 -> 520 us and o (K = 2048) only
-  // 151 -> 145; QKV (K = 2048, 192) loses. The large tile's deeper K loop
-  // pays where each workgroup runs long; K >= 8192 takes down's gain alone.
-  return env_count("WGRT_GEMM_LARGE_MIN_K", "a K length (0 = off)", 8192);
-}
-
-uint32_t gemm_f16_span() {
-  // 128: one fold per staged K tile (64 products on the 64x64 tile at depth
-  // 2, 128 on the large tile at depth 4). Measured on the H200 (session 8,
-  // bench/RESULTS.md), llama1b pp512 GEMMs 36.2 ms with a fold every 32
-  // products, 34.9 every 64, 30.7 per tile, 29.9 with none (f16acc): a fold
-  // inside the tile's K loop costs more than its adds. The error stays far
-  // inside the tests' bound (2e-3 of the sum of |terms| at K = 2048): worst
-  // 1.8-2.6e-4 at 128 against 1.2-1.6e-4 at 32 on that GPU.
-  // A power of two, so that the kernel's units per fold (capped at its
-  // depth of 1, 2 or 4 units) divide the depth: the fold loop never passes
-  // the staged tile.
-  const char* what = "32, 64, 128 ... products (a power of two from 32)";
-  const uint64_t span = env_count("WGRT_GEMM_F16_SPAN", what, 128, 32);
-  if ((span & (span - 1)) != 0) {
-    throw Error(ErrorCode::InvalidArgument,
-                std::string("WGRT_GEMM_F16_SPAN: expected ") + what + ", got '" + std::to_string(span) + "'");
-  }
-  return static_cast<uint32_t>(span);
-}
+// The defaults of Tuning::gemm_large_min_workgroups (1024) and
+// gemm_large_min_k (8192), measured on the H200 (bench/RESULTS.md, 2026-12-02
+// seventh run, pp512 profiles, 64x64_4x4 at depth 2 vs 128x64_8x4 at 4):
+// llama1b's gate/up (1,024 large workgroups) 1,146 -> 1,069 us, its o/down
+// (128) 368 -> 331 us on average, but its QKV (192) 237 -> 291 us and every
+// SmolLM2 matrix (36-192) 1.4-1.6x slower. 1,024 (about eight waves on that
+// GPU) takes the gain that holds. Then (session 7, per-matrix pp512
+// profiles) at 128 large workgroups llama1b's down (K = 8192) 585 -> 520 us
+// and o (K = 2048) only 151 -> 145; QKV (K = 2048, 192) loses. The large
+// tile's deeper K loop pays where each workgroup runs long; K >= 8192 takes
+// down's gain alone.
+//
+// The default of Tuning::gemm_f16_span, 128: one fold per staged K tile (64
+// products on the 64x64 tile at depth 2, 128 on the large tile at depth 4).
+// Measured on the H200 (session 8, bench/RESULTS.md), llama1b pp512 GEMMs
+// 36.2 ms with a fold every 32 products, 34.9 every 64, 30.7 per tile, 29.9
+// with none (f16acc): a fold inside the tile's K loop costs more than its
+// adds. The error stays far inside the tests' bound (2e-3 of the sum of
+// |terms| at K = 2048): worst 1.8-2.6e-4 at 128 against 1.2-1.6e-4 at 32 on
+// that GPU. A power of two, so that the kernel's units per fold (capped at
+// its depth of 1, 2 or 4 units) divide the depth: the fold loop never passes
+// the staged tile.
 
 bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups,
                     uint64_t min_k) {
@@ -137,18 +112,17 @@ bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, u
   return (min_workgroups > 0 && grid >= min_workgroups) || (min_k > 0 && k >= min_k && grid >= 128);
 }
 
-bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large) {
-  const char* forced = std::getenv("WGRT_GEMM_TILE");
-  if ((forced != nullptr && *forced != 0) || gemm_large_min_workgroups() == 0) return false;
+bool gemm_choose_large(const gpu::Device& device, const Tuning& tuning, const GemmChoice& chosen, GemmChoice& large) {
+  if (!tuning.gemm_tile.empty() || tuning.gemm_large_min_workgroups == 0) return false;
   large.precision = chosen.precision;
-  return fit_tile(device, kLargeTile, large);
+  return fit_tile(device, tuning, kLargeTile, large);
 }
 
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants) {
   const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
   const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
-  constants.emplace_back("ACC_UNITS", choice.precision == MatmulPrecision::F16 ? gemm_f16_span() / 32 : 0.0);
+  constants.emplace_back("ACC_UNITS", choice.precision == MatmulPrecision::F16 ? choice.f16_span / 32 : 0.0);
   // common/prelude.wgsl after the precision prelude: `enable f16;` must come first.
   return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", "common/prelude.wgsl", choice.tile.prelude,
                        depth, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"},
@@ -165,9 +139,6 @@ const char* matmul_precision_name(MatmulPrecision precision) {
   return "auto";
 }
 
-uint64_t gemm_family_min_workgroups() {
-  return env_count("WGRT_GEMM_MIN_WORKGROUPS", "a count of workgroups (0 = off)", 0);
-}
 
 GemmUnusedBindings gemm_unused_bindings(OpContext& ctx, const gpu::BufferBinding& x) {
   return {x, x, ctx.scratch(4, "gemm unused output"), ctx.scratch(4, "gemm unused output")};

@@ -23,58 +23,49 @@ struct GemmTile {
   const char* prelude;  // linear/gemm_tile_*.wgsl
 };
 
-// The GEMM tile: the one WGRT_GEMM_TILE names (read at each call: ops read
-// it when they are lowered), else 64x64_4x4 (measured, see gemm.cpp).
-// Throws wgrt::Error naming the known tiles for an unknown name.
-const GemmTile& gemm_tile();
+// The GEMM tile: the one Tuning::gemm_tile names, else 64x64_4x4 (measured,
+// see gemm.cpp). Throws wgrt::Error naming the known tiles for an unknown name.
+const GemmTile& gemm_tile(const Tuning& tuning);
 // The tile called `name`, or nullptr.
 const GemmTile* find_gemm_tile(std::string_view name);
 
 // K depth of a staged tile: the 32-element units (1, 2 or 4) that gemm.wgsl
 // stages per barrier pair, each decoded by its own threads (BN * ku of them).
-// WGRT_GEMM_KU names one (A/B runs); else 0: each tile's own (GemmTile::ku,
-// measured: see gemm.cpp). Throws wgrt::Error for another value.
-uint32_t gemm_depth();
+// Tuning::gemm_depth names one (A/B runs); else 0: each tile's own
+// (GemmTile::ku, measured: see gemm.cpp).
 
 // What an op lowering the family uses.
 struct GemmChoice {
   MatmulPrecision precision = MatmulPrecision::F32;
   GemmTile tile{};
-  uint32_t ku = 1;  // gemm_depth() or the tile's own, lowered where the tile has too few threads or workgroup memory
+  uint32_t ku = 1;  // Tuning::gemm_depth or the tile's own, lowered where the tile has too few threads or workgroup memory
+  // Products per f16 partial sum in MatmulPrecision F16 before it is added
+  // into f32 (Tuning::gemm_f16_span; the kernel caps it at its K tile, 32 * ku).
+  uint32_t f16_span = 128;
 };
 
 // Whether the family serves this graph's linears, and in which precision and
-// tile: Auto is F16 where the device offers shader-f16, F32 otherwise; F16
-// and F16Acc fall back to F32 without it (fail-open). False with
-// WGRT_GEMM_FAMILY=0 (A/B) or when the device lacks the tile's workgroup
+// tile: Tuning::matmul_precision Auto is F16 where the device offers
+// shader-f16, F32 otherwise; F16 and F16Acc fall back to F32 without it
+// (fail-open). False with Tuning::gemm_family off (A/B) or when the device lacks the tile's workgroup
 // memory or threads (the op then keeps its own GEMM). The depth is halved
 // until the tile has a thread for each unit it stages and its workgroup
 // memory fits (f32 at depth 4 needs 64 KiB). False also where a stage may
 // bind fewer than `storage_buffers`, what the GEMM binds with the caller's
 // decoder (8 through linear_io.wgsl, 9 with q4gsw_unit.wgsl's scales).
-bool gemm_choose(const gpu::Device& device, MatmulPrecision wanted, GemmChoice& chosen, uint32_t storage_buffers = 8);
+bool gemm_choose(const gpu::Device& device, const Tuning& tuning, GemmChoice& chosen, uint32_t storage_buffers = 8);
 
 // The large tile (128x64_8x4) beside `chosen`, for live shapes whose grid of
-// large tiles has at least gemm_large_min_workgroups() workgroups: each
-// decoded weight unit then serves 128 rows of x, and the grid is deep enough
-// that its last, partial wave costs little. False when WGRT_GEMM_TILE forces
-// one tile, when that minimum is 0 (off), or when the device cannot run it.
-bool gemm_choose_large(const gpu::Device& device, const GemmChoice& chosen, GemmChoice& large);
-// WGRT_GEMM_LARGE_MIN_WORKGROUPS, else 1024 (gemm.cpp says why); throws
-// wgrt::Error for a value that is not a count.
-uint64_t gemm_large_min_workgroups();
-// Long K also earns the large tile from 128 of its workgroups on: K at least
-// WGRT_GEMM_LARGE_MIN_K, else 8192 (0 = never by K; gemm.cpp says why).
-uint64_t gemm_large_min_k();
+// large tiles has at least Tuning::gemm_large_min_workgroups workgroups
+// (1024: gemm.cpp says why), or a K of Tuning::gemm_large_min_k (8192) with
+// 128 of them: each decoded weight unit then serves 128 rows of x, and the
+// grid is deep enough that its last, partial wave costs little. False when
+// Tuning::gemm_tile forces one tile, when that minimum is 0 (off), or when
+// the device cannot run it.
+bool gemm_choose_large(const gpu::Device& device, const Tuning& tuning, const GemmChoice& chosen, GemmChoice& large);
 // Whether an M x N x K GEMM runs on the large tile (gemm_choose_large gave
 // `large`): enough large workgroups, or a long K with at least 128 of them.
 bool gemm_use_large(const GemmTile& large, uint64_t m, uint64_t n, uint64_t k, uint64_t min_workgroups, uint64_t min_k);
-
-// Products per f16 partial sum in MatmulPrecision F16 before it is added into
-// f32: WGRT_GEMM_F16_SPAN (a power of two from 32; the kernel caps it at its
-// K tile, 32 * depth), else 128 (gemm.cpp says why); throws wgrt::Error for
-// anything else.
-uint32_t gemm_f16_span();
 
 // The pipeline for `decoder` (a WGSL file defining Unit, UnitWords,
 // fetch_unit and unit_from, e.g. "quant/dequant.wgsl") in the chosen
@@ -85,11 +76,6 @@ const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choi
 
 // "f32", "f16" or "f16acc" (what WGRT_MATMUL takes; Auto is "auto").
 const char* matmul_precision_name(MatmulPrecision precision);
-
-// Ops that also have a smaller-tile GEMM use it below this many family
-// workgroups: 0 (the family measured faster at every size on the H200, also
-// for SmolLM2's 72-workgroup matrices), or WGRT_GEMM_MIN_WORKGROUPS.
-uint64_t gemm_family_min_workgroups();
 
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
 uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n);

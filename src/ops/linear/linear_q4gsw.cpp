@@ -93,8 +93,8 @@ void record_linear_q4gsw(OpContext& ctx, const gpu::BufferBinding& x_data, Value
   GemmChoice choice;
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
-  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
-                      gemm_choose(ctx.device(), ctx.matmul_precision(), choice, /*storage_buffers=*/9);
+  const bool family = k % 32 == 0 && ctx.tuning().matmul_precision != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.tuning(), choice, /*storage_buffers=*/9);
   const GemmUnusedBindings unused = family ? gemm_unused_bindings(ctx, x_data) : GemmUnusedBindings{};
   const gpu::ComputePipeline* family_pipeline =
       family ? &gemm_pipeline(ctx, choice, "linear/q4gsw_unit.wgsl",

@@ -101,8 +101,8 @@ void lower_linear(OpContext& ctx) {
   GemmChoice choice;
   // Auto keeps this op's own GEMM: the family's default was measured on
   // GGUF linears only (bench/RESULTS.md).
-  const bool family = k % 32 == 0 && ctx.matmul_precision() != MatmulPrecision::Auto &&
-                      gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
+  const bool family = k % 32 == 0 && ctx.tuning().matmul_precision != MatmulPrecision::Auto &&
+                      gemm_choose(ctx.device(), ctx.tuning(), choice);
   const gpu::ComputePipeline* gemm = nullptr;
   if (family) {
     gpu::OverrideConstants c = decode_constants(*find_quant_layout(0));  // ggml F32 rows

@@ -45,7 +45,6 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
-#include "ops/common/env_count.h"
 #include "ops/common/reduce.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
@@ -73,21 +72,14 @@ uint32_t lanes_for(uint32_t k) {
 // so 8 rows per workgroup and more workgroups in flight (o, down: -10 %);
 // many rows of short K (n >= 8192, K <= 2048) get 8, so 32 rows share one
 // staging of x (head, gate/up: -15 %); otherwise 8 to 32 by K.
-// WGRT_GEMV_LANES (8, 16 or 32) overrides it for A/B runs.
-uint32_t planar_lanes_for(uint32_t k, uint32_t n) {
-  if (const char* v = std::getenv("WGRT_GEMV_LANES"); v != nullptr) {
-    const int lanes = std::atoi(v);
-    if (lanes == 8 || lanes == 16 || lanes == 32) return static_cast<uint32_t>(lanes);
-  }
+// Tuning::gemv_lanes (8, 16 or 32) overrides it for A/B runs.
+uint32_t planar_lanes_for(const Tuning& tuning, uint32_t k, uint32_t n) {
+  if (tuning.gemv_lanes != 0) return tuning.gemv_lanes;
   const uint32_t units = k / 32;
   if (n <= 2048) return 32;
   if (n >= 8192 && units <= 64) return 8;
   return units >= 128 ? 32 : units >= 48 ? 16 : 8;
 }
-
-// Blocks per lane that the planar GEMVs load together (the UPL override):
-// WGRT_GEMV_UPL (1 to 8) for A/B runs.
-double planar_blocks_per_lane() { return env_count("WGRT_GEMV_UPL", "1 to 8", 4, 1, 8); }
 
 // Row blocks per workgroup for the planar GEMVs (ROW_BLOCKS): for matrices
 // of at least 2048 row groups (output heads) whose whole x row fits one
@@ -99,12 +91,12 @@ double planar_blocks_per_lane() { return env_count("WGRT_GEMV_UPL", "1 to 8", 4,
 // 4. On matrices of 2048 rows or fewer more blocks were slower (fewer
 // workgroups: 2048x2048 8.8 -> 10.9 us at 2); SmolLM2's head (1,536 row
 // groups) gained nothing consistent (29.2 -> 30.9 / 27.6 / 34.5).
-// WGRT_GEMV_ROW_BLOCKS (1 to 8) overrides it where the kernel allows (A/B).
-uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows, bool int8_x) {
+// Tuning::gemv_row_blocks (1 to 8) overrides it where the kernel allows (A/B).
+uint32_t planar_row_blocks(const Tuning& tuning, uint32_t k, uint64_t row_groups, bool paired_rows, bool int8_x) {
   constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl, XQ_UNITS in gemv_planar_q8.wgsl
   if (k / 32 > kMaxUnits || paired_rows) return 1;
-  const uint32_t fallback = row_groups >= 2048 ? (int8_x ? 8 : 4) : 1;
-  return static_cast<uint32_t>(env_count("WGRT_GEMV_ROW_BLOCKS", "1 to 8", fallback, 1, 8));
+  if (tuning.gemv_row_blocks != 0) return tuning.gemv_row_blocks;
+  return row_groups >= 2048 ? (int8_x ? 8 : 4) : 1;
 }
 
 // How many int8 roundings of x the planar GEMV multiplies the weights with
@@ -119,31 +111,18 @@ uint32_t planar_row_blocks(uint32_t k, uint64_t row_groups, bool paired_rows, bo
 // 2048x2048 8.7 / 9.1 / 10.2; SmolLM2's head 33.5 / 24.8 / 29.6, its gate/up
 // (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
 // quantization of x costs more than two roundings save.
-// WGRT_GEMV_ACT=f32, q8 (one rounding) or q8x2 forces one for every matrix (A/B).
-uint32_t gemv_int8_levels(uint32_t n) {
+// Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every matrix (A/B).
+uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
   constexpr uint32_t kMinRows = 8192;
-  const char* v = std::getenv("WGRT_GEMV_ACT");
-  if (v == nullptr || *v == 0) return n >= kMinRows ? 2 : 0;
-  const std::string_view s(v);
-  if (s == "f32") return 0;
-  if (s == "q8") return 1;
-  if (s == "q8x2") return 2;
-  throw Error(ErrorCode::InvalidArgument, "WGRT_GEMV_ACT: expected f32, q8 or q8x2, got '" + std::string(v) + "'");
+  switch (tuning.gemv_activation) {
+    case GemvActivation::F32: return 0;
+    case GemvActivation::Q8: return 1;
+    case GemvActivation::Q8x2: return 2;
+    case GemvActivation::Auto: break;
+  }
+  return n >= kMinRows ? 2 : 0;
 }
 
-// WGRT_GEMV_PROBE (gemv_planar_weights.wgsl's PROBE): a timing probe that
-// removes one cost from the planar GEMVs and so gives wrong results; for
-// bench/variants_decode.sh only. Unset or "off": 0.
-uint32_t gemv_probe() {
-  const char* v = std::getenv("WGRT_GEMV_PROBE");
-  if (v == nullptr || *v == 0 || std::string_view(v) == "off") return 0;
-  const std::string_view names[] = {"no-x", "no-math", "no-weights"};
-  for (uint32_t i = 0; i < 3; ++i) {
-    if (names[i] == v) return i + 1;
-  }
-  throw Error(ErrorCode::InvalidArgument,
-              "WGRT_GEMV_PROBE: expected off, no-x, no-math or no-weights, got '" + std::string(v) + "'");
-}
 
 // Argument positions of the three ops (kNone: the op has no such argument).
 constexpr size_t kNone = SIZE_MAX;
@@ -288,7 +267,8 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const bool planar = is_planar_weight(wt);
   const uint32_t row_words = weight_row_words(wt);
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
-  const uint32_t lanes = planar ? planar_lanes_for(k, n) : lanes_for(k);
+  const Tuning& tuning = ctx.tuning();
+  const uint32_t lanes = planar ? planar_lanes_for(tuning, k, n) : lanes_for(k);
   const uint32_t rows_per_group = kWorkgroup / lanes;
 
   gpu::OverrideConstants constants = weight_decode_constants(layout, wt, k);
@@ -303,13 +283,17 @@ void lower_with(OpContext& ctx, const Slots& s) {
                          {"ROWS", rows_per_group},
                          {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
                          {"HAS_ROPE", rope ? 1.0 : 0.0}});
-  const uint32_t xq_levels = planar ? gemv_int8_levels(n) : 0;
+  const uint32_t xq_levels = planar ? gemv_int8_levels(tuning, n) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) gemv_constants.push_back({"XQ_LEVELS", double(xq_levels)});
   const uint32_t row_blocks =
-      planar ? planar_row_blocks(k, gpu::div_up(n, rows_per_group), s.swiglu || rope, q8) : 1;
-  if (planar) gemv_constants.push_back({"UPL", planar_blocks_per_lane()});
-  if (const uint32_t probe = planar ? gemv_probe() : 0; probe != 0) gemv_constants.push_back({"PROBE", double(probe)});
+      planar ? planar_row_blocks(tuning, k, gpu::div_up(n, rows_per_group), s.swiglu || rope, q8) : 1;
+  // Blocks each lane loads together (UPL), and a timing probe that removes
+  // one cost (gemv_planar_weights.wgsl's PROBE: wrong results; A/B only).
+  if (planar) gemv_constants.push_back({"UPL", double(tuning.gemv_blocks_per_lane)});
+  if (const uint32_t probe = planar ? uint32_t(tuning.gemv_probe) : 0; probe != 0) {
+    gemv_constants.push_back({"PROBE", double(probe)});
+  }
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
   const std::string_view reduce = reduce_shader(ctx.device());
   // The RoPE GEMV alone binds the tables (10 storage buffers); the others
@@ -336,8 +320,11 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // The family's tiles where their grid is large enough (gemm.h), else the
   // old tiled GEMM (linear.wgsl).
   GemmChoice choice, large;
-  const bool family = gemm_choose(ctx.device(), ctx.matmul_precision(), choice);
-  const uint64_t min_workgroups = gemm_family_min_workgroups();
+  const bool family = gemm_choose(ctx.device(), ctx.tuning(), choice);
+  // Below this many family workgroups the old tiles: 0 by default (the
+  // family measured faster at every size on the H200, also for SmolLM2's
+  // 72-workgroup matrices).
+  const uint64_t min_workgroups = ctx.tuning().gemm_min_workgroups;
   // SwiGLU: the GEMM family stores silu(gate) * up itself (gemm.wgsl's
   // store4); the old tiled GEMM writes the interleaved gate/up columns to
   // scratch ([M, N]), which swiglu_pairs.wgsl turns into out. The scratch
@@ -369,7 +356,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
                              (has_norm ? " +norm" : "") +
                              (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
-  const bool has_large = family && gemm_choose_large(ctx.device(), choice, large);
+  const bool has_large = family && gemm_choose_large(ctx.device(), ctx.tuning(), choice, large);
   // The family has the same bindings, Params (GemmParams) and optional parts.
   struct Part {
     UniformId u;
@@ -407,7 +394,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   // Placeholders where an op has no pairs or RoPE pass (never given workgroups).
   const DispatchId gemm = parts.front().gemm;
   const UniformId u = parts.front().u;
-  const uint64_t large_min = gemm_large_min_workgroups(), large_min_k = gemm_large_min_k();
+  const uint64_t large_min = ctx.tuning().gemm_large_min_workgroups, large_min_k = ctx.tuning().gemm_large_min_k;
   // After the old tiled GEMM (dispatches run in recording order).
   DispatchId pairs = gemm;
   const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;

@@ -17,11 +17,6 @@ bool ggml_rows_fit(const QuantLayout& layout, const Tensor& w, int64_t cols) {
          (w.storage == StorageKind::Constant && row == file_row_bytes(layout, cols));
 }
 
-bool planar_layout_enabled() {
-  const char* v = std::getenv("WGRT_GEMV");
-  return v == nullptr || std::strcmp(v, "blocks") != 0;
-}
-
 void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg, int64_t cols) {
   const uint32_t type = static_cast<uint32_t>(prep.args().integer(type_arg));
   const QuantLayout& layout = *find_quant_layout(type);
@@ -30,7 +25,7 @@ void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg,
   const int64_t rows = w.max_dims[0];
   // Q4_1's file and block layouts have the same bytes: either is a source.
   const bool file_layout = uint64_t(w.max_dims[1]) == file_row_bytes(layout, cols);
-  if (file_layout && has_planar_layout(type) && planar_layout_enabled()) {
+  if (file_layout && has_planar_layout(type) && prep.tuning().gemv_layout == GemvLayout::Planar) {
     const int64_t row_bytes = int64_t(planar_row_bytes(type, cols));
     prep.replace_constant(weight_arg, {rows, row_bytes / 16, 16},
                           repack_planar(type, prep.constant(weight_arg).bytes, rows, cols));

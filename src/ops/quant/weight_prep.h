@@ -18,13 +18,10 @@ bool ggml_rows_fit(const QuantLayout& layout, const Tensor& w, int64_t cols);
 // Whether `w` is in the planar layout (rank 3).
 bool is_planar_weight(const Tensor& w);
 
-// Whether linears may put weights into the planar layout: yes unless
-// WGRT_GEMV=blocks (the A/B switch back to the block layout and gemv.wgsl).
-bool planar_layout_enabled();
-
 // Re-lays out the weight at argument `weight_arg` (ggml type at `type_arg`)
 // when it is still in the file's layout: into the planar layout where the
-// format has one and planar_layout_enabled(), the block layout otherwise.
+// format has one and Tuning::gemv_layout is Planar (the default), the block
+// layout otherwise.
 // Every op reading ggml weights (linear_ggml*, embedding_ggml) decodes both,
 // so a constant they share (a tied embedding and output head) is prepared
 // once, by whichever comes first.
