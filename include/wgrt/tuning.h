@@ -14,7 +14,8 @@
 namespace wgrt {
 
 // Arithmetic of the prefill matrix products (ops/linear/gemm.h):
-//   Auto    F16 where the device offers shader-f16, F32 otherwise
+//   Auto    GGUF linears: F16 where the device offers shader-f16, F32
+//           otherwise; .pte matmuls and linears: their older f32 tiles
 //   F32     f32 operands and sums
 //   F16     f16 operands and products, f16 partial sums added into f32
 //   F16Acc  f16 throughout (the seeds' f16-accumulate variant; largest error)
