@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "graph/op_registry.h"
+#include "graph/passes/widen_f16.h"
 #include "import/pte/program.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"
@@ -39,7 +40,8 @@ std::vector<std::string> blockers(const pte::Program& program, const pte::Method
   std::vector<std::string> out;
   auto check = [&](auto make_graph) {
     try {
-      const Graph g = make_graph();
+      Graph g = make_graph();
+      widen_f16(g, registry);
       for (auto& b : registry.blockers(g)) out.push_back(std::move(b));
     } catch (const Error& e) {
       out.push_back(e.what());

@@ -1,5 +1,6 @@
 #include "graph/op_registry.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -187,6 +188,12 @@ std::optional<std::string> OpRegistry::unknown_ops(const Graph& graph) const {
 void OpRegistry::check_op(const Graph& graph, size_t i) const {
   const OpDef* def = find(graph.ops[i].name);
   if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+}
+
+bool OpRegistry::reads_f16_constant(std::string_view op, size_t arg) const {
+  const OpDef* def = find(op);
+  return def != nullptr &&
+         std::find(def->f16_constant_args.begin(), def->f16_constant_args.end(), arg) != def->f16_constant_args.end();
 }
 
 std::vector<std::string> OpRegistry::blockers(const Graph& graph) const {

@@ -96,6 +96,9 @@ struct OpDef {
   // The element types the op runs with, as `wgrt ops` prints them (e.g.
   // "f32", "f32, i32, i64", "f32 (indices i32/i64)").
   std::string dtypes = "f32";
+  // Constant arguments the op reads as f16 when an fp16 program has them so
+  // (graph/passes/widen_f16.h keeps such constants f16: half their memory).
+  std::vector<size_t> f16_constant_args;
 };
 
 class OpRegistry {
@@ -117,6 +120,8 @@ class OpRegistry {
   // (one message) and each op whose check fails. Empty
   // when the graph loads as far as its ops go (`wgrt inspect`).
   std::vector<std::string> blockers(const Graph& graph) const;
+  // Whether `op` reads argument `arg` as f16 when it is an f16 constant.
+  bool reads_f16_constant(std::string_view op, size_t arg) const;
   // Runs every op's prepare step in op order; call after check_graph.
   void prepare_constants(Graph& graph, const Tuning& tuning) const;
 

@@ -1,5 +1,6 @@
 #include "runtime/delegate_blob.h"
 
+#include "graph/passes/widen_f16.h"
 #include "import/pte/file_bytes.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"
@@ -14,6 +15,7 @@ std::unique_ptr<ExecutableGraph> load_delegate_blob(gpu::Device& device, std::sp
   const pte::VkGraph vk = pte::parse_vk_blob(*messages, 0, blob, named_data);
   Graph graph = pte::vk_to_graph(vk, vk.input_ids, vk.output_ids, {}, name);
   const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
+  widen_f16(graph, registry);
   try {
     registry.check_graph(graph);
     return ExecutableGraph::load(device, std::move(graph), options);

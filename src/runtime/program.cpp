@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "graph/passes/widen_f16.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"
 
@@ -39,6 +40,7 @@ std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& p
     }
     Graph g = pte::to_graph(p->parsed_, m, path);
     const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
+    widen_f16(g, registry);
     try {
       registry.check_graph(g);
     } catch (const Error& e) {

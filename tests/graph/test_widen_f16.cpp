@@ -10,6 +10,7 @@
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
+#include "graph/op_registry.h"
 #include "graph/passes/widen_f16.h"
 #include "host_tensors.h"
 #include "wgrt/dtype.h"
@@ -151,6 +152,48 @@ TEST_F(WidenF16Gpu, RunsAsTheHostComputesIt) {
     EXPECT_EQ(y[i], f16_to_f32(f32_to_f16(x * cc + x))) << i;
   }
   EXPECT_EQ(out[1].data, zb);  // returned unchanged, bit for bit
+}
+
+// aten.linear reads its weight in f16 (OpDef::f16_constant_args): with the
+// registry, the pass keeps that constant f16 (half its memory) and the bias,
+// which linear reads in f32, is widened. Odd sizes: 15 weight elements end
+// mid-word. Both linear kernels (one row: the GEMV; two: the GEMM) read it.
+TEST_F(WidenF16Gpu, LinearKeepsItsWeightF16) {
+  constexpr int64_t kIn = 5, kOut = 3;
+  const std::vector<float> w = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1.5f, 0, -2, 1, 0.125f, 4, -3, 2.5f, -0.5f};
+  const std::vector<float> bias = {0.1f, -0.2f, 0.3f};
+  for (int64_t rows : {int64_t{1}, int64_t{2}}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    GraphBuilder b;
+    const ValueId x = b.add_tensor(DType::F16, {rows, kIn});
+    const ValueId wc = b.add_constant(DType::F16, {kOut, kIn}, halves(w));
+    const ValueId bc = b.add_constant(DType::F16, {kOut}, halves(bias));
+    const ValueId y = b.add_tensor(DType::F16, {rows, kOut});
+    b.add_op("aten.linear.default", {x, wc, bc, y});
+    b.mark_input(x);
+    b.mark_output(y);
+    Graph g = std::move(b).build();
+    const WidenStats st = widen_f16(g, OpRegistry::builtin());
+    EXPECT_EQ(st.kept, 1u);
+    EXPECT_EQ(st.constants, 1u);  // the bias
+    EXPECT_EQ(g.tensor(wc).dtype, DType::F16);
+    EXPECT_EQ(g.tensor(wc).bytes.size(), w.size() * 2);
+    auto eg = ExecutableGraph::load(device(), std::move(g), test::load_options());
+    const std::vector<float> xs = {1, -2, 0.5f, 3, -1.25f, 0.75f, 2, -0.5f, 1.5f, -3};
+    const auto xb = halves(std::vector<float>(xs.begin(), xs.begin() + rows * kIn));
+    const HostTensorView in[] = {{DType::F16, {rows, kIn}, xb}};
+    const auto y_out = floats_of_halves(eg->execute(in)[0].data);
+    ASSERT_EQ(y_out.size(), size_t(rows * kOut));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t o = 0; o < kOut; ++o) {
+        double want = f16_to_f32(f32_to_f16(bias[o]));
+        for (int64_t k = 0; k < kIn; ++k) {
+          want += double(f16_to_f32(f32_to_f16(xs[r * kIn + k]))) * f16_to_f32(f32_to_f16(w[o * kIn + k]));
+        }
+        EXPECT_NEAR(y_out[r * kOut + o], want, 1e-3 * (std::abs(want) + 1)) << r << "," << o;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -131,6 +131,20 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_n
   return id;
 });
 
+class PteProgramMemory : public test::GpuTest {};
+
+// An fp16 program keeps the weights its linears read in f16
+// (graph/passes/widen_f16.h): the fp16 transformer block's constants take
+// about half the bytes of its float32 twin's (same shapes; its norm weights
+// and prepacked QKV weight are widened).
+TEST_F(PteProgramMemory, Fp16ConstantsTakeAboutHalf) {
+  auto f32 = Program::load(device(), pte::testing::fixture("transformer_block.pte"), "", test::load_options());
+  auto f16 = Program::load(device(), pte::testing::fixture("fp16_transformer_block.pte"), "", test::load_options());
+  const uint64_t a = f32->memory_stats().constant_bytes, b = f16->memory_stats().constant_bytes;
+  std::printf("[ fp16 memory ] constants %llu B (f32 twin: %llu B)\n", (unsigned long long)b, (unsigned long long)a);
+  EXPECT_LT(double(b), 0.55 * double(a));
+}
+
 class PteProgramErrors : public test::GpuTest {};
 
 TEST_F(PteProgramErrors, UnknownMethodListsTheMethods) {

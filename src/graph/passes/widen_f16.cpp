@@ -51,9 +51,27 @@ ValueId add_f32_twin(Graph& graph, const Tensor& like) {
   return ValueId(graph.values.size() - 1);
 }
 
+// Whether every reference to constant `id` is an op argument that reads f16.
+bool only_f16_readers(const Graph& graph, ValueId id, const ReadsF16& reads_f16) {
+  if (!reads_f16) return false;
+  bool named = false;
+  for (const OpCall& op : graph.ops) {
+    for (size_t i = 0; i < op.args.size(); ++i) {
+      if (op.args[i] != id) continue;
+      if (!reads_f16(op.name, i)) return false;
+      named = true;
+    }
+  }
+  for (const Value& v : graph.values) {
+    const auto* list = std::get_if<ValueList>(&v);
+    if (list != nullptr && std::find(list->items.begin(), list->items.end(), id) != list->items.end()) return false;
+  }
+  return named;
+}
+
 }  // namespace
 
-WidenStats widen_f16(Graph& graph) {
+WidenStats widen_f16(Graph& graph, const ReadsF16& reads_f16) {
   WidenStats stats;
   const std::set<ValueId> edges = [&] {
     std::set<ValueId> s(graph.inputs.begin(), graph.inputs.end());
@@ -66,6 +84,10 @@ WidenStats widen_f16(Graph& graph) {
     if (t == nullptr || t->dtype != DType::F16) continue;
     if (edges.count(id) != 0) {
       edge_f16.push_back(id);
+      continue;
+    }
+    if (t->storage == StorageKind::Constant && only_f16_readers(graph, id, reads_f16)) {
+      ++stats.kept;
       continue;
     }
     if (t->storage == StorageKind::Constant) {
@@ -109,6 +131,10 @@ WidenStats widen_f16(Graph& graph) {
     graph.ops = std::move(first);
   }
   return stats;
+}
+
+WidenStats widen_f16(Graph& graph, const OpRegistry& registry) {
+  return widen_f16(graph, [&](std::string_view op, size_t arg) { return registry.reads_f16_constant(op, arg); });
 }
 
 }  // namespace wgrt

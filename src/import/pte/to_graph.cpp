@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "graph/passes/widen_f16.h"
 #include "wgrt/error.h"
 
 namespace wgrt::pte {
@@ -174,9 +173,7 @@ Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span
   for (const PassThroughTensor& t : passed_through) b.add_tensor(t.dtype, t.dims);
   for (uint32_t id : inputs) b.mark_input(id, fixed_inputs.count(id) != 0);
   for (uint32_t id : outputs) b.mark_output(id);
-  Graph graph = std::move(b).build();
-  widen_f16(graph);  // fp16 programs compute in f32 (graph/passes/widen_f16.h)
-  return graph;
+  return std::move(b).build();
 }
 
 }  // namespace wgrt::pte

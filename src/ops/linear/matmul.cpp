@@ -73,7 +73,9 @@ void check_linear(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
-  const Tensor& w = args.tensor(1, {DType::F32});
+  // f16: an fp16 program's constant weight, kept f16 (graph/passes/widen_f16.h).
+  const Tensor& w = args.tensor(1, {DType::F32, DType::F16});
+  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(1, "an f16 weight must be a constant");
   args.expect_rank(1, 2);
   const int64_t n = w.max_dims[0], k = w.max_dims[1];
   if (x.max_dims.back() != k) {
@@ -93,7 +95,9 @@ void check_linear(const OpArgs& args) {
 void lower_linear(OpContext& ctx) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(3);
   const bool has_bias = !ctx.args().is_null(2);
-  const gpu::OverrideConstants constants = {{"B_TRANSPOSED", 1}, {"HAS_BIAS", has_bias ? 1 : 0}, {"BATCHED", 0}};
+  const bool f16_weight = ctx.tensor_info(w).dtype == DType::F16;
+  const gpu::OverrideConstants constants = {
+      {"B_TRANSPOSED", 1}, {"HAS_BIAS", has_bias ? 1 : 0}, {"BATCHED", 0}, {"B_F16", f16_weight ? 1 : 0}};
   gpu::OverrideConstants gemv_constants = constants;
   gemv_constants.emplace_back("WG", kGemvWorkgroup);
   const auto& gemv = ctx.pipeline("linear/matmul.wgsl", "gemv", gemv_constants);
@@ -105,7 +109,7 @@ void lower_linear(OpContext& ctx) {
                       gemm_choose(ctx.device(), ctx.tuning(), choice);
   const gpu::ComputePipeline* gemm = nullptr;
   if (family) {
-    gpu::OverrideConstants c = decode_constants(*find_quant_layout(0));  // ggml F32 rows
+    gpu::OverrideConstants c = decode_constants(*find_quant_layout(f16_weight ? 1 : 0));  // ggml F32 / F16 rows
     c.emplace_back("HAS_BIAS", has_bias ? 1 : 0);
     gemm = &gemm_pipeline(ctx, choice, "quant/dequant.wgsl", c);
   } else {
@@ -136,7 +140,9 @@ void lower_linear(OpContext& ctx) {
       p.row0 = part.row0;
       p.out_cols = static_cast<uint32_t>(n);
       r.write_uniform(part.params, p);
-      if (family) r.write_uniform(part.family_params, GemmParams::run(p.m, p.n, p.k, p.k, part.row0, p.out_cols));
+      // Words per weight row: k f32s, or k f16s two to a word.
+      const uint32_t row_words = f16_weight ? p.k / 2 : p.k;
+      if (family) r.write_uniform(part.family_params, GemmParams::run(p.m, p.n, p.k, row_words, part.row0, p.out_cols));
       r.set_workgroups(part.gemv, r.fold(one_row ? gpu::div_up(part.rows, kGemvRows) : 0));
       r.set_workgroups(part.gemm,
                        r.fold(one_row ? 0 : family ? ops::gemm_workgroups(choice.tile, p.m, p.n) : gemm_workgroups(p)));
@@ -216,7 +222,9 @@ void check_addmm(const OpArgs& args) {
 }  // namespace
 
 void register_matmul(OpRegistry& registry) {
-  registry.add("aten.linear.default", {check_linear, lower_linear});
+  OpDef linear{check_linear, lower_linear};
+  linear.f16_constant_args = {1};  // the weight: f16 programs keep it f16 (half the memory)
+  registry.add("aten.linear.default", std::move(linear));
   registry.add("aten.mm.default", {[](const OpArgs& a) { check_mm(a, 2); }, [](OpContext& c) { lower_mm(c, false); }});
   registry.add("aten.bmm.default", {[](const OpArgs& a) { check_mm(a, 3); }, [](OpContext& c) { lower_mm(c, true); }});
   registry.add("aten.addmm.default", {check_addmm, [](OpContext& c) { lower_mm(c, false, true); }});

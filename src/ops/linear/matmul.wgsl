@@ -3,6 +3,9 @@
 //   B_TRANSPOSED  b is stored [N, K] (aten.linear's weight), else [K, N]
 //   HAS_BIAS      adds bias[n] (aten.linear); bias is a placeholder otherwise
 //   BATCHED       a and b advance by their batch strides per batch (aten.bmm)
+//   B_F16         b holds f16 values, two to a word (an fp16 program's linear
+//                 weight kept f16: graph/passes/widen_f16.h), read through
+//                 WGSL's core unpack2x16float (no shader-f16 needed)
 // Entry points, chosen from the live shapes by the host (the other gets 0 workgroups):
 //   gemm  TILE x TILE output tiles per workgroup, 8 x 8 invocations each owning
 //         a 4 x 4 micro-tile, K in steps of TILE_K through workgroup memory
@@ -13,6 +16,7 @@
 override B_TRANSPOSED: bool = false;
 override HAS_BIAS: bool = false;
 override BATCHED: bool = false;
+override B_F16: bool = false;
 override WG: u32 = 64;  // gemv; a power of two
 
 struct Params {
@@ -34,7 +38,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<u32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
@@ -44,11 +48,17 @@ fn finish(n: u32, acc: f32) -> f32 {
   return acc;
 }
 
+// Element i of b as f32.
+fn b_at(i: u32) -> f32 {
+  if (B_F16) { return unpack2x16float(b[i / 2u])[i % 2u]; }
+  return bitcast<f32>(b[i]);
+}
+
 // B[k, n] of the current batch, 0 outside the matrix.
 fn load_b(base: u32, k: u32, n: u32) -> f32 {
   if (k >= params.k || n >= params.n) { return 0.0; }
-  if (B_TRANSPOSED) { return b[base + n * params.k + k]; }
-  return b[base + k * params.n + n];
+  if (B_TRANSPOSED) { return b_at(base + n * params.k + k); }
+  return b_at(base + k * params.n + n);
 }
 
 const TILE: u32 = 32u;
@@ -124,7 +134,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let x = a[k];
     for (var r = 0u; r < ROWS; r++) {
       let n = first + r;
-      if (n < params.n) { acc[r] += x * b[n * params.k + k]; }
+      if (n < params.n) { acc[r] += x * b_at(n * params.k + k); }
     }
   }
   row_partial[lid.x] = acc;
