@@ -196,5 +196,46 @@ TEST_F(WidenF16Gpu, LinearKeepsItsWeightF16) {
   }
 }
 
+// mm's and addmm's constant right operand stays f16 too, read as packed f16 by
+// the GEMM (odd sizes: 15 elements end mid-word).
+TEST_F(WidenF16Gpu, MatrixProductsKeepTheirConstantOperandF16) {
+  constexpr int64_t kM = 2, kK = 5, kN = 3;
+  const std::vector<float> bm = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1.5f, 0, -2, 1, 0.125f, 4, -3, 2.5f, -0.5f};
+  const std::vector<float> bias = {0.1f, -0.2f, 0.3f};
+  const std::vector<float> xs = {1, -2, 0.5f, 3, -1.25f, 0.75f, 2, -0.5f, 1.5f, -3};
+  for (bool addmm : {false, true}) {
+    SCOPED_TRACE(addmm ? "addmm" : "mm");
+    GraphBuilder b;
+    const ValueId x = b.add_tensor(DType::F16, {kM, kK});
+    const ValueId bc = b.add_constant(DType::F16, {kK, kN}, halves(bm));
+    const ValueId y = b.add_tensor(DType::F16, {kM, kN});
+    if (addmm) {
+      const ValueId bias_c = b.add_constant(DType::F16, {kN}, halves(bias));
+      b.add_op("aten.addmm.default", {bias_c, x, bc, b.add_null(), b.add_null(), y});
+    } else {
+      b.add_op("aten.mm.default", {x, bc, y});
+    }
+    b.mark_input(x);
+    b.mark_output(y);
+    Graph g = std::move(b).build();
+    EXPECT_EQ(widen_f16(g, OpRegistry::builtin()).kept, 1u);
+    EXPECT_EQ(g.tensor(bc).dtype, DType::F16);
+    auto eg = ExecutableGraph::load(device(), std::move(g), test::load_options());
+    const auto xb = halves(xs);
+    const HostTensorView in[] = {{DType::F16, {kM, kK}, xb}};
+    const auto got = floats_of_halves(eg->execute(in)[0].data);
+    ASSERT_EQ(got.size(), size_t(kM * kN));
+    for (int64_t m = 0; m < kM; ++m) {
+      for (int64_t n = 0; n < kN; ++n) {
+        double want = addmm ? f16_to_f32(f32_to_f16(bias[n])) : 0.0;
+        for (int64_t k = 0; k < kK; ++k) {
+          want += double(f16_to_f32(f32_to_f16(xs[m * kK + k]))) * f16_to_f32(f32_to_f16(bm[k * kN + n]));
+        }
+        EXPECT_NEAR(got[m * kN + n], want, 1e-3 * (std::abs(want) + 1)) << m << "," << n;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wgrt

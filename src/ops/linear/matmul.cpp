@@ -67,15 +67,22 @@ void expect_shape(const OpArgs& args, size_t i, const Dims& want) {
               std::string(op) + ": live shapes " + dims_string(a) + " and " + dims_string(b) + " do not multiply");
 }
 
+// The matrix operand the kernels also read as packed f16: f32, or an fp16
+// program's f16 constant (kept f16 by graph/passes/widen_f16.h, named in
+// OpDef::f16_constant_args).
+const Tensor& weight_operand(const OpArgs& args, size_t i) {
+  const Tensor& w = args.tensor(i, {DType::F32, DType::F16});
+  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(i, "an f16 operand must be a constant");
+  return w;
+}
+
 // --- aten.linear.default -------------------------------------------------------
 
 void check_linear(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
-  // f16: an fp16 program's constant weight, kept f16 (graph/passes/widen_f16.h).
-  const Tensor& w = args.tensor(1, {DType::F32, DType::F16});
-  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(1, "an f16 weight must be a constant");
+  const Tensor& w = weight_operand(args, 1);
   args.expect_rank(1, 2);
   const int64_t n = w.max_dims[0], k = w.max_dims[1];
   if (x.max_dims.back() != k) {
@@ -156,7 +163,7 @@ void check_mm(const OpArgs& args, size_t rank) {
   args.expect_count(3);
   const Tensor& a = args.tensor(0, {DType::F32});
   args.expect_rank(0, rank);
-  const Tensor& b = args.tensor(1, {DType::F32});
+  const Tensor& b = weight_operand(args, 1);
   args.expect_rank(1, rank);
   const size_t r = rank - 2;  // index of M in a, of K in b
   if (a.max_dims[r + 1] != b.max_dims[r] || (rank == 3 && a.max_dims[0] != b.max_dims[0])) {
@@ -175,7 +182,8 @@ void lower_mm(OpContext& ctx, bool batched, bool addmm = false) {
   const ValueId a = ctx.arg(first), b = ctx.arg(first + 1), out = ctx.arg(first + (addmm ? 4 : 2));
   const UniformId u = ctx.uniform(sizeof(MatmulParams));
   const auto& gemm = ctx.pipeline("linear/matmul.wgsl", "gemm",
-                                  {{"B_TRANSPOSED", 0}, {"HAS_BIAS", addmm ? 1 : 0}, {"BATCHED", batched ? 1 : 0}});
+                                  {{"B_TRANSPOSED", 0}, {"HAS_BIAS", addmm ? 1 : 0}, {"BATCHED", batched ? 1 : 0},
+                                   {"B_F16", ctx.tensor_info(b).dtype == DType::F16 ? 1 : 0}});
   // Without a bias, b again as its placeholder.
   const DispatchId d = ctx.dispatch(gemm,
                                     {ctx.tensor(a), ctx.tensor(b), ctx.tensor(addmm ? ctx.arg(0) : b), ctx.tensor(out),
@@ -199,7 +207,7 @@ void check_addmm(const OpArgs& args) {
   args.expect_count(6);
   const Tensor& a = args.tensor(1, {DType::F32});
   args.expect_rank(1, 2);
-  const Tensor& b = args.tensor(2, {DType::F32});
+  const Tensor& b = weight_operand(args, 2);
   args.expect_rank(2, 2);
   if (a.max_dims[1] != b.max_dims[0]) args.fail(2, "shape " + dims_string(b.max_dims) + " does not multiply " + dims_string(a.max_dims));
   const int64_t n = b.max_dims[1];
@@ -225,9 +233,14 @@ void register_matmul(OpRegistry& registry) {
   OpDef linear{check_linear, lower_linear};
   linear.f16_constant_args = {1};  // the weight: f16 programs keep it f16 (half the memory)
   registry.add("aten.linear.default", std::move(linear));
-  registry.add("aten.mm.default", {[](const OpArgs& a) { check_mm(a, 2); }, [](OpContext& c) { lower_mm(c, false); }});
-  registry.add("aten.bmm.default", {[](const OpArgs& a) { check_mm(a, 3); }, [](OpContext& c) { lower_mm(c, true); }});
-  registry.add("aten.addmm.default", {check_addmm, [](OpContext& c) { lower_mm(c, false, true); }});
+  OpDef mm{[](const OpArgs& a) { check_mm(a, 2); }, [](OpContext& c) { lower_mm(c, false); }};
+  OpDef bmm{[](const OpArgs& a) { check_mm(a, 3); }, [](OpContext& c) { lower_mm(c, true); }};
+  OpDef addmm{check_addmm, [](OpContext& c) { lower_mm(c, false, true); }};
+  mm.f16_constant_args = bmm.f16_constant_args = {1};  // b
+  addmm.f16_constant_args = {2};
+  registry.add("aten.mm.default", std::move(mm));
+  registry.add("aten.bmm.default", std::move(bmm));
+  registry.add("aten.addmm.default", std::move(addmm));
 }
 
 }  // namespace wgrt::ops
