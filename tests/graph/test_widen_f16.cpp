@@ -237,5 +237,29 @@ TEST_F(WidenF16Gpu, MatrixProductsKeepTheirConstantOperandF16) {
   }
 }
 
+// aten.embedding's table stays f16 (odd row width: rows start mid-word).
+TEST_F(WidenF16Gpu, EmbeddingKeepsItsTableF16) {
+  constexpr int64_t kVocab = 4, kDim = 3;
+  const std::vector<float> table = {0.5f, -1, 2, 0.25f, 3, -0.75f, 1.5f, 0, -2, 1, 0.125f, 4};
+  GraphBuilder b;
+  const ValueId ids = b.add_tensor(DType::I64, {3});
+  const ValueId tc = b.add_constant(DType::F16, {kVocab, kDim}, halves(table));
+  const ValueId y = b.add_tensor(DType::F16, {3, kDim});
+  b.add_op("aten.embedding.default", {tc, ids, b.add_int(-1), b.add_bool(false), b.add_bool(false), y});
+  b.mark_input(ids);
+  b.mark_output(y);
+  Graph g = std::move(b).build();
+  EXPECT_EQ(widen_f16(g, OpRegistry::builtin()).kept, 1u);
+  auto eg = ExecutableGraph::load(device(), std::move(g), test::load_options());
+  const std::vector<int64_t> id_values = {3, 0, 1};
+  const HostTensorView in[] = {
+      {DType::I64, {3}, std::span(reinterpret_cast<const uint8_t*>(id_values.data()), id_values.size() * 8)}};
+  const auto got = floats_of_halves(eg->execute(in)[0].data);
+  ASSERT_EQ(got.size(), size_t(3 * kDim));
+  for (size_t t = 0; t < 3; ++t) {
+    for (int64_t d = 0; d < kDim; ++d) EXPECT_EQ(got[t * kDim + d], table[size_t(id_values[t] * kDim + d)]) << t;
+  }
+}
+
 }  // namespace
 }  // namespace wgrt

@@ -25,7 +25,9 @@ static_assert(sizeof(EmbeddingParams) == 32, "must match Params in embedding.wgs
 
 void check(const OpArgs& args) {
   args.expect_count(6);
-  const Tensor& w = args.tensor(0, {DType::F32});
+  // f16: an fp16 program's table, kept f16 (graph/passes/widen_f16.h).
+  const Tensor& w = args.tensor(0, {DType::F32, DType::F16});
+  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(0, "an f16 table must be a constant");
   args.expect_rank(0, 2);
   const Tensor& idx = args.tensor(1, {DType::I64, DType::I32});
   args.integer(2);
@@ -41,7 +43,8 @@ void check(const OpArgs& args) {
 
 void lower(OpContext& ctx) {
   const ValueId w = ctx.arg(0), idx = ctx.arg(1), out = ctx.arg(5);
-  const auto& pipeline = ctx.pipeline("embedding/embedding.wgsl", "main", {{"WG", kWorkgroup}});
+  const auto& pipeline = ctx.pipeline("embedding/embedding.wgsl", "main",
+                                      {{"WG", kWorkgroup}, {"W_F16", ctx.tensor_info(w).dtype == DType::F16 ? 1 : 0}});
   // A table above the binding limit comes in runs of rows, one dispatch
   // each; a run writes the tokens whose row it holds.
   const std::vector<RowRunDispatch> runs =
@@ -71,6 +74,10 @@ void lower(OpContext& ctx) {
 
 }  // namespace
 
-void register_embedding_f32(OpRegistry& registry) { registry.add("aten.embedding.default", {check, lower, false, nullptr, "f32 (indices i32, i64)"}); }
+void register_embedding_f32(OpRegistry& registry) {
+  OpDef def{check, lower, false, nullptr, "f32 (indices i32, i64)"};
+  def.f16_constant_args = {0};  // the table: f16 programs keep it f16
+  registry.add("aten.embedding.default", std::move(def));
+}
 
 }  // namespace wgrt::ops

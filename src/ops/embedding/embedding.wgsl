@@ -1,8 +1,11 @@
 // out[t, :] = weight[indices[t], :] for an f32 table weight [vocab, D]
 // (aten.embedding). Indices are i32 on the GPU (the device form of i64).
-// One invocation per output value; 2D-folded.
+// One invocation per output value; 2D-folded. W_F16: the table holds f16
+// values two to a word (an fp16 program's table kept f16), read through
+// WGSL's core unpack2x16float.
 
 override WG: u32 = 256;
+override W_F16: bool = false;
 
 struct Params {
   count: u32,  // tokens * D
@@ -15,7 +18,12 @@ struct Params {
   pad2: u32,
 }
 
-@group(0) @binding(0) var<storage, read> weight: array<f32>;
+@group(0) @binding(0) var<storage, read> weight: array<u32>;
+
+fn weight_at(i: u32) -> f32 {
+  if (W_F16) { return unpack2x16float(weight[i / 2u])[i % 2u]; }
+  return bitcast<f32>(weight[i]);
+}
 @group(0) @binding(1) var<storage, read> indices: array<i32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> params: Params;
@@ -31,5 +39,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   if (id < 0 || id >= i32(params.vocab)) { id = 0; }
   let row = u32(id);
   if (row < params.first_row || row - params.first_row >= params.rows) { return; }
-  out[i] = weight[(row - params.first_row) * params.d + i % params.d];
+  out[i] = weight_at((row - params.first_row) * params.d + i % params.d);
 }
