@@ -8,7 +8,6 @@
 #include "gpu/device.h"
 #include "graph/lifetime_planner.h"
 #include "graph/op_context.h"
-#include "graph/passes/fuse_linear.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -21,12 +20,10 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
                                                        const LoadOptions& options) {
   validate(options.tuning);
   registry.check_graph(graph);  // before any allocation
-  // The passes make ops of the builtin family: only where the registry has them.
-  if (options.tuning.fuse && registry.find("wgrt.linear_ggml_fused") != nullptr &&
-      registry.find("wgrt.linear_ggml_swiglu") != nullptr && registry.find("wgrt.linear_ggml_split_rope") != nullptr) {
-    const FusionStats fused =
-        fuse_linear_layers(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage});
-    if (fused.ops_after != fused.ops_before) registry.check_graph(graph);
+  // The registry's passes (fusion: registered with the ops they make).
+  if (options.tuning.fuse &&
+      registry.run_passes(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage})) {
+    registry.check_graph(graph);
   }
   registry.prepare_constants(graph, options.tuning);
   plan_lifetimes(graph, [&](std::string_view op) {

@@ -15,7 +15,6 @@
 #include "graph/graph_state.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
-#include "graph/passes/fuse_linear.h"
 #include "graph/scratch_pool.h"
 #include "wgrt/memory_stats.h"
 

@@ -190,6 +190,14 @@ void OpRegistry::check_op(const Graph& graph, size_t i) const {
   if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
 }
 
+void OpRegistry::add_pass(std::string name, GraphPass pass) { passes_.emplace_back(std::move(name), std::move(pass)); }
+
+bool OpRegistry::run_passes(Graph& graph, const PassLimits& limits) const {
+  bool changed = false;
+  for (const auto& [name, pass] : passes_) changed = pass(graph, limits) || changed;
+  return changed;
+}
+
 bool OpRegistry::reads_f16_constant(std::string_view op, size_t arg) const {
   const OpDef* def = find(op);
   return def != nullptr &&

@@ -101,6 +101,15 @@ struct OpDef {
   std::vector<size_t> f16_constant_args;
 };
 
+// What a load-time pass may depend on: the device's limits.
+struct PassLimits {
+  uint64_t max_weight_bytes = UINT64_MAX;       // no stacked weight past the split size (gpu::Device::split_bytes)
+  uint32_t max_storage_buffers = UINT32_MAX;    // storage buffers a shader stage may bind
+};
+// A graph rewrite registered by the op families whose ops it makes (fusion):
+// returns whether it changed the graph.
+using GraphPass = std::function<bool(Graph&, const PassLimits&)>;
+
 class OpRegistry {
  public:
   // Every op wgrt implements. Defined by ops/ (register_ops.cpp), which owns
@@ -120,6 +129,11 @@ class OpRegistry {
   // (one message) and each op whose check fails. Empty
   // when the graph loads as far as its ops go (`wgrt inspect`).
   std::vector<std::string> blockers(const Graph& graph) const;
+  // Passes run in the order added, after every op is checked; the graph is
+  // checked again when one changed it (ExecutableGraph::load).
+  void add_pass(std::string name, GraphPass pass);
+  // Runs every pass; true when any changed the graph.
+  bool run_passes(Graph& graph, const PassLimits& limits) const;
   // Whether `op` reads argument `arg` as f16 when it is an f16 constant.
   bool reads_f16_constant(std::string_view op, size_t arg) const;
   // Runs every op's prepare step in op order; call after check_graph.
@@ -130,6 +144,7 @@ class OpRegistry {
   // The message naming every operator the registry lacks, if any.
   std::optional<std::string> unknown_ops(const Graph& graph) const;
   std::map<std::string, OpDef, std::less<>> ops_;
+  std::vector<std::pair<std::string, GraphPass>> passes_;
 };
 
 }  // namespace wgrt

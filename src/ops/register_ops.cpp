@@ -1,6 +1,7 @@
 #include "ops/register_ops.h"
 
 #include "graph/executable_graph.h"
+#include "ops/fusion/fuse_linear.h"
 
 namespace wgrt {
 
@@ -25,6 +26,11 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_grid_sampler(r);
     ops::register_indexing(r);
     ops::register_training(r);
+    // The fusion passes make ops of the families above (linear_ggml, conv).
+    r.add_pass("fuse_linear_layers", [](Graph& g, const PassLimits& limits) {
+      const FusionStats st = fuse_linear_layers(g, limits);
+      return st.ops_after != st.ops_before;
+    });
     return r;
   }();
   return registry;

@@ -1,4 +1,4 @@
-#include "graph/passes/fuse_linear.h"
+#include "ops/fusion/fuse_linear.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,7 @@
-// Fusion passes over the graph IR, run once at load before memory planning
-// (ExecutableGraph::load, unless LoadOptions::fuse is off): they turn the
+// Fusion passes over the graph IR, registered with the op families they
+// produce (ops/register_ops.cpp: OpRegistry::add_pass) and run by
+// ExecutableGraph::load before memory planning unless Tuning::fuse is off;
+// graph/ runs them without naming an operator. They turn the
 // op patterns of a transformer layer into fewer dispatches, for GGUF graphs
 // and any other graph built from the same ops.
 //
@@ -29,6 +31,7 @@
 #include <cstdint>
 
 #include "graph/graph.h"
+#include "graph/op_registry.h"
 
 namespace wgrt {
 
@@ -45,10 +48,7 @@ struct FusionStats {
 // What the device allows the fused ops: no stacked weight grows past its
 // split size (gpu::Device::split_bytes), and the Q/K/V GEMV with
 // RoPE (10 storage buffers) is made only where a stage may bind that many.
-struct FusionLimits {
-  uint64_t max_weight_bytes = UINT64_MAX;
-  uint32_t max_storage_buffers = UINT32_MAX;
-};
+using FusionLimits = PassLimits;
 
 FusionStats fuse_linear_layers(Graph& graph, const FusionLimits& limits = {});
 
