@@ -8,7 +8,7 @@
 set(front_ends
     "src/cli|cli/ server/"       # the CLI also reaches the server it runs
     "src/server|server/"
-    "python/src|bindings.h")
+    "python/src|bindings.h cli/environment.h")  # the WGRT_* mapping, shared with the CLI
 set(bad "")
 foreach(entry IN LISTS front_ends)
   string(REPLACE "|" ";" parts "${entry}")

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::test {

@@ -24,7 +24,7 @@ gpu::DeviceOptions device_options_from_env();
 // The tuning tests load with: prefill GEMMs in f32 (tests compare with f32
 // references at f32 tolerances; the f16 GEMMs are tested against their own
 // bound, test_quant_linear.cpp), then whatever the WGRT_* variables ask for
-// (wgrt/environment.h), so a whole test run can be repeated with a switch.
+// (src/cli/environment.h), so a whole test run can be repeated with a switch.
 Tuning tuning();
 // LoadOptions with tuning().
 LoadOptions load_options();

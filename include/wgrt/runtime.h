@@ -137,7 +137,7 @@ std::vector<OperatorInfo> supported_operators();
 
 // Settings of one loaded program or LLM: every tuning switch (wgrt/tuning.h,
 // defaults in code). The library reads no environment variable for them;
-// load_options_from_environment (wgrt/environment.h) maps the WGRT_*
+// load_options_from_environment (src/cli/environment.h) maps the WGRT_*
 // variables for entry points that want them. A field outside its range is
 // Error(InvalidArgument) at load, naming the field.
 struct LoadOptions {

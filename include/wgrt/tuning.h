@@ -2,7 +2,7 @@
 // The library never reads the environment: a loaded program or model uses
 // the Tuning its LoadOptions carry. Entry points (the `wgrt` CLI, the Python
 // module, the ExecuTorch backend, the test harness) may start from
-// `tuning_from_environment` (wgrt/environment.h), which maps the WGRT_*
+// `tuning_from_environment` (src/cli/environment.h), which maps the WGRT_*
 // variables listed in the README's table onto these fields for A/B runs
 // without a rebuild. `validate` refuses a value outside a field's range,
 // naming the field.

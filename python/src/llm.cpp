@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "bindings.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::py {

@@ -11,7 +11,7 @@
 
 #include "bindings.h"
 #include "wgrt/dlpack.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 #include "wgrt/program.h"
 #include "wgrt/testing.h"

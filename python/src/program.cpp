@@ -4,7 +4,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 
 namespace wgrt::py {
 

@@ -5,7 +5,7 @@
 #include <variant>
 
 #include "graph/op_registry.h"
-#include "graph/passes/widen_f16.h"
+#include "ops/passes/widen_f16.h"
 #include "import/pte/program.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"

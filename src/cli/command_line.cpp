@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 #include "wgrt/program.h"
 

@@ -34,7 +34,7 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 // chose, else WGRT_LIMITS, else adapter. An unknown value is
 // Error(InvalidArgument) naming the option (or variable) and the accepted values.
 api::RuntimeOptions runtime_options();
-// The tuning the WGRT_* variables ask for (wgrt/environment.h); --no-fuse
+// The tuning the WGRT_* variables ask for (src/cli/environment.h); --no-fuse
 // turns the fusion passes off.
 api::LoadOptions load_options(bool no_fuse = false);
 // An LLM's options: `model`, else WGRT_DEFAULT_MODEL when set (it must be a

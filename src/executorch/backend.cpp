@@ -18,7 +18,7 @@
 #include "tensor_io.h"
 #include "runtime/delegate_blob.h"
 #include "runtime/runtime.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::et_backend {
@@ -74,7 +74,7 @@ et::Error guarded(const F& f) {
 
 // The process runtime with the limits WGRT_LIMITS names (adapter when
 // unset): the backend has no options of its own, so the variables
-// (wgrt/environment.h) are how a user of ExecuTorch's runtime asks for
+// (src/cli/environment.h) are how a user of ExecuTorch's runtime asks for
 // WebGPU's default limits or another tuning.
 Runtime& backend_runtime() {
   gpu::DeviceOptions options;

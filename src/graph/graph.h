@@ -11,7 +11,7 @@
 namespace wgrt {
 
 struct OpCall {
-  std::string name;             // e.g. "aten.add.Tensor", "et_vk.rms_norm.default"
+  std::string name;             // the name the op is registered under (OpRegistry)
   std::vector<ValueId> args;    // schema order; outputs last
 };
 

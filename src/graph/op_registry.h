@@ -97,7 +97,7 @@ struct OpDef {
   // "f32", "f32, i32, i64", "f32 (indices i32/i64)").
   std::string dtypes = "f32";
   // Constant arguments the op reads as f16 when an fp16 program has them so
-  // (graph/passes/widen_f16.h keeps such constants f16: half their memory).
+  // (ops/passes/widen_f16.h keeps such constants f16: half their memory).
   std::vector<size_t> f16_constant_args;
 };
 

@@ -1,7 +1,7 @@
 #include "ops/register_ops.h"
 
 #include "graph/executable_graph.h"
-#include "ops/fusion/fuse_linear.h"
+#include "ops/passes/fuse_linear.h"
 
 namespace wgrt {
 

@@ -1,6 +1,6 @@
 #include "runtime/delegate_blob.h"
 
-#include "graph/passes/widen_f16.h"
+#include "ops/passes/widen_f16.h"
 #include "import/pte/file_bytes.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"

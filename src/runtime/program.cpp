@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "graph/passes/widen_f16.h"
+#include "ops/passes/widen_f16.h"
 #include "import/pte/to_graph.h"
 #include "wgrt/error.h"
 

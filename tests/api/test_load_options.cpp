@@ -2,7 +2,7 @@
 // forced on or off changes the scratch memory and not the logits; a matmul
 // precision selects the GEMM family (its dispatch label) and not the logits
 // beyond f32 rounding; a field out of range is refused at load naming it; the
-// environment maps onto the fields only through wgrt/environment.h, and the
+// environment maps onto the fields only through src/cli/environment.h, and the
 // library ignores it otherwise.
 // On the tiny Q4_0 GGUF Llama, whose prompt chunk is small enough that
 // the defaults pick the three attention passes and the older tiles.
@@ -14,7 +14,7 @@
 
 #include "api/api_test.h"
 #include "gpu_test_env.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 #include "wgrt/wgrt.h"
 
@@ -113,7 +113,7 @@ TEST_F(LoadOptionsTest, AFieldOutOfRangeIsRefusedAtLoadNamingIt) {
   load({});
 }
 
-// The engine ignores the environment; the mapping (wgrt/environment.h)
+// The engine ignores the environment; the mapping (src/cli/environment.h)
 // applies it where an entry point asks, and refuses a value naming the variable.
 TEST_F(LoadOptionsTest, TheEnvironmentReachesOnlyThroughTheMapping) {
   setenv("WGRT_FLASH_ATTENTION", "yes", 1);

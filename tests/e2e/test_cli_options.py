@@ -117,7 +117,7 @@ def test_limits_mode_is_requested_and_shown_by_info():
 
 def test_environment_maps_onto_the_tuning(tmp_path):
     """The CLI maps the WGRT_* variables onto the library's options
-    (wgrt/environment.h): a bad value is refused naming the variable and what
+    (src/cli/environment.h): a bad value is refused naming the variable and what
     it accepts; WGRT_DEFAULT_MODEL names the model when --model is absent, and
     must be a file."""
     model = write_tiny_llama(tmp_path / "tiny.gguf")

@@ -11,7 +11,7 @@
 #include "gpu/command_batch.h"
 #include "gpu/pipeline_cache.h"
 #include "gpu_test_env.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gpu {

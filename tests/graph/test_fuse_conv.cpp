@@ -1,4 +1,4 @@
-// The convolution residual fusion (ops/fusion/fuse_linear.h): a ResNet
+// The convolution residual fusion (ops/passes/fuse_linear.h): a ResNet
 // block's conv -> add -> relu becomes one wgrt.conv2d_fused, also when the
 // exporter's memory plan puts the add's result in the memory of the
 // convolution's own input (then the output gets a buffer of its own), and
@@ -9,7 +9,7 @@
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
-#include "ops/fusion/fuse_linear.h"
+#include "ops/passes/fuse_linear.h"
 #include "host_tensors.h"
 
 namespace wgrt {

@@ -1,4 +1,4 @@
-// The fusion passes (ops/fusion/fuse_linear.h): the op list of a small
+// The fusion passes (ops/passes/fuse_linear.h): the op list of a small
 // transformer layer before and after, the preconditions that keep ops as
 // they are, and fused against unfused numerics on the GPU for several
 // weight formats (shapes off the kernels' tile sizes).
@@ -9,7 +9,7 @@
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
-#include "ops/fusion/fuse_linear.h"
+#include "ops/passes/fuse_linear.h"
 #include "host_tensors.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"

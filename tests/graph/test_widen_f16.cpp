@@ -1,4 +1,4 @@
-// fp16 programs computed in f32 (graph/passes/widen_f16.h): the host's f16
+// fp16 programs computed in f32 (ops/passes/widen_f16.h): the host's f16
 // conversions, the pass's rewrite (f32 inside, convert_dtype at the edges,
 // constants widened, untouched edges left alone), and a widened graph run on
 // the GPU against the same arithmetic done on the host.
@@ -11,7 +11,7 @@
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
 #include "graph/op_registry.h"
-#include "graph/passes/widen_f16.h"
+#include "ops/passes/widen_f16.h"
 #include "host_tensors.h"
 #include "wgrt/dtype.h"
 

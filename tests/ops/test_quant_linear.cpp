@@ -17,7 +17,7 @@
 #include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -238,7 +238,7 @@ TEST(GemmTile, LargeTileByWorkgroupsOrLongK) {
   EXPECT_FALSE(ops::gemm_use_large(*large, 256, 16384, 2048, 1024, 8192));  // gate/up at 256 rows: 512
 }
 
-// The variables behind the tile minimums take counts (wgrt/environment.h),
+// The variables behind the tile minimums take counts (src/cli/environment.h),
 // and unset leave Tuning's defaults.
 TEST(GemmTile, TileMinimumsMustBeCounts) {
   struct Knob {

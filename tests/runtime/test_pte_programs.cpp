@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PteProgramTest, ::testing::ValuesIn(fixture_n
 class PteProgramMemory : public test::GpuTest {};
 
 // An fp16 program keeps the weights its linears read in f16
-// (graph/passes/widen_f16.h): the fp16 transformer block's constants take
+// (ops/passes/widen_f16.h): the fp16 transformer block's constants take
 // about half the bytes of its float32 twin's (same shapes; its norm weights
 // and prepacked QKV weight are widened).
 TEST_F(PteProgramMemory, Fp16ConstantsTakeAboutHalf) {

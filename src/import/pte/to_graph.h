@@ -16,7 +16,7 @@ namespace wgrt::pte {
 // kernels (listing them) or uses a dtype wgrt lacks; Error(InvalidProgram)
 // for a constant of the wrong size or a dangling value id (naming it).
 // `program` must outlive the graph. An fp16 program's graph holds f16
-// tensors: widen_f16 (graph/passes/widen_f16.h) makes it one wgrt runs.
+// tensors: widen_f16 (ops/passes/widen_f16.h) makes it one wgrt runs.
 Graph to_graph(const Program& program, const Method& method, const std::string& file_name);
 
 // The graph of one Vulkan delegate graph, taking `inputs` and giving `outputs`

@@ -96,7 +96,7 @@ constexpr TypedDef kOps[] = {
     {"dim_order_ops._clone_dim_order.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 2, 0, 2},
     {"aten.alias_copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
     {"aten.copy.default", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes, 1, 1, -1, 0},
-    // (x, out): the edges of an f16 program computed in f32 (graph/passes/widen_f16.h).
+    // (x, out): the edges of an f16 program computed in f32 (ops/passes/widen_f16.h).
     {"wgrt.convert_dtype", TypedOp::Convert, 1, false, false, Operands::Any, kConvertTypes},
 };
 

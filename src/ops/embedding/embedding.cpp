@@ -6,6 +6,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/f16_constant.h"
 #include "ops/common/row_runs.h"
 #include "ops/embedding/host_indices.h"
 #include "wgrt/error.h"
@@ -25,9 +26,7 @@ static_assert(sizeof(EmbeddingParams) == 32, "must match Params in embedding.wgs
 
 void check(const OpArgs& args) {
   args.expect_count(6);
-  // f16: an fp16 program's table, kept f16 (graph/passes/widen_f16.h).
-  const Tensor& w = args.tensor(0, {DType::F32, DType::F16});
-  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(0, "an f16 table must be a constant");
+  const Tensor& w = f32_or_f16_constant(args, 0);
   args.expect_rank(0, 2);
   const Tensor& idx = args.tensor(1, {DType::I64, DType::I32});
   args.integer(2);

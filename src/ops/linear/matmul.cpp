@@ -15,6 +15,7 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
+#include "ops/common/f16_constant.h"
 #include "ops/common/row_runs.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
@@ -67,22 +68,13 @@ void expect_shape(const OpArgs& args, size_t i, const Dims& want) {
               std::string(op) + ": live shapes " + dims_string(a) + " and " + dims_string(b) + " do not multiply");
 }
 
-// The matrix operand the kernels also read as packed f16: f32, or an fp16
-// program's f16 constant (kept f16 by graph/passes/widen_f16.h, named in
-// OpDef::f16_constant_args).
-const Tensor& weight_operand(const OpArgs& args, size_t i) {
-  const Tensor& w = args.tensor(i, {DType::F32, DType::F16});
-  if (w.dtype == DType::F16 && w.storage != StorageKind::Constant) args.fail(i, "an f16 operand must be a constant");
-  return w;
-}
-
 // --- aten.linear.default -------------------------------------------------------
 
 void check_linear(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
-  const Tensor& w = weight_operand(args, 1);
+  const Tensor& w = f32_or_f16_constant(args, 1);
   args.expect_rank(1, 2);
   const int64_t n = w.max_dims[0], k = w.max_dims[1];
   if (x.max_dims.back() != k) {
@@ -163,7 +155,7 @@ void check_mm(const OpArgs& args, size_t rank) {
   args.expect_count(3);
   const Tensor& a = args.tensor(0, {DType::F32});
   args.expect_rank(0, rank);
-  const Tensor& b = weight_operand(args, 1);
+  const Tensor& b = f32_or_f16_constant(args, 1);
   args.expect_rank(1, rank);
   const size_t r = rank - 2;  // index of M in a, of K in b
   if (a.max_dims[r + 1] != b.max_dims[r] || (rank == 3 && a.max_dims[0] != b.max_dims[0])) {
@@ -207,7 +199,7 @@ void check_addmm(const OpArgs& args) {
   args.expect_count(6);
   const Tensor& a = args.tensor(1, {DType::F32});
   args.expect_rank(1, 2);
-  const Tensor& b = weight_operand(args, 2);
+  const Tensor& b = f32_or_f16_constant(args, 2);
   args.expect_rank(2, 2);
   if (a.max_dims[1] != b.max_dims[0]) args.fail(2, "shape " + dims_string(b.max_dims) + " does not multiply " + dims_string(a.max_dims));
   const int64_t n = b.max_dims[1];

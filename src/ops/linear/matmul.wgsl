@@ -4,7 +4,7 @@
 //   HAS_BIAS      adds bias[n] (aten.linear); bias is a placeholder otherwise
 //   BATCHED       a and b advance by their batch strides per batch (aten.bmm)
 //   B_F16         b holds f16 values, two to a word (an fp16 program's linear
-//                 weight kept f16: graph/passes/widen_f16.h), read through
+//                 weight kept f16: ops/passes/widen_f16.h), read through
 //                 WGSL's core unpack2x16float (no shader-f16 needed)
 // Entry points, chosen from the live shapes by the host (the other gets 0 workgroups):
 //   gemm  TILE x TILE output tiles per workgroup, 8 x 8 invocations each owning

@@ -5,7 +5,7 @@
 // wgrt.linear_ggml_fused (x, weight, type, bias or Null, norm weight [K] or
 // Null, eps, residual [..., N] or Null, out): the same with an RMSNorm of x
 // (by norm weight, eps) before it and a residual added after it; made by the
-// fusion pass (ops/fusion/fuse_linear.h) from rms_norm -> linear_ggml ->
+// fusion pass (ops/passes/fuse_linear.h) from rms_norm -> linear_ggml ->
 // add, never by importers.
 //
 // wgrt.linear_ggml_split (x, weight, type, bias or Null, norm weight or Null,

@@ -72,7 +72,7 @@ void check(const OpArgs& args, Reduce op) {
   if (op == Reduce::Sum || op == Reduce::Mean) {
     if (!args.is_null(3)) {
       // A dtype other than f32 (PyTorch's ScalarType 6) would change the output
-      // type; f16 (5) is f32 inside an f16 program (graph/passes/widen_f16.h).
+      // type; f16 (5) is f32 inside an f16 program (ops/passes/widen_f16.h).
       if (args.integer(3) != 6 && args.integer(3) != 5) {
         args.fail(3, "dtype " + std::to_string(args.integer(3)) + ": only float32 (6) or float16 (5) is supported");
       }

@@ -1,6 +1,6 @@
-// The one place the WGRT_* variables are read (wgrt/environment.h): a table
+// The one place the WGRT_* variables are read (src/cli/environment.h): a table
 // of variable -> the Tuning field it sets, parsed strictly.
-#include "wgrt/environment.h"
+#include "cli/environment.h"
 
 #include <cstdlib>
 #include <functional>

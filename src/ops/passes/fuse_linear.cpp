@@ -1,4 +1,4 @@
-#include "ops/fusion/fuse_linear.h"
+#include "ops/passes/fuse_linear.h"
 
 #include <algorithm>
 #include <cstdlib>

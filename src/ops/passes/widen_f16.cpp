@@ -1,4 +1,4 @@
-#include "graph/passes/widen_f16.h"
+#include "ops/passes/widen_f16.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,9 +1,9 @@
-// The WGRT_* environment variables, mapped onto options for the programs
-// that choose to honour them: the `wgrt` CLI, the Python module, the
-// ExecuTorch backend (ExecuTorch passes no options of its own) and the test
-// harness. The engine itself never reads the environment; an application
-// embedding wgrt gets exactly the options it passes unless it calls these.
-// The variables and the fields they set are the README's table.
+// The WGRT_* environment variables, mapped onto options for the entry
+// points that honour them: the `wgrt` CLI, the Python module, the ExecuTorch
+// backend (ExecuTorch passes no options of its own) and the test harness,
+// each of which compiles this file in (it is no part of the library, which
+// never reads the environment). Uses the public API only. The variables and
+// the fields they set are the README's table.
 #pragma once
 
 #include "wgrt/runtime.h"
