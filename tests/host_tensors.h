@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "graph/executable_graph.h"
+#include "wgrt/dtype.h"
 
 namespace wgrt::test {
 
@@ -23,6 +24,46 @@ inline std::vector<float> floats(const HostTensor& t) {
   std::vector<float> out(t.data.size() / sizeof(float));
   if (!out.empty()) std::memcpy(out.data(), t.data.data(), out.size() * sizeof(float));
   return out;
+}
+
+// f32 or f16 elements as floats.
+inline std::vector<float> as_floats(DType dtype, std::span<const uint8_t> bytes) {
+  std::vector<float> out(bytes.size() / host_size(dtype));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (dtype == DType::F16) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      out[i] = f16_to_f32(h);
+    } else {
+      std::memcpy(&out[i], bytes.data() + 4 * i, 4);
+    }
+  }
+  return out;
+}
+
+// An output against torch's: f32/f16 within atol + rtol * |want| (the first
+// three misses reported), other dtypes bit for bit. Returns the largest
+// absolute error (0 for exact dtypes).
+inline double expect_matches_golden(const HostTensor& got, const HostTensor& want, double atol, double rtol,
+                                    const std::string& what) {
+  EXPECT_EQ(got.dims, want.dims) << what;
+  EXPECT_EQ(got.dtype, want.dtype) << what;
+  if (got.dims != want.dims || got.dtype != want.dtype) return INFINITY;
+  if (want.dtype != DType::F32 && want.dtype != DType::F16) {
+    EXPECT_EQ(got.data, want.data) << what;
+    return 0;
+  }
+  const std::vector<float> g = as_floats(got.dtype, got.data), w = as_floats(want.dtype, want.data);
+  double worst = 0;
+  size_t bad = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double err = std::abs(double(g[i]) - w[i]);
+    worst = std::max(worst, err);
+    if (err > atol + rtol * std::abs(w[i]) && bad++ < 3) {
+      ADD_FAILURE() << what << " element " << i << ": " << g[i] << " vs torch " << w[i];
+    }
+  }
+  return worst;
 }
 
 inline std::span<const uint8_t> bytes_of(const std::vector<float>& v) {

@@ -1,8 +1,10 @@
 #include "graph/op_registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "wgrt/error.h"
 
@@ -100,7 +102,21 @@ double OpArgs::number(size_t i) const {
   // A Scalar argument may be a bool: the causal and padding masks of
   // scaled_dot_product_attention and transformers come from full(..., True).
   if (const auto* x = std::get_if<bool>(&v)) return *x ? 1.0 : 0.0;
+  if (std::holds_alternative<SymInt>(v)) {
+    unsupported(i, "a symbolic number (symint): this argument is read once at load and cannot follow a run-time size");
+  }
   fail(i, "expected a number, got " + std::string(value_kind_name(v)));
+}
+
+int64_t OpArgs::whole_number(size_t i) const {
+  if (const auto* x = std::get_if<int64_t>(&value(i))) return *x;
+  const double n = number(i);
+  if (!(std::abs(n) < 9.0e15) || n != std::trunc(n)) {
+    std::ostringstream text;
+    text << "expected a whole number, got " << n;
+    fail(i, text.str());
+  }
+  return static_cast<int64_t>(n);
 }
 
 bool OpArgs::boolean(size_t i) const {
@@ -111,9 +127,26 @@ bool OpArgs::boolean(size_t i) const {
   fail(i, "expected a bool, got " + std::string(value_kind_name(v)));
 }
 
-const IntList& OpArgs::int_list(size_t i) const {
+IntList OpArgs::int_list(size_t i) const {
   const Value& v = value(i);
   if (const auto* x = std::get_if<IntList>(&v)) return *x;
+  if (const auto* list = std::get_if<ValueList>(&v)) {
+    IntList out;
+    for (size_t k = 0; k < list->items.size(); ++k) {
+      const ValueId id = list->items[k];
+      const Value* item = id < graph_.values.size() ? &graph_.values[id] : nullptr;
+      if (item != nullptr && std::holds_alternative<int64_t>(*item)) {
+        out.push_back(std::get<int64_t>(*item));
+      } else if (item != nullptr && std::holds_alternative<SymInt>(*item)) {
+        unsupported(i, "item " + std::to_string(k) + " is a symbolic int (symint): this list is read once at load "
+                       "and cannot follow a run-time size");
+      } else {
+        fail(i, "item " + std::to_string(k) + ": expected an int, got " +
+                    (item ? std::string(value_kind_name(*item)) : "value " + std::to_string(id) + " (no such value)"));
+      }
+    }
+    return out;
+  }
   fail(i, "expected an int list, got " + std::string(value_kind_name(v)));
 }
 

@@ -40,9 +40,18 @@ class OpArgs {
   int64_t integer(size_t i) const;  // Int, or a SymInt's current value
   bool is_null(size_t i) const;
   bool is_symint(size_t i) const;
-  double number(size_t i) const;     // Double, Int or Bool (a PyTorch Scalar may be any: full(True))
+  // Double, Int or Bool (a PyTorch Scalar may be any: full(True)). A SymInt
+  // is NotSupported: the value is read once, at load, and could not follow
+  // the run-time size (ops that can, like arange, test is_symint first).
+  double number(size_t i) const;
+  // A Scalar that must be a whole number (quantization bounds): an Int, or a
+  // Double or Bool equal to one.
+  int64_t whole_number(size_t i) const;
   bool boolean(size_t i) const;
-  const IntList& int_list(size_t i) const;
+  // An IntList, or a ValueList of Ints (a SymInt[] the exporter wrote item
+  // by item). SymInt items are NotSupported, as for number(); size
+  // arguments that follow live SymInts read ops/shape/size_list.h instead.
+  IntList int_list(size_t i) const;
   const ValueList& value_list(size_t i) const;
 
   [[noreturn]] void fail(size_t arg, const std::string& what) const;

@@ -125,3 +125,20 @@ def test_hand_built_list_is_honest():
              if op not in scope or op not in wgrt or op in tested or op in missing]
     assert not stale, ("hand_built.txt lists ops that are out of scope, not implemented, also known missing, "
                        f"or now reached by an exported fixture (remove them): {stale}")
+
+
+SCHEMAS = ROOT / "tests" / "fixtures" / "op_schemas.json"
+
+
+def test_schema_snapshot_covers_the_partitioner_and_matches_torch():
+    """The argument-type enumeration (tests/ops/test_argument_types.cpp) reads
+    each op's schema from the committed snapshot: it must name every
+    partitioner op, and equal what the installed torch says when there is one."""
+    snapshot = json.loads(SCHEMAS.read_text())["ops"]
+    assert sorted(snapshot) == sorted(_partitioner_ops()), "op_schemas.json and the partitioner's ops differ"
+    try:
+        import op_schemas
+        installed = op_schemas.schemas()
+    except ImportError:
+        pytest.skip("SKIPPED: executorch is not installed; the enumeration uses the committed schema snapshot")
+    assert installed == snapshot, "refresh tests/fixtures/op_schemas.json (tools/export/op_schemas.py --write)"

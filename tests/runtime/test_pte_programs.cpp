@@ -43,21 +43,6 @@ std::string folder_of(const std::string& name) {
   return slash == std::string::npos ? "" : name.substr(0, slash + 1);
 }
 
-// f32 or f16 elements as floats.
-std::vector<float> as_floats(DType dtype, std::span<const uint8_t> bytes) {
-  std::vector<float> out(bytes.size() / host_size(dtype));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (dtype == DType::F16) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      out[i] = f16_to_f32(h);
-    } else {
-      std::memcpy(&out[i], bytes.data() + 4 * i, 4);
-    }
-  }
-  return out;
-}
-
 class PteProgramTest : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(PteProgramTest, MatchesTorch) {
@@ -99,23 +84,7 @@ TEST_P(PteProgramTest, MatchesTorch) {
       ASSERT_EQ(outputs.size(), cs["outputs"].size());
       for (size_t o = 0; o < outputs.size(); ++o) {
         const HostTensor want = read_npy(fixture(cs["outputs"][o]["file"].string));
-        ASSERT_EQ(outputs[o].dims, want.dims) << "output " << o;
-        ASSERT_EQ(outputs[o].dtype, want.dtype) << "output " << o;
-        if (want.dtype != DType::F32 && want.dtype != DType::F16) {
-          EXPECT_EQ(outputs[o].data, want.data) << "output " << o;
-          continue;
-        }
-        const std::vector<float> got = as_floats(outputs[o].dtype, outputs[o].data);
-        const std::vector<float> ref = as_floats(want.dtype, want.data);
-        double worst = 0;
-        size_t bad = 0;
-        for (size_t i = 0; i < ref.size(); ++i) {
-          const double err = std::abs(double(got[i]) - ref[i]);
-          worst = std::max(worst, err);
-          if (err > atol + rtol * std::abs(ref[i]) && bad++ < 3) {
-            ADD_FAILURE() << "output " << o << " element " << i << ": " << got[i] << " vs torch " << ref[i];
-          }
-        }
+        const double worst = test::expect_matches_golden(outputs[o], want, atol, rtol, "output " + std::to_string(o));
         std::cout << "[ " << name << "." << method_name << " case " << c << " output " << o << " ] max abs error "
                   << worst << "\n";
       }

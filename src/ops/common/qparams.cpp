@@ -22,7 +22,7 @@ IntRange int_range(const OpArgs& args, size_t arg, DType t) {
 
 IntRange check_qrange(const OpArgs& args, size_t qmin_arg, size_t qmax_arg, DType t) {
   const IntRange type = int_range(args, qmax_arg, t);
-  const int64_t qmin = args.integer(qmin_arg), qmax = args.integer(qmax_arg);
+  const int64_t qmin = args.whole_number(qmin_arg), qmax = args.whole_number(qmax_arg);
   if (qmin < type.lo || qmin > type.hi) {
     args.fail(qmin_arg, "quant_min " + std::to_string(qmin) + " is outside " + std::string(dtype_name(t)) + "'s range [" +
                             std::to_string(type.lo) + ", " + std::to_string(type.hi) + "]");
@@ -66,16 +66,7 @@ double check_scale(const OpArgs& args, size_t arg) {
   return s;
 }
 
-int64_t zero_point_value(const OpArgs& args, size_t arg) {
-  if (!std::holds_alternative<double>(args.value(arg))) return args.integer(arg);
-  const double zp = args.number(arg);
-  if (!(std::abs(zp) <= double(INT32_MAX)) || zp != std::trunc(zp)) {
-    std::ostringstream text;
-    text << "zero point " << zp << " is not an integer";
-    args.fail(arg, text.str());
-  }
-  return static_cast<int64_t>(zp);
-}
+int64_t zero_point_value(const OpArgs& args, size_t arg) { return args.whole_number(arg); }
 
 int64_t check_zero_point(const OpArgs& args, size_t arg, IntRange range) {
   const int64_t zp = zero_point_value(args, arg);

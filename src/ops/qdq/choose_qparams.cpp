@@ -118,7 +118,7 @@ int64_t block_len_of(const OpArgs& args, Kind k, const Dims& dims) {
 std::pair<int32_t, int32_t> qrange_of(const OpArgs& args, Kind k) {
   if (k == Kind::PerToken) return {-128, 127};
   const size_t at = k == Kind::Affine ? 4 : 1;
-  return {static_cast<int32_t>(args.integer(at)), static_cast<int32_t>(args.integer(at + 1))};
+  return {static_cast<int32_t>(args.whole_number(at)), static_cast<int32_t>(args.whole_number(at + 1))};
 }
 
 void check(const OpArgs& args, Kind k) {

@@ -130,8 +130,8 @@ void lower_form(OpContext& ctx, const Form& f) {
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(in), scales, zps, ctx.tensor(out), ctx.uniform_binding(u)});
 
   QdqParams base;
-  base.qmin = static_cast<int32_t>(args.integer(f.qmin));
-  base.qmax = static_cast<int32_t>(args.integer(f.qmin + 1));
+  base.qmin = static_cast<int32_t>(args.whole_number(f.qmin));
+  base.qmax = static_cast<int32_t>(args.whole_number(f.qmin + 1));
   if (f.per == Per::Tensor) {
     const double scale = args.number(1);
     base.scale = static_cast<float>(scale);
