@@ -161,6 +161,12 @@ class Llm {
   size_t dispatch_count() const;
 
   void reset();
+  // Keeps the part of the cache that `prompt` starts with and forgets the
+  // rest; returns how many of the prompt's tokens it holds (at most all but
+  // the last, which must run to give logits). Generating prompt[n:] then
+  // continues as the whole prompt would from an empty cache: a chat's next
+  // turn repeats the conversation so far, and only the new turn runs.
+  int64_t reuse_cached_prefix(std::span<const int32_t> prompt);
   // Any thread (to the comment above cached_tokens). The file it was loaded
   // from, and a one-line description of the model (architecture, sizes,
   // weight format).

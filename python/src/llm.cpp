@@ -33,6 +33,7 @@ struct PyGeneration {
   nb::object owner;
   std::optional<api::Generation> gen;
   std::vector<int32_t> tokens;
+  size_t cached_tokens = 0;  // of the prompt: found in the KV cache, not run again
 
   nb::str next() {
     while (std::optional<api::GenerationStep> step = gen->next()) {
@@ -54,7 +55,8 @@ void bind_llm(nb::module_& m) {
       .def_prop_ro("stats", [](const PyGeneration& g) {
         const api::GenerateResult s = g.gen->stats();
         nb::dict d;
-        d["prompt_tokens"] = s.prompt_tokens;
+        d["prompt_tokens"] = g.cached_tokens + s.prompt_tokens;
+        d["cached_tokens"] = g.cached_tokens;
         d["generated_tokens"] = s.generated_tokens;
         d["prompt_seconds"] = s.prompt_seconds;
         d["generate_seconds"] = s.generate_seconds;
@@ -105,7 +107,8 @@ void bind_llm(nb::module_& m) {
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
       .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
-                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling) {
+                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
+                           bool cache_prompt) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         api::GenerateOptions options;
         options.max_tokens = max_tokens;
@@ -118,9 +121,12 @@ void bind_llm(nb::module_& m) {
         options.ignore_eos = ignore_eos;
         options.in_flight = in_flight;
         options.gpu_sampling = gpu_sampling;
-        l.llm.reset();  // each generate() starts a new conversation
-        PyGeneration g{nb::borrow(self), std::nullopt, {}};
-        g.gen.emplace(l.llm, prompt, options);
+        // Each generate() runs as from an empty cache; with cache_prompt the
+        // part of the cache the prompt repeats (a chat's earlier turns) is kept.
+        if (!cache_prompt) l.llm.reset();
+        const int64_t reused = l.llm.reuse_cached_prefix(prompt);
+        PyGeneration g{nb::borrow(self), std::nullopt, {}, size_t(reused)};
+        g.gen.emplace(l.llm, std::span(prompt).subspan(size_t(reused)), options);
         return g;
       })
       .def("memory_stats", [](const PyLLM& l) { return memory_stats_dict(l.llm.memory_stats()); });

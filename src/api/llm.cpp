@@ -124,6 +124,11 @@ GenerateResult Llm::generate(std::string_view prompt, const GenerateOptions& opt
 }
 
 void Llm::reset() { impl_->model->reset(); }
+int64_t Llm::reuse_cached_prefix(std::span<const int32_t> prompt) {
+  const int64_t n = impl_->model->cached_prefix(prompt);
+  impl_->model->rewind(n);
+  return n;
+}
 const std::string& Llm::path() const { return impl_->model->path(); }
 std::string Llm::description() const { return impl_->model->config().summary(); }
 bool Llm::can_sample_on_gpu() const { return impl_->model->can_sample_on_gpu(); }

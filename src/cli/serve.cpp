@@ -114,8 +114,10 @@ Command add_serve(CLI::App& app) {
       "Serves a Llama-family model over an OpenAI-compatible HTTP API: GET /health, GET /v1/models,\n"
       "POST /v1/completions and POST /v1/chat/completions (stream: true for server-sent events).\n"
       "With no --model, serves SmolLM2-135M-Instruct (Q4_1), installed by scripts/setup.sh.",
-      "Requests run one at a time, in arrival order. SIGINT or SIGTERM cancels running and\n"
-      "queued requests and exits with status 0.");
+      "Requests run one at a time, in arrival order. A request keeps the part of the previous\n"
+      "one's KV cache that its prompt repeats (a chat's earlier turns: usage reports them as\n"
+      "prompt_tokens_details.cached_tokens; \"cache_prompt\": false opts out).\n"
+      "SIGINT or SIGTERM cancels running and queued requests and exits with status 0.");
   auto c = std::make_shared<ServeConfig>();
   c->server.host = "127.0.0.1";
   c->server.port = 8080;

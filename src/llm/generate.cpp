@@ -45,7 +45,13 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
       sampler_(options.sampler),
       decoder_(model.tokenizer()),
       stops_(options.stop),
-      history_(prompt.begin(), prompt.end()) {
+      prompt_(prompt.begin(), prompt.end()) {
+  // Penalties look back over the whole context, so a prompt whose start is
+  // already cached (a chat's next turn) samples as the whole prompt would.
+  for (TokenId t : model.cached_ids()) {
+    if (t >= 0) history_.push_back(t);
+  }
+  history_.insert(history_.end(), prompt.begin(), prompt.end());
   options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
@@ -88,7 +94,7 @@ void Generation::start_on_gpu() {
   gpu_sampler_->reset(history_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
-  model_.submit(history_, [this, slot](gpu::CommandBatch& batch) {
+  model_.submit(prompt_, [this, slot](gpu::CommandBatch& batch) {
     gpu_sampler_->record(batch);
     ring_->record_copy(batch, model_.token_buffer(), 0, slot);
   });
@@ -159,7 +165,7 @@ std::optional<Generation::Step> Generation::next() {
         first_ = token;
       }
     } else {
-      logits_ = model_.forward(history_);
+      logits_ = model_.forward(prompt_);
       prompt_end_ = model_.cached();
       if (options_.on_logits) options_.on_logits(logits_);
     }
@@ -181,6 +187,7 @@ std::optional<Generation::Step> Generation::next() {
     return finish();
   }
   history_.push_back(*token);
+  model_.note_fed_token(prompt_end_ + produced_, *token);  // where the next step feeds it (GPU sampling)
   ++produced_;
   ++stats_.generated_tokens;
   std::string text = stops_.push(decoder_.push(*token));

@@ -115,7 +115,8 @@ class Generation {
   Sampler sampler_;
   StreamDecoder decoder_;
   StopStrings stops_;
-  std::vector<TokenId> history_;
+  std::vector<TokenId> prompt_;   // the tokens to run
+  std::vector<TokenId> history_;  // what penalties see: the cache, the prompt, each token taken
   std::span<const float> logits_;
   GenerateStats stats_;
   bool started_ = false, stopping_ = false, finished_ = false;

@@ -186,6 +186,18 @@ void LlmModel::rewind(int64_t cached) {
                                                 std::to_string(cached_) + " positions are cached");
   }
   cached_ = cached;
+  cached_ids_.resize(size_t(cached));
+}
+
+void LlmModel::note_fed_token(int64_t position, TokenId token) {
+  if (position >= 0 && position < int64_t(cached_ids_.size())) cached_ids_[size_t(position)] = token;
+}
+
+int64_t LlmModel::cached_prefix(std::span<const TokenId> prompt) const {
+  const size_t limit = std::min(cached_ids_.size(), prompt.empty() ? 0 : prompt.size() - 1);
+  size_t n = 0;
+  while (n < limit && cached_ids_[n] == prompt[n]) ++n;
+  return int64_t(n);
 }
 
 std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const ExecuteOptions& options) {
@@ -210,6 +222,7 @@ void LlmModel::submit_fed(const RecordAfter& after) {
   options.encode_after = after;
   graph_->run(inputs, options);
   cached_ += 1;
+  cached_ids_.push_back(-1);  // known once its step's readback arrives
 }
 
 std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
@@ -241,6 +254,7 @@ std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, 
     std::vector<OutputTensor> out = graph_->run(inputs, options);
     if (last && read_logits) logits_.data = std::move(out[0].data);  // f32: viewed in place, not copied
     cached_ += int64_t(n);
+    cached_ids_.insert(cached_ids_.end(), tokens.begin() + start, tokens.begin() + start + n);
   }
   if (!read_logits) return {};
   return {reinterpret_cast<const float*>(logits_.data.data()), logits_.data.size() / sizeof(float)};

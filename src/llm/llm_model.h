@@ -55,7 +55,18 @@ class LlmModel {
   uint64_t weight_bytes() const { return weight_bytes_; }
   // Tokens in the KV cache: the position the next token gets.
   int64_t cached() const { return cached_; }
-  void reset() { cached_ = 0; }
+  void reset() {
+    cached_ = 0;
+    cached_ids_.clear();
+  }
+  // The token id at each cached position, -1 where a GPU-fed token
+  // (submit_fed) has not been reported back with note_fed_token yet.
+  std::span<const TokenId> cached_ids() const { return cached_ids_; }
+  void note_fed_token(int64_t position, TokenId token);
+  // How many leading tokens of `prompt` the cache already holds at the same
+  // positions, at most prompt.size() - 1 (the last one must run to give
+  // logits): a chat's next turn repeats the conversation so far.
+  int64_t cached_prefix(std::span<const TokenId> prompt) const;
 
   // Runs `tokens` at positions [cached, cached + n), in chunks; returns the
   // logits after the last one. Error(InvalidArgument) when the context would
@@ -109,6 +120,7 @@ class LlmModel {
   std::unique_ptr<Program> program_;             // .pte: owns the graph
   ExecutableGraph* graph_ = nullptr;
   int64_t context_ = 0, chunk_ = 0, cached_ = 0;
+  std::vector<TokenId> cached_ids_;  // cached_ entries
   uint64_t weight_bytes_ = 0;
   HostTensor logits_;  // the last forward's output, f32 [1, vocab]
 };

@@ -43,14 +43,14 @@ GenerationQueue::~GenerationQueue() {
 }
 
 std::shared_ptr<Job> GenerationQueue::submit(std::vector<int32_t> prompt, api::GenerateOptions options,
-                                             Refusal& refusal) {
+                                             bool cache_prompt, Refusal& refusal) {
   std::lock_guard lock(mutex_);
   // The running job and up to max_waiting_ behind it (a job just submitted
   // to an idle worker counts as running).
   const size_t in_system = waiting_.size() + (running_ ? 1 : 0);
   refusal = stopping_ ? Refusal::ShuttingDown : in_system > max_waiting_ ? Refusal::Full : Refusal::None;
   if (refusal != Refusal::None) return nullptr;
-  auto job = std::make_shared<Job>(std::move(prompt), std::move(options));
+  auto job = std::make_shared<Job>(std::move(prompt), std::move(options), cache_prompt);
   waiting_.push_back(job);
   wake_.notify_one();
   return job;
@@ -98,8 +98,12 @@ void GenerationQueue::execute(Job& job) {
   try {
     api::GenerateOptions options = job.options_;
     options.cancel = &job.cancel_;
-    model_.reset();  // every request starts from an empty KV cache
-    api::Generation gen(model_, job.prompt_, options);
+    // The previous request's cache stays: a prompt that repeats its start (a
+    // chat's next turn) runs only the rest.
+    if (!job.cache_prompt_) model_.reset();
+    const int64_t reused = model_.reuse_cached_prefix(job.prompt_);
+    result.cached_tokens = size_t(reused);
+    api::Generation gen(model_, std::span(job.prompt_).subspan(size_t(reused)), options);
     while (std::optional<api::GenerationStep> step = gen.next()) job.append(step->text);
     const api::GenerateResult stats = gen.stats();
     result.completion_tokens = stats.generated_tokens;
@@ -109,6 +113,7 @@ void GenerationQueue::execute(Job& job) {
   } catch (const std::exception& e) {
     result.reason = FinishReason::Error;
     result.error = e.what();
+    model_.reset();  // a failed pass may have left rows unwritten: no later request reuses them
   }
   job.finish(std::move(result));
 }

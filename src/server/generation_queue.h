@@ -32,14 +32,16 @@ enum class FinishReason { Stop, Length, Cancelled, Error };
 struct JobResult {
   FinishReason reason = FinishReason::Error;
   size_t prompt_tokens = 0;
+  size_t cached_tokens = 0;  // of prompt_tokens: found in the KV cache, not run again
   size_t completion_tokens = 0;
   std::string error;  // for FinishReason::Error
 };
 
 class Job {
  public:
-  Job(std::vector<int32_t> prompt, api::GenerateOptions options)
-      : prompt_(std::move(prompt)), options_(std::move(options)) {}
+  // `cache_prompt`: start from the cached prefix the prompt repeats.
+  Job(std::vector<int32_t> prompt, api::GenerateOptions options, bool cache_prompt = true)
+      : prompt_(std::move(prompt)), options_(std::move(options)), cache_prompt_(cache_prompt) {}
 
   struct Update {
     std::string text;                 // produced since the last take
@@ -60,6 +62,7 @@ class Job {
 
   const std::vector<int32_t> prompt_;
   const api::GenerateOptions options_;
+  const bool cache_prompt_;
   std::atomic<bool> cancel_{false};
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -77,7 +80,8 @@ class GenerationQueue {
 
   enum class Refusal { None, Full, ShuttingDown };
   // The job, or the reason it was refused.
-  std::shared_ptr<Job> submit(std::vector<int32_t> prompt, api::GenerateOptions options, Refusal& refusal);
+  std::shared_ptr<Job> submit(std::vector<int32_t> prompt, api::GenerateOptions options, bool cache_prompt,
+                              Refusal& refusal);
 
   // Cancels the running and waiting jobs and refuses new ones.
   void shutdown();

@@ -70,6 +70,7 @@ PreparedGeneration prepare_generation(const api::Llm& model, const GenerationReq
   if (!req.has_seed) out.options.seed = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   out.options.stop = req.stop;
   out.options.ignore_eos = req.ignore_eos;
+  out.cache_prompt = req.cache_prompt;
   return out;
 }
 

@@ -15,6 +15,7 @@ namespace wgrt::server {
 struct PreparedGeneration {
   std::vector<int32_t> prompt;
   api::GenerateOptions options;
+  bool cache_prompt = true;  // reuse the cached prefix the prompt repeats
 };
 
 // ApiError(400) for a prompt that leaves no room in the context, a

@@ -150,7 +150,8 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
     const GenerationRequest request = parse_generation_request(endpoint, req.body);
     PreparedGeneration prepared = prepare_generation(model, request);
     GenerationQueue::Refusal refusal;
-    std::shared_ptr<Job> job = queue.submit(std::move(prepared.prompt), std::move(prepared.options), refusal);
+    std::shared_ptr<Job> job =
+        queue.submit(std::move(prepared.prompt), std::move(prepared.options), prepared.cache_prompt, refusal);
     if (refusal == GenerationQueue::Refusal::ShuttingDown) throw shutting_down();
     if (refusal == GenerationQueue::Refusal::Full) {
       throw ApiError(503, "server_error",

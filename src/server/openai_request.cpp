@@ -210,6 +210,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
   req.stop = get_stop(body);
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);
+  req.cache_prompt = get_bool(body, "cache_prompt", true);
   if (const json* opts = field(body, "stream_options")) {
     if (!opts->is_object()) wrong_type("stream_options", "an object", *opts);
     req.include_usage = get_bool(*opts, "include_usage", false);

@@ -33,6 +33,10 @@ struct GenerationRequest {
   bool stream = false;
   bool include_usage = false;                  // stream_options.include_usage
   bool ignore_eos = false;                     // extension (llama.cpp's server has it too)
+  // Extension (llama.cpp's server has it too): start from the part of the KV
+  // cache the prompt repeats (the previous turns of a chat) instead of from
+  // an empty cache.
+  bool cache_prompt = true;
 };
 
 // Throws ApiError(400) naming the field at fault.

@@ -19,7 +19,8 @@ json finish_reason(std::optional<FinishReason> reason) {
 json usage(const JobResult& result) {
   return {{"prompt_tokens", result.prompt_tokens},
           {"completion_tokens", result.completion_tokens},
-          {"total_tokens", result.prompt_tokens + result.completion_tokens}};
+          {"total_tokens", result.prompt_tokens + result.completion_tokens},
+          {"prompt_tokens_details", {{"cached_tokens", result.cached_tokens}}}};
 }
 
 json envelope(const ResponseMeta& meta, const char* object) {

@@ -102,6 +102,36 @@ TEST_F(GenerateGpuTest, StoppingWithStepsInFlightKeepsOnlyTakenTokens) {
   EXPECT_EQ(rest, std::vector<llm::TokenId>(greedy.begin() + 3, greedy.begin() + 8));
 }
 
+// The prompt cache (issue 33): the model records which token sits at each
+// cached position, GPU-fed ones included, so a prompt that repeats the
+// cache's start (a chat's next turn) runs only the rest, and sampling with a
+// repeat penalty then equals a run of the whole prompt from an empty cache.
+TEST_F(GenerateGpuTest, ACachedPrefixIsReusedAndSamplesAsTheWholePrompt) {
+  const auto greedy = run(options(true, 4, 0), prompt_);  // tokens fed back on the GPU, 4 steps ahead
+  std::vector<llm::TokenId> held = prompt_;
+  held.insert(held.end(), greedy.begin(), greedy.end() - 1);  // the last token was never fed
+  const auto ids = model_->cached_ids();
+  EXPECT_EQ(std::vector<llm::TokenId>(ids.begin(), ids.end()), held);
+  EXPECT_EQ(model_->cached_prefix(held), int64_t(held.size()) - 1);  // the last one must run
+  std::vector<llm::TokenId> next(held.begin(), held.begin() + int64_t(prompt_.size()) + 5);
+  next.insert(next.end(), {65, 66, 67});
+  const int64_t reused = model_->cached_prefix(next);
+  EXPECT_EQ(reused, int64_t(prompt_.size()) + 5);
+
+  llm::GenerateOptions o = options(true, 4, 1.0f);
+  o.sampler.top_k = 0;
+  o.sampler.top_p = 1;
+  o.sampler.min_p = 0;
+  o.sampler.repeat_penalty = 1.5f;  // looks back over the cached prefix too
+  model_->rewind(reused);
+  std::vector<llm::TokenId> warm;
+  llm::generate(*model_, std::span(next).subspan(size_t(reused)), o, [&](llm::TokenId id, std::string_view) {
+    if (id >= 0) warm.push_back(id);
+    return true;
+  });
+  EXPECT_EQ(warm, run(o, next));
+}
+
 TEST_F(GenerateGpuTest, CancelWithStepsInFlightEndsCleanly) {
   std::atomic<bool> cancel{false};
   llm::GenerateOptions o = options(true, 8, 0.7f);

@@ -71,3 +71,19 @@ def test_bad_sampling_options_are_clear_errors(llm):
         llm.generate(PROMPT_TEXT, top_k=llm.vocab_size + 1)
     with pytest.raises(wgrt.Error, match="in flight"):
         llm.generate(PROMPT_TEXT, in_flight=0)
+
+
+def test_next_turn_reuses_the_cached_prefix(llm):
+    """generate() keeps the part of the KV cache its prompt repeats (issue
+    33's prompt cache): the follow-up runs only its new text and gives what a
+    run from an empty cache gives."""
+    greedy = dict(max_tokens=6, temperature=0, ignore_eos=True)
+    first = llm.generate(PROMPT_TEXT, **greedy)
+    follow_up = PROMPT_TEXT + "".join(first) + ". The capital of Spain is"
+    warm = llm.generate(follow_up, **greedy)
+    warm_text = "".join(warm)
+    cold = llm.generate(follow_up, cache_prompt=False, **greedy)
+    assert warm_text == "".join(cold) and len(warm_text) > 0
+    assert warm.stats["prompt_tokens"] == cold.stats["prompt_tokens"]
+    assert len(PROMPT) <= warm.stats["cached_tokens"] < warm.stats["prompt_tokens"]
+    assert cold.stats["cached_tokens"] == 0

@@ -112,3 +112,26 @@ def test_token_id_prompt(server):
     by_text = complete(client, max_tokens=8, temperature=0)
     ids_prompt = client.completions.create(model="tiny", prompt=[30, 40, 50, 60], max_tokens=8, temperature=0)
     assert ids_prompt.usage.prompt_tokens == 4 and ids_prompt.choices[0].text != by_text[0]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_second_turn_reuses_the_cache_and_matches_a_cold_run(server, stream):
+    """The prompt cache (issue 33): a chat's next turn repeats the conversation
+    so far; only the new part runs, usage says how much was cached, and the
+    text equals a run from an empty cache (cache_prompt: false)."""
+    client = server.client()
+    greedy = dict(max_tokens=12, temperature=0, extra_body={"ignore_eos": True})
+    first = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Name a colour"}]
+    reply, _, usage1 = chat(client, first, stream, **greedy)
+    second = first + [{"role": "assistant", "content": reply}, {"role": "user", "content": "And another one?"}]
+    warm_text, _, warm = chat(client, second, stream, **greedy)
+    cold_text, _, cold = chat(client, second, stream, max_tokens=12, temperature=0,
+                              extra_body={"ignore_eos": True, "cache_prompt": False})
+    assert warm_text == cold_text and len(warm_text) > 0
+    assert warm.prompt_tokens == cold.prompt_tokens > usage1.prompt_tokens
+    # At least the first turn's prompt was cached; the cold run reused nothing.
+    assert usage1.prompt_tokens <= warm.prompt_tokens_details.cached_tokens < warm.prompt_tokens
+    assert cold.prompt_tokens_details.cached_tokens == 0
+    # The same request again: all but its last token come from the cache.
+    again_text, _, again = chat(client, second, stream, **greedy)
+    assert again_text == cold_text and again.prompt_tokens_details.cached_tokens == again.prompt_tokens - 1
