@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wgrt/memory_stats.h"
@@ -17,6 +18,9 @@
 
 namespace wgrt::api {
 
+
+// The most alternatives GenerateOptions::logprobs may ask for (OpenAI's limit).
+constexpr int32_t kMaxTopLogprobs = 20;
 
 struct GenerateOptions {
   int32_t max_tokens = 128;
@@ -29,8 +33,10 @@ struct GenerateOptions {
   bool ignore_eos = false;
   // Tokens are sampled on the GPU and fed back there, with `in_flight`
   // decode steps queued ahead of the host (1: wait for each token); false
-  // reads the logits back and samples on the CPU. The same seed gives the
-  // same tokens either way.
+  // reads the logits back and samples on the CPU. Each repeats itself for a
+  // seed (and any number of steps in flight), and greedy decoding (temperature
+  // 0) gives the same tokens on both; a seeded draw at a temperature differs
+  // between the two, whose random streams are not the same.
   bool gpu_sampling = true;
   // 8: measured +1-3 % tok/s over 4 on the H200 (bench/RESULTS.md, 2026-12-02 eighth run).
   int32_t in_flight = 8;
@@ -44,6 +50,13 @@ struct GenerateOptions {
   // sampled from (the prompt's last position, then one per decode step).
   // Setting it samples on the CPU.
   std::function<void(std::span<const float>)> on_logits;
+  // >= 0: each GenerationStep carries its token's log-probability and this
+  // many (at most 20) of the most likely alternatives: the log-softmax of
+  // the logits after the repetition penalty, before temperature and
+  // top-k/top-p/min-p (as OpenAI reports them). With GPU sampling each
+  // step's logits are also copied back (vocabulary x 4 bytes a token); the
+  // tokens drawn are the same as without.
+  int32_t logprobs = -1;
 };
 
 // Throws Error(InvalidArgument) naming the first bad option (temperature,
@@ -98,9 +111,14 @@ struct HostTimes {
 // One step of a Generation: a token and the text it completes (possibly
 // none, inside a UTF-8 sequence). After the last token, one more step with
 // token -1 may carry text held back.
+struct TokenLogprobs {
+  float logprob = 0;                              // of the token taken
+  std::vector<std::pair<int32_t, float>> top;     // the likeliest tokens and theirs, likeliest first
+};
 struct GenerationStep {
   int32_t token = -1;
   std::string text;
+  std::optional<TokenLogprobs> logprobs;  // with GenerateOptions::logprobs
 };
 
 // Called with each piece of text as it completes (a token may complete no

@@ -146,8 +146,9 @@ class LLM:
 
         Tokens are sampled on the GPU and fed back there, with `in_flight` decode
         steps queued ahead of Python (1 waits for each token); gpu_sampling=False
-        reads the logits back and samples on the CPU. Either way the same seed
-        gives the same tokens."""
+        reads the logits back and samples on the CPU. Each repeats itself for a
+        seed; greedy decoding (temperature 0) gives the same tokens on both, a
+        seeded draw at a temperature does not (the random streams differ)."""
         if chat:
             prompt = self._native.apply_chat_template(prompt, system)
         ids = self._native.encode(prompt, True, True)

@@ -5,6 +5,8 @@
 
 namespace wgrt::api {
 
+static_assert(kMaxTopLogprobs == llm::kMaxTopLogprobs, "one limit for both layers");
+
 namespace {
 
 llm::GenerateOptions engine_options(const GenerateOptions& options) {
@@ -22,6 +24,7 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.stop = options.stop;
   g.cancel = options.cancel;
   g.on_logits = options.on_logits;
+  g.logprobs = options.logprobs;
   return g;
 }
 
@@ -152,7 +155,9 @@ Generation& Generation::operator=(Generation&&) noexcept = default;
 std::optional<GenerationStep> Generation::next() {
   std::optional<llm::Generation::Step> step = state_->generation.next();
   if (!step) return std::nullopt;
-  return GenerationStep{step->token, std::move(step->text)};
+  GenerationStep out{step->token, std::move(step->text), std::nullopt};
+  if (step->logprobs) out.logprobs = TokenLogprobs{step->logprobs->logprob, std::move(step->logprobs->top)};
+  return out;
 }
 
 void Generation::stop() { state_->generation.stop(); }

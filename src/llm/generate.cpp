@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "wgrt/error.h"
@@ -32,6 +33,10 @@ void validate(const GenerateOptions& options, int64_t vocab) {
   ops::GpuSampler::validate(gpu_params(options.sampler), vocab > 0 ? vocab : std::numeric_limits<int32_t>::max());
   if (options.max_tokens < 0) {
     throw Error(ErrorCode::InvalidArgument, "max tokens must be >= 0, got " + std::to_string(options.max_tokens));
+  }
+  if (options.logprobs > kMaxTopLogprobs) {
+    throw Error(ErrorCode::InvalidArgument, "top logprobs must be at most " + std::to_string(kMaxTopLogprobs) +
+                                                ", got " + std::to_string(options.logprobs));
   }
   if (options.in_flight < 1) {
     throw Error(ErrorCode::InvalidArgument,
@@ -77,6 +82,7 @@ void Generation::drop_in_flight() {
   if (!started_) return;
   if (ring_ && queued_ > 0) {
     ring_->discard_all();
+    if (logits_ring_) logits_ring_->discard_all();
     pending_.clear();
     queued_ = 0;
   }
@@ -91,17 +97,43 @@ void Generation::start_on_gpu() {
   gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
                                                    gpu_params(options_.sampler));
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
+  if (options_.logprobs >= 0) {
+    // The sampler penalises the logits in place: copied after it, they are
+    // what the draw used, as logprobs report them.
+    logits_ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), ring_->slots(), uint64_t(vocab) * sizeof(float));
+    host_logits_.resize(vocab);
+  }
   gpu_sampler_->reset(history_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
-  model_.submit(prompt_, [this, slot](gpu::CommandBatch& batch) {
-    gpu_sampler_->record(batch);
-    ring_->record_copy(batch, model_.token_buffer(), 0, slot);
-  });
-  ring_->request(slot, model_.last_submission());
-  pending_.push_back(slot);
+  model_.submit(prompt_, [this, slot](gpu::CommandBatch& batch) { record_draw(batch, slot); });
+  request_draw(slot);
   queued_ = 1;
   prompt_end_ = model_.cached();
+}
+
+void Generation::record_draw(gpu::CommandBatch& batch, size_t slot) {
+  gpu_sampler_->record(batch);
+  ring_->record_copy(batch, model_.token_buffer(), 0, slot);
+  if (logits_ring_) logits_ring_->record_copy(batch, model_.logits_buffer(), 0, slot);
+}
+
+void Generation::request_draw(size_t slot) {
+  ring_->request(slot, model_.last_submission());
+  if (logits_ring_) logits_ring_->request(slot, model_.last_submission());
+  pending_.push_back(slot);
+}
+
+TokenId Generation::take_draw() {
+  const size_t slot = pending_.front();
+  pending_.pop_front();
+  int32_t token = -1;
+  ring_->take(slot, &token);
+  if (logits_ring_) {
+    logits_ring_->take(slot, host_logits_.data());
+    logprobs_ = token_logprobs(host_logits_, token, size_t(options_.logprobs));
+  }
+  return token;
 }
 
 void Generation::fill_pipeline() {
@@ -109,12 +141,8 @@ void Generation::fill_pipeline() {
          model_.cached() < model_.context()) {
     const size_t slot = next_slot_;
     next_slot_ = (next_slot_ + 1) % ring_->slots();
-    model_.submit_fed([this, slot](gpu::CommandBatch& batch) {
-      gpu_sampler_->record(batch);
-      ring_->record_copy(batch, model_.token_buffer(), 0, slot);
-    });
-    ring_->request(slot, model_.last_submission());
-    pending_.push_back(slot);
+    model_.submit_fed([this, slot](gpu::CommandBatch& batch) { record_draw(batch, slot); });
+    request_draw(slot);
     ++queued_;
   }
 }
@@ -125,11 +153,8 @@ std::optional<TokenId> Generation::next_token_on_gpu() {
     stats_.context_full = true;
     return std::nullopt;
   }
-  const size_t slot = pending_.front();
-  pending_.pop_front();
-  int32_t token = -1;
   const auto t0 = Clock::now();
-  ring_->take(slot, &token);
+  const TokenId token = take_draw();
   stats_.wait_seconds += seconds_since(t0);
   return token;
 }
@@ -145,7 +170,9 @@ std::optional<TokenId> Generation::next_token() {
     logits_ = model_.forward(std::span(&last, 1));
     if (options_.on_logits) options_.on_logits(logits_);
   }
-  return sampler_.sample(logits_.first(size_t(model_.sampling_vocab())), history_);
+  const TokenId token = sampler_.sample(logits_.first(size_t(model_.sampling_vocab())), history_);
+  if (options_.logprobs >= 0) logprobs_ = token_logprobs(sampler_.adjusted_logits(), token, size_t(options_.logprobs));
+  return token;
 }
 
 std::optional<Generation::Step> Generation::next() {
@@ -158,11 +185,7 @@ std::optional<Generation::Step> Generation::next() {
       if (options_.max_tokens > 0) {
         // Time to the first token: the prompt, its draw and the readback.
         fill_pipeline();
-        const size_t slot = pending_.front();
-        int32_t token = -1;
-        ring_->take(slot, &token);
-        pending_.pop_front();
-        first_ = token;
+        first_ = take_draw();
       }
     } else {
       logits_ = model_.forward(prompt_);
@@ -196,7 +219,7 @@ std::optional<Generation::Step> Generation::next() {
     finished_ = true;  // the text after the stop string is never shown
     drop_in_flight();
   }
-  return Step{*token, std::move(text)};
+  return Step{*token, std::move(text), std::exchange(logprobs_, std::nullopt)};
 }
 
 GenerateStats generate(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options,

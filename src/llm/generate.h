@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "llm/llm_model.h"
+#include "llm/logprobs.h"
 #include "llm/sampler.h"
 #include "gpu/readback_ring.h"
 #include "llm/stop_strings.h"
@@ -54,7 +55,13 @@ struct GenerateOptions {
   // position first, then one per decode step. Setting it samples on the CPU
   // (every step's logits must come back to the host).
   std::function<void(std::span<const float>)> on_logits;
+  // >= 0: each step carries its token's log-probability and this many of
+  // the most likely alternatives (llm/logprobs.h; at most kMaxTopLogprobs).
+  // With GPU sampling each step's logits are copied back too (vocabulary x
+  // 4 bytes a token).
+  int32_t logprobs = -1;
 };
+constexpr int32_t kMaxTopLogprobs = 20;
 
 struct GenerateStats {
   size_t prompt_tokens = 0;
@@ -87,6 +94,7 @@ class Generation {
   struct Step {
     TokenId token = -1;
     std::string text;
+    std::optional<TokenLogprobs> logprobs;  // with GenerateOptions::logprobs, for each token
   };
   // Nothing runs until the first next(), which runs the prompt.
   Generation(LlmModel& model, std::span<const TokenId> prompt, const GenerateOptions& options);
@@ -106,6 +114,12 @@ class Generation {
   void start_on_gpu();
   // Queues steps until in_flight are pending or no more are needed.
   void fill_pipeline();
+  // A step's draw (GPU sampling): records the sampler and the readback of
+  // its token (and logits, for logprobs) into the step's submit, asks for
+  // them once submitted, and takes the oldest pending one.
+  void record_draw(gpu::CommandBatch& batch, size_t slot);
+  void request_draw(size_t slot);
+  TokenId take_draw();
   // Waits for and drops the steps in flight; rewinds the cache to the prompt
   // and the tokens taken but the last.
   void drop_in_flight();
@@ -124,11 +138,14 @@ class Generation {
   // GPU sampling state.
   std::unique_ptr<ops::GpuSampler> gpu_sampler_;
   std::unique_ptr<gpu::ReadbackRing> ring_;
+  std::unique_ptr<gpu::ReadbackRing> logits_ring_;  // logprobs: each step's logits
+  std::vector<float> host_logits_;
   std::deque<size_t> pending_;  // ring slots of steps in flight, oldest first
   int32_t queued_ = 0;          // draws submitted so far
   size_t next_slot_ = 0;
   int64_t prompt_end_ = 0;      // cached positions after the prompt
   std::optional<TokenId> first_;  // taken while timing the prompt
+  std::optional<TokenLogprobs> logprobs_;  // of the token next_token() returned last
 };
 
 // Called with each generated token and the text it completes ("" while a

@@ -39,6 +39,10 @@ class Sampler {
                                                        std::span<const int32_t> history);
 
   const SamplerOptions& options() const { return options_; }
+  // The logits the last sample() or distribution() drew from: the given
+  // ones after the repetition penalty, before temperature and filtering
+  // (what OpenAI's logprobs are the log-softmax of).
+  std::span<const float> adjusted_logits() const { return scratch_; }
 
  private:
   SamplerOptions options_;

@@ -7,21 +7,22 @@ namespace wgrt::server {
 
 Job::Update Job::take(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
-  changed_.wait_for(lock, timeout, [&] { return !text_.empty() || result_.has_value(); });
-  return {std::exchange(text_, {}), result_};
+  changed_.wait_for(lock, timeout, [&] { return !text_.empty() || !logprobs_.empty() || result_.has_value(); });
+  return {std::exchange(text_, {}), std::exchange(logprobs_, {}), result_};
 }
 
 Job::Update Job::take_all() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return result_.has_value(); });
-  return {std::exchange(text_, {}), result_};
+  return {std::exchange(text_, {}), std::exchange(logprobs_, {}), result_};
 }
 
-void Job::append(const std::string& text) {
-  if (text.empty()) return;
+void Job::append(const std::string& text, std::optional<TokenLogprob> logprob) {
+  if (text.empty() && !logprob) return;
   {
     std::lock_guard lock(mutex_);
     text_ += text;
+    if (logprob) logprobs_.push_back(std::move(*logprob));
   }
   changed_.notify_all();
 }
@@ -87,6 +88,13 @@ void GenerationQueue::work() {
   }
 }
 
+TokenLogprob GenerationQueue::token_logprob(const api::GenerationStep& step) const {
+  auto text = [&](int32_t id) { return model_.detokenize(std::span(&id, 1)); };
+  TokenLogprob out{text(step.token), step.logprobs->logprob, {}};
+  for (const auto& [id, logprob] : step.logprobs->top) out.top.emplace_back(text(id), logprob);
+  return out;
+}
+
 void GenerationQueue::execute(Job& job) {
   JobResult result;
   result.prompt_tokens = job.prompt_.size();
@@ -104,7 +112,11 @@ void GenerationQueue::execute(Job& job) {
     const int64_t reused = model_.reuse_cached_prefix(job.prompt_);
     result.cached_tokens = size_t(reused);
     api::Generation gen(model_, std::span(job.prompt_).subspan(size_t(reused)), options);
-    while (std::optional<api::GenerationStep> step = gen.next()) job.append(step->text);
+    while (std::optional<api::GenerationStep> step = gen.next()) {
+      std::optional<TokenLogprob> logprob;
+      if (step->logprobs) logprob = token_logprob(*step);
+      job.append(step->text, std::move(logprob));
+    }
     const api::GenerateResult stats = gen.stats();
     result.completion_tokens = stats.generated_tokens;
     result.reason = stats.cancelled                                          ? FinishReason::Cancelled

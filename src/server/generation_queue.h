@@ -37,6 +37,14 @@ struct JobResult {
   std::string error;  // for FinishReason::Error
 };
 
+// One generated token's log-probability (GenerateOptions::logprobs), with
+// the token and its alternatives as text.
+struct TokenLogprob {
+  std::string token;
+  float logprob = 0;
+  std::vector<std::pair<std::string, float>> top;
+};
+
 class Job {
  public:
   // `cache_prompt`: start from the cached prefix the prompt repeats.
@@ -45,6 +53,7 @@ class Job {
 
   struct Update {
     std::string text;                 // produced since the last take
+    std::vector<TokenLogprob> logprobs;  // of the tokens generated since the last take, when asked for
     std::optional<JobResult> result;  // set once the job has ended
   };
   // Waits until there is new text or the job ends, or `timeout` passes (then
@@ -57,7 +66,7 @@ class Job {
 
  private:
   friend class GenerationQueue;
-  void append(const std::string& text);
+  void append(const std::string& text, std::optional<TokenLogprob> logprob);
   void finish(JobResult result);
 
   const std::vector<int32_t> prompt_;
@@ -67,6 +76,7 @@ class Job {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::string text_;
+  std::vector<TokenLogprob> logprobs_;
   std::optional<JobResult> result_;
 };
 
@@ -96,6 +106,8 @@ class GenerationQueue {
  private:
   void work();
   void execute(Job& job);
+  // A step's log-probabilities with its tokens as text.
+  TokenLogprob token_logprob(const api::GenerationStep& step) const;
 
   api::Llm model_;
   const size_t max_waiting_;

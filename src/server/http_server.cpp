@@ -40,6 +40,7 @@ struct EventStream {
   ResponseMeta meta;
   bool include_usage = false;
   bool first = true;
+  size_t text_offset = 0;  // a completion's logprobs: where the next token's text starts
 
   static bool send(httplib::DataSink& sink, const std::string& event) { return sink.write(event.data(), event.size()); }
   static std::string data(const json& body) { return "data: " + to_wire(body) + "\n\n"; }
@@ -48,13 +49,18 @@ struct EventStream {
   bool pump(httplib::DataSink& sink) {
     if (first) {
       first = false;
-      if (meta.endpoint == Endpoint::ChatCompletions && !send(sink, data(completion_chunk(meta, "", std::nullopt, true)))) {
+      if (meta.endpoint == Endpoint::ChatCompletions && !send(sink, data(completion_chunk(meta, "", {}, 0, std::nullopt, true)))) {
         return false;
       }
     }
     Job::Update update = job->take(kStreamPoll);
-    if (update.text.empty() && !update.result) return send(sink, ": waiting\n\n");
-    if (!update.text.empty() && !send(sink, data(completion_chunk(meta, update.text, std::nullopt, false)))) return false;
+    if (update.text.empty() && update.logprobs.empty() && !update.result) return send(sink, ": waiting\n\n");
+    if (!update.text.empty() || !update.logprobs.empty()) {
+      if (!send(sink, data(completion_chunk(meta, update.text, update.logprobs, text_offset, std::nullopt, false)))) {
+        return false;
+      }
+      for (const TokenLogprob& t : update.logprobs) text_offset += t.token.size();
+    }
     if (!update.result) return true;
     const JobResult& result = *update.result;
     if (result.reason == FinishReason::Error || result.reason == FinishReason::Cancelled) {
@@ -64,7 +70,7 @@ struct EventStream {
       send(sink, data(error_body(error)));
       return false;
     }
-    if (!send(sink, data(completion_chunk(meta, "", result.reason, false)))) return false;
+    if (!send(sink, data(completion_chunk(meta, "", {}, 0, result.reason, false)))) return false;
     if (include_usage && !send(sink, data(usage_chunk(meta, result)))) return false;
     if (!send(sink, "data: [DONE]\n\n")) return false;
     sink.done();
@@ -161,14 +167,14 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
     }
     const uint64_t n = next_id++;
     ResponseMeta meta{endpoint, (endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-") + std::to_string(n),
-                      options.model_id, int64_t(std::time(nullptr))};
+                      options.model_id, int64_t(std::time(nullptr)), request.sampler.logprobs >= 0};
     if (!request.stream) {
       const Job::Update all = job->take_all();
       if (all.result->reason == FinishReason::Cancelled) throw shutting_down();
       if (all.result->reason == FinishReason::Error) {
         throw ApiError(500, "server_error", "generation failed: " + all.result->error);
       }
-      send_json(res, 200, completion_body(meta, all.text, *all.result));
+      send_json(res, 200, completion_body(meta, all.text, all.logprobs, *all.result));
       return;
     }
     auto stream = std::make_shared<EventStream>(EventStream{job, std::move(meta), request.include_usage});

@@ -83,11 +83,8 @@ void refuse_unsupported(const json& body) {
     throw ApiError::invalid("'n' must be 1: wgrt returns one choice per request", "n");
   }
   if (auto b = get_integer(body, "best_of"); b && *b != 1) throw ApiError::invalid("'best_of' must be 1", "best_of");
-  for (const char* name : {"echo", "logprobs"}) {
-    const json* v = field(body, name);
-    if (v && !(v->is_boolean() && !v->get<bool>()) && !(v->is_number_integer() && v->get<int64_t>() == 0)) {
-      throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
-    }
+  if (const json* v = field(body, "echo"); v && !(v->is_boolean() && !v->get<bool>())) {
+    throw ApiError::invalid("'echo' is not supported by wgrt", "echo");
   }
   for (const char* name : {"tools", "functions", "suffix", "response_format", "logit_bias"}) {
     const json* v = field(body, name);
@@ -100,6 +97,28 @@ void refuse_unsupported(const json& body) {
       throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt (use 'repeat_penalty')", name);
     }
   }
+}
+
+// How many alternatives each token's logprobs list, or -1 for none. Chat:
+// `logprobs: true` and `top_logprobs` (0-20); completions: `logprobs: k`.
+int32_t get_logprobs(Endpoint endpoint, const json& body) {
+  const int64_t most = api::kMaxTopLogprobs;
+  auto bounded = [&](std::optional<int64_t> k, const char* name) {
+    if (k && (*k < 0 || *k > most)) {
+      throw ApiError::invalid(std::string("'") + name + "' must be between 0 and " + std::to_string(most) + ", got " +
+                                  std::to_string(*k),
+                              name);
+    }
+    return k;
+  };
+  if (endpoint == Endpoint::Completions) {
+    const auto k = bounded(get_integer(body, "logprobs"), "logprobs");
+    return k ? int32_t(*k) : -1;
+  }
+  const bool on = get_bool(body, "logprobs", false);
+  const auto top = bounded(get_integer(body, "top_logprobs"), "top_logprobs");
+  if (top && !on) throw ApiError::invalid("'top_logprobs' needs 'logprobs': true", "top_logprobs");
+  return on ? int32_t(top.value_or(0)) : -1;
 }
 
 std::string message_content(const json& msg, size_t i) {
@@ -207,6 +226,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
     s.seed = uint64_t(*seed);
     req.has_seed = true;
   }
+  s.logprobs = get_logprobs(endpoint, body);
   req.stop = get_stop(body);
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);

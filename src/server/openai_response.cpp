@@ -27,10 +27,42 @@ json envelope(const ResponseMeta& meta, const char* object) {
   return {{"id", meta.id}, {"object", object}, {"created", meta.created}, {"model", meta.model}};
 }
 
+json utf8_bytes(const std::string& s) {
+  json out = json::array();
+  for (unsigned char c : s) out.push_back(int(c));
+  return out;
+}
+
+// OpenAI's two shapes: chat's list of entries, completions' parallel arrays.
+json logprobs_json(const ResponseMeta& meta, const std::vector<TokenLogprob>& logprobs, size_t text_offset) {
+  if (!meta.logprobs) return nullptr;
+  if (is_chat(meta)) {
+    json content = json::array();
+    for (const TokenLogprob& t : logprobs) {
+      json top = json::array();
+      for (const auto& [token, lp] : t.top) top.push_back({{"token", token}, {"logprob", lp}, {"bytes", utf8_bytes(token)}});
+      content.push_back({{"token", t.token}, {"logprob", t.logprob}, {"bytes", utf8_bytes(t.token)}, {"top_logprobs", top}});
+    }
+    return {{"content", content}};
+  }
+  json tokens = json::array(), token_logprobs = json::array(), top_logprobs = json::array(), offsets = json::array();
+  for (const TokenLogprob& t : logprobs) {
+    tokens.push_back(t.token);
+    token_logprobs.push_back(t.logprob);
+    json top = json::object();
+    for (const auto& [token, lp] : t.top) top[token] = lp;
+    top_logprobs.push_back(std::move(top));
+    offsets.push_back(text_offset);
+    text_offset += t.token.size();
+  }
+  return {{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", top_logprobs}, {"text_offset", offsets}};
+}
+
 }  // namespace
 
-json completion_body(const ResponseMeta& meta, const std::string& text, const JobResult& result) {
-  json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason(result.reason)}};
+json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
+                     const JobResult& result) {
+  json choice = {{"index", 0}, {"logprobs", logprobs_json(meta, logprobs, 0)}, {"finish_reason", finish_reason(result.reason)}};
   if (is_chat(meta)) {
     choice["message"] = {{"role", "assistant"}, {"content", text}};
   } else {
@@ -42,9 +74,11 @@ json completion_body(const ResponseMeta& meta, const std::string& text, const Jo
   return body;
 }
 
-json completion_chunk(const ResponseMeta& meta, std::string_view text, std::optional<FinishReason> finish,
-                      bool first) {
-  json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason(finish)}};
+json completion_chunk(const ResponseMeta& meta, std::string_view text, const std::vector<TokenLogprob>& logprobs,
+                      size_t text_offset, std::optional<FinishReason> finish, bool first) {
+  json choice = {{"index", 0},
+                 {"logprobs", logprobs.empty() ? json(nullptr) : logprobs_json(meta, logprobs, text_offset)},
+                 {"finish_reason", finish_reason(finish)}};
   if (is_chat(meta)) {
     json delta = json::object();
     if (first) delta["role"] = "assistant";

@@ -23,13 +23,19 @@ struct ResponseMeta {
   std::string id;     // "cmpl-N" or "chatcmpl-N"
   std::string model;
   int64_t created = 0;  // Unix seconds
+  bool logprobs = false;  // the request asked for them
 };
 
-json completion_body(const ResponseMeta& meta, const std::string& text, const JobResult& result);
-// A chunk carrying `text`; the last one carries the finish reason; the
-// first chat chunk announces the assistant's role.
-json completion_chunk(const ResponseMeta& meta, std::string_view text, std::optional<FinishReason> finish,
-                      bool first);
+// `logprobs`: the tokens' log-probabilities when meta.logprobs (chat:
+// `logprobs.content`; completions: tokens, token_logprobs, top_logprobs,
+// text_offset).
+json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
+                     const JobResult& result);
+// A chunk carrying `text` and the log-probabilities of its tokens (a
+// completion's text_offset counts from `text_offset`); the last one carries
+// the finish reason; the first chat chunk announces the assistant's role.
+json completion_chunk(const ResponseMeta& meta, std::string_view text, const std::vector<TokenLogprob>& logprobs,
+                      size_t text_offset, std::optional<FinishReason> finish, bool first);
 // The extra last chunk of stream_options.include_usage: no choices, the usage.
 json usage_chunk(const ResponseMeta& meta, const JobResult& result);
 json error_body(const ApiError& error);

@@ -132,6 +132,41 @@ TEST_F(GenerateGpuTest, ACachedPrefixIsReusedAndSamplesAsTheWholePrompt) {
   EXPECT_EQ(warm, run(o, next));
 }
 
+// Logprobs (OpenAI's): the log-softmax of the logits after the repetition
+// penalty. With GPU sampling they come from logits copied back after the
+// sampler penalised them, with the CPU sampler from its own; greedy runs of
+// both give the same tokens, so the two must agree.
+TEST_F(GenerateGpuTest, LogprobsAgreeBetweenTheGpuAndCpuSamplers) {
+  auto logprob_run = [&](bool gpu) {
+    llm::GenerateOptions o = options(gpu, 4, 0);
+    o.sampler.repeat_penalty = 1.3f;
+    o.logprobs = 3;
+    model_->reset();
+    std::vector<llm::Generation::Step> steps;
+    llm::Generation gen(*model_, prompt_, o);
+    while (auto step = gen.next()) {
+      if (step->token >= 0) steps.push_back(std::move(*step));
+    }
+    return steps;
+  };
+  const auto gpu = logprob_run(true), cpu = logprob_run(false);
+  ASSERT_EQ(gpu.size(), 12u);
+  ASSERT_EQ(cpu.size(), 12u);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    SCOPED_TRACE("step " + std::to_string(i));
+    ASSERT_EQ(gpu[i].token, cpu[i].token);
+    ASSERT_TRUE(gpu[i].logprobs && cpu[i].logprobs);
+    EXPECT_NEAR(gpu[i].logprobs->logprob, cpu[i].logprobs->logprob, 1e-5);
+    EXPECT_LE(gpu[i].logprobs->logprob, 0.0f);
+    ASSERT_EQ(gpu[i].logprobs->top.size(), 3u);
+    EXPECT_EQ(gpu[i].logprobs->top[0].first, gpu[i].token);  // greedy: the likeliest
+    for (size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(gpu[i].logprobs->top[k].first, cpu[i].logprobs->top[k].first);
+      EXPECT_NEAR(gpu[i].logprobs->top[k].second, cpu[i].logprobs->top[k].second, 1e-5);
+    }
+  }
+}
+
 TEST_F(GenerateGpuTest, CancelWithStepsInFlightEndsCleanly) {
   std::atomic<bool> cancel{false};
   llm::GenerateOptions o = options(true, 8, 0.7f);

@@ -38,7 +38,7 @@ CASES = [
     ("content_wrong_type", "POST", "/v1/chat/completions",
      {**CHAT, "messages": [{"role": "user", "content": 42}]}, 400, "messages"),
     ("n_two", "POST", "/v1/completions", {**GOOD, "n": 2}, 400, "n"),
-    ("logprobs", "POST", "/v1/chat/completions", {**CHAT, "logprobs": True}, 400, "logprobs"),
+    ("logprobs_above_20", "POST", "/v1/completions", {**GOOD, "logprobs": 21}, 400, "logprobs"),
     ("unknown_route", "GET", "/v1/engines", None, 404, None),
     ("unknown_post_route", "POST", "/v1/embeddings", {"input": "x"}, 404, None),
     ("wrong_method", "GET", "/v1/completions", None, 404, None),

@@ -2,6 +2,7 @@
 completions and chat completions, streamed and not, give exactly the text
 `wgrt generate` prints for the same prompt and settings (greedy and seeded
 sampling), with usage counts, finish reasons and stop strings."""
+import numpy as np
 import pytest
 
 from serve_harness import wgrt_generate
@@ -135,3 +136,78 @@ def test_chat_second_turn_reuses_the_cache_and_matches_a_cold_run(server, stream
     # The same request again: all but its last token come from the cache.
     again_text, _, again = chat(client, second, stream, **greedy)
     assert again_text == cold_text and again.prompt_tokens_details.cached_tokens == again.prompt_tokens - 1
+
+
+def _log_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=-1, keepdims=True))
+
+
+def _dumped_log_softmax(model, prompt, tmp_path, *args):
+    """The log-softmax of the logits `wgrt generate --dump-logits` samples from
+    in a greedy run ([steps, vocab], float64)."""
+    dump = tmp_path / "logits.npy"
+    wgrt_generate(model, prompt, "-n", "8", "--temp", "0", "--ignore-eos", "--dump-logits", str(dump), *args)
+    return _log_softmax(np.load(dump).astype(np.float64))
+
+
+# The server's logprobs come from the same logits through the CPU sampler; the
+# two runs differ only in how the prompt reached the cache, so 1e-4 holds.
+LOGPROB_TOL = 1e-4
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_chat_logprobs_are_the_log_softmax_of_the_logits(server, tiny_model, tmp_path, stream):
+    want = _dumped_log_softmax(tiny_model, "Tell me a story", tmp_path, "--chat", "--system", "You are terse.")
+    messages = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Tell me a story"}]
+    kw = dict(model="tiny", messages=messages, max_tokens=8, temperature=0, logprobs=True, top_logprobs=3,
+              extra_body={"ignore_eos": True, "cache_prompt": False})
+    client = server.client()
+    if stream:
+        chunks = list(client.chat.completions.create(stream=True, **kw))
+        entries = [e for c in chunks if c.choices and c.choices[0].logprobs for e in c.choices[0].logprobs.content]
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    else:
+        r = client.chat.completions.create(**kw)
+        entries, text = r.choices[0].logprobs.content, r.choices[0].message.content
+    assert len(entries) == 8 and "".join(e.token for e in entries) == text
+    for step, e in enumerate(entries):
+        top = np.sort(want[step])[::-1][:3]
+        assert abs(e.logprob - top[0]) < LOGPROB_TOL  # greedy takes the likeliest token
+        assert [t.logprob for t in e.top_logprobs] == pytest.approx(top, abs=LOGPROB_TOL)
+        assert e.top_logprobs[0].token == e.token and e.bytes == list(e.token.encode())
+
+
+def test_completion_logprobs_parallel_arrays(server, tiny_model, tmp_path):
+    want = _dumped_log_softmax(tiny_model, PROMPT, tmp_path)
+    r = server.client().completions.create(model="tiny", prompt=PROMPT, max_tokens=8, temperature=0, logprobs=2,
+                                           extra_body={"ignore_eos": True, "cache_prompt": False})
+    lp = r.choices[0].logprobs
+    assert len(lp.tokens) == len(lp.token_logprobs) == len(lp.top_logprobs) == len(lp.text_offset) == 8
+    assert "".join(lp.tokens) == r.choices[0].text
+    assert lp.text_offset == [sum(len(t) for t in lp.tokens[:i]) for i in range(8)]
+    for step in range(8):
+        assert lp.token_logprobs[step] == pytest.approx(want[step].max(), abs=LOGPROB_TOL)
+        assert sorted(lp.top_logprobs[step].values(), reverse=True) == pytest.approx(
+            np.sort(want[step])[::-1][:2], abs=LOGPROB_TOL)
+
+
+@pytest.mark.parametrize("body, param", [
+    ({"logprobs": True, "top_logprobs": 21}, "top_logprobs"),
+    ({"top_logprobs": 2}, "top_logprobs"),
+    ({"logprobs": "yes"}, "logprobs"),
+])
+def test_bad_logprobs_requests_are_refused(server, body, param):
+    status, _, answer = server.request("POST", "/v1/chat/completions",
+                                    {"model": "tiny", "messages": [{"role": "user", "content": "hi"}], **body})
+    assert status == 400 and answer["error"]["param"] == param, answer
+
+
+def test_asking_for_logprobs_does_not_change_a_seeded_sample(server):
+    """Logprobs sample on the CPU; the same seed draws the same tokens there as on the GPU."""
+    client = server.client()
+    kw = dict(model="tiny", prompt=PROMPT, max_tokens=12, seed=21, **{**SAMPLING, "extra_body": {
+        **SAMPLING["extra_body"], "ignore_eos": True}})
+    plain = client.completions.create(**kw).choices[0].text
+    with_logprobs = client.completions.create(logprobs=1, **kw).choices[0]
+    assert with_logprobs.text == plain and "".join(with_logprobs.logprobs.tokens) == plain
