@@ -29,6 +29,14 @@ struct GenerateOptions {
   float top_p = 0.95f;       // 1: off
   float min_p = 0.05f;       // 0: off
   float repeat_penalty = 1.0f;
+  // OpenAI's penalties over the same 64 recent tokens (prompt included):
+  // subtracted once from each distinct token's logit (presence) and once per
+  // occurrence (frequency); 0: off.
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
+  // Added to those tokens' logits before the penalties (OpenAI's logit_bias;
+  // at most 1024 entries, ids inside the vocabulary).
+  std::vector<std::pair<int32_t, float>> logit_bias;
   uint64_t seed = 0;
   bool ignore_eos = false;
   // Tokens are sampled on the GPU and fed back there, with `in_flight`
@@ -52,7 +60,7 @@ struct GenerateOptions {
   std::function<void(std::span<const float>)> on_logits;
   // >= 0: each GenerationStep carries its token's log-probability and this
   // many (at most 20) of the most likely alternatives: the log-softmax of
-  // the logits after the repetition penalty, before temperature and
+  // the logits after the biases and penalties, before temperature and
   // top-k/top-p/min-p (as OpenAI reports them). With GPU sampling each
   // step's logits are also copied back (vocabulary x 4 bytes a token); the
   // tokens drawn are the same as without.

@@ -17,6 +17,9 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.sampler.top_p = options.top_p;
   g.sampler.min_p = options.min_p;
   g.sampler.repeat_penalty = options.repeat_penalty;
+  g.sampler.presence_penalty = options.presence_penalty;
+  g.sampler.frequency_penalty = options.frequency_penalty;
+  g.sampler.logit_bias = options.logit_bias;
   g.sampler.seed = options.seed;
   g.ignore_eos = options.ignore_eos;
   g.gpu_sampling = options.gpu_sampling;

@@ -26,7 +26,8 @@ struct GenerateArgs {
   std::vector<std::string> prompt_words;
   std::string model, tokenizer, system, file, prompt_tokens, dump_logits;
   int32_t n = 128;
-  float temp = 0.8f, top_p = 0.95f, min_p = 0.05f, repeat_penalty = 1.0f;
+  float temp = 0.8f, top_p = 0.95f, min_p = 0.05f, repeat_penalty = 1.0f, presence_penalty = 0.0f,
+        frequency_penalty = 0.0f;
   int32_t top_k = 40;
   uint64_t seed = 0;
   std::vector<std::string> stop;
@@ -89,6 +90,8 @@ int generate(const GenerateArgs& args) {
   gen.top_p = args.top_p;
   gen.min_p = args.min_p;
   gen.repeat_penalty = args.repeat_penalty;
+  gen.presence_penalty = args.presence_penalty;
+  gen.frequency_penalty = args.frequency_penalty;
   gen.seed = args.seed;
   gen.in_flight = args.in_flight;
   gen.gpu_sampling = !args.cpu_sampling;
@@ -197,6 +200,12 @@ Command add_generate(CLI::App& app) {
   cmd->add_option("--top-p", a->top_p, "nucleus sampling mass (default 0.95)")->type_name("P");
   cmd->add_option("--min-p", a->min_p, "drop tokens below P x the best one's probability (default 0.05)")->type_name("P");
   cmd->add_option("--repeat-penalty", a->repeat_penalty, "penalize the last 64 tokens (default 1.0: off)")->type_name("R");
+  cmd->add_option("--presence-penalty", a->presence_penalty,
+                  "subtract from the logit of each token among the last 64 (OpenAI's; default 0: off)")
+      ->type_name("P");
+  cmd->add_option("--frequency-penalty", a->frequency_penalty,
+                  "subtract once per occurrence among the last 64 tokens (OpenAI's; default 0: off)")
+      ->type_name("F");
   cmd->add_option("--seed", a->seed, "random seed (default 0); the same seed repeats the output")->type_name("S");
   repeatable(cmd->add_option("--stop", a->stop, "stop where the output contains TEXT (not printed); repeatable"))
       ->type_name("TEXT");

@@ -22,6 +22,9 @@ ops::SamplingParams gpu_params(const SamplerOptions& o) {
   p.top_p = o.top_p;
   p.min_p = o.min_p;
   p.repeat_penalty = o.repeat_penalty;
+  p.presence_penalty = o.presence_penalty;
+  p.frequency_penalty = o.frequency_penalty;
+  p.logit_bias = o.logit_bias;
   p.repeat_window = o.repeat_window;
   p.seed = o.seed;
   return p;

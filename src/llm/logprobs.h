@@ -1,7 +1,7 @@
 // The log-probabilities a generation reports per token (OpenAI's
 // `logprobs`): the log-softmax of the logits the sampler drew from, after
-// the repetition penalty and before temperature and top-k/top-p/min-p, as
-// OpenAI and llama.cpp's server report them.
+// the logit biases and penalties and before temperature and
+// top-k/top-p/min-p, as OpenAI and llama.cpp's server report them.
 #pragma once
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "wgrt/error.h"
 
@@ -31,15 +31,21 @@ std::vector<std::pair<int32_t, double>> Sampler::distribution(std::span<const fl
   const size_t n = logits.size();
   if (n == 0) throw Error(ErrorCode::InvalidArgument, "sampler: empty logits");
   scratch_.assign(logits.begin(), logits.end());
-
-  if (options_.repeat_penalty != 1.0f && !history.empty()) {
+  for (const auto& [t, bias] : options_.logit_bias) {
+    if (t >= 0 && size_t(t) < n) scratch_[size_t(t)] += bias;
+  }
+  const bool penalties =
+      options_.repeat_penalty != 1.0f || options_.presence_penalty != 0.0f || options_.frequency_penalty != 0.0f;
+  if (penalties && !history.empty()) {
     const size_t window = size_t(options_.repeat_window);
     const size_t from = history.size() > window ? history.size() - window : 0;
-    std::unordered_set<int32_t> seen(history.begin() + from, history.end());
-    for (int32_t t : seen) {
+    std::unordered_map<int32_t, int32_t> counts;
+    for (size_t i = from; i < history.size(); ++i) ++counts[history[i]];
+    for (const auto& [t, count] : counts) {
       if (t < 0 || size_t(t) >= n) continue;
       float& l = scratch_[t];
       l = l > 0 ? l / options_.repeat_penalty : l * options_.repeat_penalty;
+      l -= options_.frequency_penalty * float(count) + options_.presence_penalty;
     }
   }
   if (options_.temperature == 0.0f) {  // the first maximum: the lowest id wins ties

@@ -1,6 +1,7 @@
-// Picks the next token from logits: greedy at temperature 0, otherwise
-// repetition penalty, temperature, then top-k, top-p and min-p filtering and
-// a draw from a seeded generator (the same seed gives the same tokens).
+// Picks the next token from logits: logit biases and the repetition,
+// presence and frequency penalties, then greedy at temperature 0, otherwise
+// temperature, top-k, top-p and min-p filtering and a draw from a seeded
+// generator (the same seed gives the same tokens).
 //
 // This is the reference that the GPU sampler (ops/sampling/) must match:
 // distribution() is the exact law of the next token. Candidates are ordered by
@@ -21,8 +22,14 @@ struct SamplerOptions {
   float top_p = 0.95f;           // 1: off
   float min_p = 0.05f;           // 0: off; relative to the most likely token
   float repeat_penalty = 1.0f;   // 1: off; applied to the last repeat_window tokens
+  // OpenAI's, over the same window: subtracted once from each distinct
+  // token's logit (presence) and once per occurrence (frequency); 0: off.
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
   int32_t repeat_window = 64;
   uint64_t seed = 0;
+  // Added to those tokens' logits before the penalties (OpenAI's logit_bias).
+  std::vector<std::pair<int32_t, float>> logit_bias;
 };
 
 class Sampler {
@@ -40,7 +47,7 @@ class Sampler {
 
   const SamplerOptions& options() const { return options_; }
   // The logits the last sample() or distribution() drew from: the given
-  // ones after the repetition penalty, before temperature and filtering
+  // ones after the biases and penalties, before temperature and filtering
   // (what OpenAI's logprobs are the log-softmax of).
   std::span<const float> adjusted_logits() const { return scratch_; }
 

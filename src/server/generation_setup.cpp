@@ -1,5 +1,6 @@
 #include "server/generation_setup.h"
 
+#include <algorithm>
 #include <random>
 
 #include "server/api_error.h"
@@ -66,6 +67,15 @@ PreparedGeneration prepare_generation(const api::Llm& model, const GenerationReq
                                                         : context - n_prompt;
   }
   out.options = req.sampler;
+  // Tokens that may be drawn: the tokenizer's, without the model's padded rows.
+  const int64_t vocab = std::min<int64_t>(int64_t(model.vocab_size()), model.model_vocab());
+  for (const auto& [id, bias] : out.options.logit_bias) {
+    if (id >= vocab) {
+      throw ApiError::invalid("'logit_bias': token id " + std::to_string(id) + " is outside the vocabulary (" +
+                                  std::to_string(vocab) + " tokens)",
+                              "logit_bias");
+    }
+  }
   out.options.max_tokens = int32_t(max_tokens);
   if (!req.has_seed) out.options.seed = (uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   out.options.stop = req.stop;

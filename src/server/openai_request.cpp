@@ -1,6 +1,7 @@
 #include "server/openai_request.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -86,17 +87,35 @@ void refuse_unsupported(const json& body) {
   if (const json* v = field(body, "echo"); v && !(v->is_boolean() && !v->get<bool>())) {
     throw ApiError::invalid("'echo' is not supported by wgrt", "echo");
   }
-  for (const char* name : {"tools", "functions", "suffix", "response_format", "logit_bias"}) {
+  for (const char* name : {"tools", "functions", "suffix", "response_format"}) {
     const json* v = field(body, name);
     if (v && !(v->is_array() && v->empty()) && !(v->is_object() && v->empty())) {
       throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
     }
   }
-  for (const char* name : {"presence_penalty", "frequency_penalty"}) {
-    if (auto x = get_number(body, name, -2, 2); x && *x != 0) {
-      throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt (use 'repeat_penalty')", name);
+}
+
+// {"token id": bias in [-100, 100], ...}; ids are checked against the
+// vocabulary once the model is known (generation_setup).
+std::vector<std::pair<int32_t, float>> get_logit_bias(const json& body) {
+  const json* v = field(body, "logit_bias");
+  if (!v) return {};
+  if (!v->is_object()) wrong_type("logit_bias", "an object mapping token ids to biases", *v);
+  std::vector<std::pair<int32_t, float>> out;
+  for (const auto& [key, bias] : v->items()) {
+    char* end = nullptr;
+    const long long id = std::strtoll(key.c_str(), &end, 10);
+    if (key.empty() || *end != '\0' || id < 0 || id > std::numeric_limits<int32_t>::max()) {
+      throw ApiError::invalid("'logit_bias': key '" + key + "' is not a token id", "logit_bias");
     }
+    if (!bias.is_number() || !(bias.get<double>() >= -100 && bias.get<double>() <= 100)) {
+      throw ApiError::invalid("'logit_bias': the bias of token " + key + " must be a number in [-100, 100], got " +
+                                  bias.dump(),
+                              "logit_bias");
+    }
+    out.emplace_back(int32_t(id), float(bias.get<double>()));
   }
+  return out;
 }
 
 // How many alternatives each token's logprobs list, or -1 for none. Chat:
@@ -218,6 +237,9 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
   if (auto x = get_number(body, "top_p", 0, 1)) s.top_p = float(*x);
   if (auto x = get_number(body, "min_p", 0, 1)) s.min_p = float(*x);
   if (auto x = get_number(body, "repeat_penalty", 0, 100)) s.repeat_penalty = float(*x);
+  if (auto x = get_number(body, "presence_penalty", -2, 2)) s.presence_penalty = float(*x);
+  if (auto x = get_number(body, "frequency_penalty", -2, 2)) s.frequency_penalty = float(*x);
+  s.logit_bias = get_logit_bias(body);
   if (auto k = get_integer(body, "top_k")) {
     if (*k < 0 || *k > std::numeric_limits<int32_t>::max()) throw ApiError::invalid("'top_k' must be >= 0", "top_k");
     s.top_k = int32_t(*k);

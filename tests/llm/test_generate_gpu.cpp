@@ -6,7 +6,10 @@
 // continues from the right position; bad options fail before anything runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <map>
 
 #include "gpu_test_env.h"
 #include "llm/generate.h"
@@ -132,14 +135,18 @@ TEST_F(GenerateGpuTest, ACachedPrefixIsReusedAndSamplesAsTheWholePrompt) {
   EXPECT_EQ(warm, run(o, next));
 }
 
-// Logprobs (OpenAI's): the log-softmax of the logits after the repetition
-// penalty. With GPU sampling they come from logits copied back after the
-// sampler penalised them, with the CPU sampler from its own; greedy runs of
-// both give the same tokens, so the two must agree.
+// Logprobs (OpenAI's): the log-softmax of the logits after the logit biases
+// and the repetition, presence and frequency penalties. With GPU sampling
+// they come from logits copied back after the sampler adjusted them, with the
+// CPU sampler from its own; greedy runs of both give the same tokens, so the
+// two must agree (and so the GPU's penalties equal the CPU's).
 TEST_F(GenerateGpuTest, LogprobsAgreeBetweenTheGpuAndCpuSamplers) {
   auto logprob_run = [&](bool gpu) {
     llm::GenerateOptions o = options(gpu, 4, 0);
     o.sampler.repeat_penalty = 1.3f;
+    o.sampler.presence_penalty = 0.6f;
+    o.sampler.frequency_penalty = 0.35f;
+    o.sampler.logit_bias = {{101, 1.5f}, {108, -2.0f}, {33, 0.75f}};
     o.logprobs = 3;
     model_->reset();
     std::vector<llm::Generation::Step> steps;
@@ -164,6 +171,47 @@ TEST_F(GenerateGpuTest, LogprobsAgreeBetweenTheGpuAndCpuSamplers) {
       EXPECT_EQ(gpu[i].logprobs->top[k].first, cpu[i].logprobs->top[k].first);
       EXPECT_NEAR(gpu[i].logprobs->top[k].second, cpu[i].logprobs->top[k].second, 1e-5);
     }
+  }
+}
+
+// The CPU sampler's adjustments against the definition, on the first step:
+// biases added, then for each distinct token among the last 64 (here the
+// prompt) the repetition penalty, minus frequency x count and presence.
+TEST_F(GenerateGpuTest, BiasAndPenaltiesFollowOpenAIsDefinition) {
+  llm::GenerateOptions o = options(false, 1, 0);
+  o.max_tokens = 1;
+  o.sampler.repeat_penalty = 1.25f;
+  o.sampler.presence_penalty = 0.5f;
+  o.sampler.frequency_penalty = 0.75f;
+  o.sampler.logit_bias = {{108, 2.5f}, {72, -1.0f}, {200, 3.0f}};
+  o.logprobs = 6;
+  std::vector<float> raw;
+  o.on_logits = [&](std::span<const float> l) { raw.assign(l.begin(), l.end()); };
+  model_->reset();
+  llm::Generation gen(*model_, prompt_, o);
+  const auto step = gen.next();
+  ASSERT_TRUE(step && step->logprobs);
+  raw.resize(size_t(model_->sampling_vocab()));
+  std::vector<double> want(raw.begin(), raw.end());
+  for (const auto& [t, b] : o.sampler.logit_bias) want[size_t(t)] += b;
+  std::map<int32_t, int> counts;  // the prompt "Hello": l twice
+  for (llm::TokenId t : prompt_) ++counts[t];
+  for (const auto& [t, n] : counts) {
+    double& l = want[size_t(t)];
+    l = l > 0 ? l / 1.25 : l * 1.25;
+    l -= 0.75 * n + 0.5;
+  }
+  const double top = *std::max_element(want.begin(), want.end());
+  double sum = 0;
+  for (double l : want) sum += std::exp(l - top);
+  std::vector<std::pair<double, int32_t>> ranked;
+  for (size_t i = 0; i < want.size(); ++i) ranked.emplace_back(-(want[i] - top - std::log(sum)), int32_t(i));
+  std::sort(ranked.begin(), ranked.end());
+  ASSERT_EQ(step->logprobs->top.size(), 6u);
+  EXPECT_EQ(step->token, ranked[0].second);
+  for (size_t k = 0; k < 6; ++k) {
+    EXPECT_EQ(step->logprobs->top[k].first, ranked[k].second) << "rank " << k;
+    EXPECT_NEAR(step->logprobs->top[k].second, -ranked[k].first, 1e-5) << "rank " << k;
   }
 }
 

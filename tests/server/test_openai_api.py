@@ -211,3 +211,33 @@ def test_asking_for_logprobs_does_not_change_a_seeded_sample(server):
     plain = client.completions.create(**kw).choices[0].text
     with_logprobs = client.completions.create(logprobs=1, **kw).choices[0]
     assert with_logprobs.text == plain and "".join(with_logprobs.logprobs.tokens) == plain
+
+
+def test_presence_and_frequency_penalties_equal_wgrt_generate(server, tiny_model):
+    want = wgrt_generate(tiny_model, PROMPT, "-n", "16", "--temp", "0", "--ignore-eos", "--presence-penalty", "1.5",
+                         "--frequency-penalty", "0.8")
+    plain = wgrt_generate(tiny_model, PROMPT, "-n", "16", "--temp", "0", "--ignore-eos")
+    text, _, _ = complete(server.client(), max_tokens=16, temperature=0, presence_penalty=1.5, frequency_penalty=0.8,
+                          extra_body={"ignore_eos": True})
+    assert text == want and want != plain  # the penalties change this greedy run
+
+
+def test_logit_bias_forces_and_forbids_tokens(server):
+    client = server.client()
+    greedy = dict(model="tiny", prompt=PROMPT, max_tokens=6, temperature=0, logprobs=0, extra_body={"ignore_eos": True})
+    forced = client.completions.create(logit_bias={"40": 100}, **greedy).choices[0].logprobs.tokens
+    assert len(forced) == 6 and len(set(forced)) == 1  # token 40, every step
+    other = client.completions.create(logit_bias={"40": -100, "41": 100}, **greedy).choices[0].logprobs.tokens
+    assert len(set(other)) == 1 and other[0] != forced[0]
+    plain = client.completions.create(**greedy).choices[0].logprobs.tokens
+    assert plain != forced and plain != other
+
+
+@pytest.mark.parametrize("bias, needle", [
+    ({"999999": 1}, "outside the vocabulary"),
+    ({"abc": 1}, "not a token id"),
+    ({"5": 101}, "[-100, 100]"),
+])
+def test_bad_logit_bias_is_refused(server, bias, needle):
+    status, _, answer = server.request("POST", "/v1/completions", {"model": "tiny", "prompt": "hi", "logit_bias": bias})
+    assert status == 400 and answer["error"]["param"] == "logit_bias" and needle in answer["error"]["message"], answer

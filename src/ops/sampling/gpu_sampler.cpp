@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,18 @@ struct Params {
   float log_min_p = 0;
   float penalty = 1;
   uint32_t partials = 0;
-  uint32_t pad[2] = {};
+  float presence = 0;
+  float frequency = 0;
+  uint32_t bias_count = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(Params) == 48, "must match Params in sample.wgsl");
+static_assert(sizeof(Params) == 64, "must match Params in sample.wgsl");
 
-bool penalizes(const SamplingParams& p) { return p.repeat_penalty != 1.0f && p.repeat_window > 0; }
+// Whether a penalty reads the window of recent tokens.
+bool penalizes(const SamplingParams& p) {
+  return (p.repeat_penalty != 1.0f || p.presence_penalty != 0.0f || p.frequency_penalty != 0.0f) &&
+         p.repeat_window > 0;
+}
 
 }  // namespace
 
@@ -47,6 +55,19 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
   if (!(p.min_p >= 0 && p.min_p <= 1)) throw bad("min-p must be in [0, 1], got " + std::to_string(p.min_p));
   if (!(p.repeat_penalty > 0) || !std::isfinite(p.repeat_penalty)) {
     throw bad("repeat penalty must be > 0 (1 is off), got " + std::to_string(p.repeat_penalty));
+  }
+  for (const auto& [name, value] : {std::pair{"presence", p.presence_penalty}, std::pair{"frequency", p.frequency_penalty}}) {
+    if (!std::isfinite(value)) throw bad(std::string(name) + " penalty must be finite, got " + std::to_string(value));
+  }
+  if (p.logit_bias.size() > kMaxLogitBias) {
+    throw bad("at most " + std::to_string(kMaxLogitBias) + " logit biases, got " + std::to_string(p.logit_bias.size()));
+  }
+  for (const auto& [token, bias] : p.logit_bias) {
+    if (token < 0 || token >= vocab) {
+      throw bad("logit bias for token " + std::to_string(token) + ", outside the vocabulary of " +
+                std::to_string(vocab) + " tokens");
+    }
+    if (!std::isfinite(bias)) throw bad("logit bias for token " + std::to_string(token) + " is not finite");
   }
   if (p.repeat_window < 0 || p.repeat_window > kMaxWindow) {
     throw bad("repeat window must be in [0, " + std::to_string(kMaxWindow) + "], got " +
@@ -69,9 +90,22 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
                                                 " values, fewer than the vocabulary of " + std::to_string(vocab));
   }
   window_ = penalizes(params) ? uint32_t(params.repeat_window) : 0;
+  penalizing_ = window_ > 0 || !params.logit_bias.empty();
   state_ = gpu::Buffer::create(device, 12, gpu::BufferKind::Storage, "sampler state");
-  ring_ = gpu::Buffer::create(device, std::max<uint64_t>(4, uint64_t(window_) * 4), gpu::BufferKind::Storage,
-                              "sampler window");
+  // The window's slots, then the logit biases as (token, bits of the bias) pairs.
+  const uint64_t ring_words = window_ + 2 * params.logit_bias.size();
+  ring_ = gpu::Buffer::create(device, std::max<uint64_t>(4, ring_words * 4), gpu::BufferKind::Storage,
+                              "sampler window and biases");
+  if (!params.logit_bias.empty()) {
+    std::vector<int32_t> words;
+    for (const auto& [token, bias] : params.logit_bias) {
+      words.push_back(token);
+      int32_t bits;
+      std::memcpy(&bits, &bias, 4);
+      words.push_back(bits);
+    }
+    ring_.write(uint64_t(window_) * 4, words.data(), words.size() * 4);
+  }
   uniform_ = gpu::Buffer::create(device, sizeof(Params), gpu::BufferKind::Uniform, "sampler params");
   spans_ = (vocab + kSpan - 1) / kSpan;
   // Past one dimension of workgroups (a vocabulary of 67M), no spans: sample
@@ -88,6 +122,9 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.top_p = params.top_p;
   u.log_min_p = params.min_p > 0 ? std::log(params.min_p) : -3.4e38f;
   u.penalty = params.repeat_penalty;
+  u.presence = params.presence_penalty;
+  u.frequency = params.frequency_penalty;
+  u.bias_count = uint32_t(params.logit_bias.size());
   u.partials = spans_;
   uniform_.write(0, &u, sizeof u);
 
@@ -99,7 +136,7 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}, {&partials_}};
   sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
   partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
-  if (window_ > 0) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
+  if (penalizing_) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
   reset({});
 }
 
@@ -111,7 +148,7 @@ void GpuSampler::reset(std::span<const int32_t> history, uint32_t counter) {
 }
 
 void GpuSampler::record_penalty(gpu::CommandBatch& batch) const {
-  if (window_ > 0) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
+  if (penalizing_) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
 }
 
 void GpuSampler::record(gpu::CommandBatch& batch) const {

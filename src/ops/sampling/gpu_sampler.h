@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "gpu/buffer.h"
 #include "gpu/pipeline_cache.h"
@@ -29,14 +31,22 @@ struct SamplingParams {
   float top_p = 0.95f;       // 1: off
   float min_p = 0.05f;       // 0: off
   float repeat_penalty = 1.0f;
+  // OpenAI's: subtracted once from the logit of each token in the window
+  // (presence) and once per occurrence there (frequency); 0: off.
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
   int32_t repeat_window = 64;
   uint64_t seed = 0;
+  // Added to those tokens' logits before any penalty (OpenAI's logit_bias).
+  std::vector<std::pair<int32_t, float>> logit_bias;
 };
 
 class GpuSampler {
  public:
   // The most tokens the repetition window may hold on the GPU.
   static constexpr int32_t kMaxWindow = 4096;
+  // The most logit_bias entries (OpenAI allows 300).
+  static constexpr size_t kMaxLogitBias = 1024;
 
   // Throws Error(InvalidArgument) naming the option when `params` is out of
   // range for a vocabulary of `vocab` tokens; needs no device.
@@ -76,6 +86,7 @@ class GpuSampler {
   gpu::Device& device_;
   SamplingParams params_;
   uint32_t window_ = 0;
+  bool penalizing_ = false;  // a bias or a penalty: the penalize pass runs
   uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span), 0 for none
   gpu::Buffer state_, ring_, uniform_, partials_;
   const gpu::ComputePipeline* sample_ = nullptr;

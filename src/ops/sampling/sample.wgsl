@@ -20,8 +20,9 @@
 // (state[2] > 1): the distribution is cut once, then each thread draws with
 // its own counters, so 20,000 draws take one dispatch.
 //
-// `penalize` (one workgroup, before `sample`) applies the repetition penalty
-// in place to the logits of the distinct tokens in the ring.
+// `penalize` (one workgroup, before `sample`) adds the logit biases, then
+// applies the repetition, presence and frequency penalties in place to the
+// logits of the distinct tokens in the ring.
 //
 // `partial_max` (before `sample`, for one row) finds the largest logit and
 // its lowest index in each span of SPAN logits, one workgroup per span, so
@@ -44,8 +45,12 @@ struct Params {
   log_min_p: f32,    // ln(min_p); -3.4e38 when off
   penalty: f32,      // repetition penalty; 1: off
   partials: u32,     // spans of partial_max (ceil(vocab / SPAN))
+  presence: f32,     // subtracted once per distinct token in the window; 0: off
+  frequency: f32,    // subtracted once per occurrence in the window; 0: off
+  bias_count: u32,   // (token, bias bits) pairs in ring after the window's slots
   pad1: u32,
   pad2: u32,
+  pad3: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
@@ -523,16 +528,28 @@ fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
 @compute @workgroup_size(WG)
 fn penalize(@builtin(local_invocation_index) lid: u32) {
   keep_bindings(lid);
+  // Biases first (the penalties apply to the biased logits), then each
+  // distinct token of the window once, at its first slot.
+  for (var b = lid; b < params.bias_count; b += WG) {
+    let token = ring[params.window + 2u * b];
+    logits[token] += bitcast<f32>(ring[params.window + 2u * b + 1u]);
+  }
+  storageBarrier();
   let valid = min(state[1], params.window);
   for (var t = lid; t < valid; t += WG) {
     let token = ring[t];
     var repeated = false;
-    for (var j = 0u; j < t; j++) {
-      if (ring[j] == token) { repeated = true; }
+    var count = 0u;
+    for (var j = 0u; j < valid; j++) {
+      if (ring[j] == token) {
+        count += 1u;
+        if (j < t) { repeated = true; }
+      }
     }
     if (!repeated && token >= 0 && u32(token) < params.vocab) {
       let l = logits[token];
-      logits[token] = select(l * params.penalty, l / params.penalty, l > 0.0);
+      let scaled = select(l * params.penalty, l / params.penalty, l > 0.0);
+      logits[token] = scaled - params.frequency * f32(count) - params.presence;
     }
   }
 }
