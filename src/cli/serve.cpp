@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,9 @@ int serve(ServeConfig& config) {
                     "requests queue instead, up to --queue of them");
   }
   config.server.max_waiting = size_t(config.queue);
+  if (config.server.api_key.empty()) {
+    if (const char* key = std::getenv("WGRT_API_KEY"); key != nullptr) config.server.api_key = key;
+  }
   config.server.log_requests = !config.quiet;
   static StopSignals signals;  // its thread may outlive this call
 
@@ -98,8 +102,9 @@ int serve(ServeConfig& config) {
   std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
                model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
                static_cast<long long>(model->context()));
-  std::fprintf(stderr, "listening on http://%s:%d (one request at a time, %zu may wait)\n", config.server.host.c_str(),
-               port, config.server.max_waiting);
+  std::fprintf(stderr, "listening on http://%s:%d (one request at a time, %zu may wait%s)\n",
+               config.server.host.c_str(), port, config.server.max_waiting,
+               config.server.api_key.empty() ? "; no API key" : "; API key required");
   if (signals.attach(&server)) server.serve();
   signals.attach(nullptr);
   std::fprintf(stderr, "stopped\n");
@@ -140,6 +145,26 @@ Command add_serve(CLI::App& app) {
                   "it is full, new requests get 503 with Retry-After")
       ->type_name("N")
       ->check(in_range(0, 1024));
+  cmd->add_option("--api-key", c->server.api_key,
+                  "require 'Authorization: Bearer KEY' on every route but /health (401 otherwise);\n"
+                  "default: $WGRT_API_KEY, else none")
+      ->type_name("KEY");
+  cmd->add_option("--max-body", c->server.max_body, "largest request body in bytes (default 8 MiB; 413 beyond)")
+      ->type_name("BYTES")
+      ->check(in_range(1, int64_t{1} << 30));
+  cmd->add_option("--timeout", c->server.timeout_s,
+                  "seconds to receive a whole request (a slower client's connection is closed)\n"
+                  "and for each write of an answer (default 30)")
+      ->type_name("S")
+      ->check(in_range(1, 3600));
+  cmd->add_option("--max-connections", c->server.max_connections,
+                  "connections open at once (default 64); one more is answered 503")
+      ->type_name("N")
+      ->check(in_range(1, 4096));
+  cmd->add_option("--cors", c->server.cors_origin,
+                  "let web pages from ORIGIN (e.g. http://localhost:5173, or *) call the API\n"
+                  "(Access-Control-Allow-Origin; preflights answered); default off")
+      ->type_name("ORIGIN");
   cmd->add_flag("--quiet", c->quiet, "no line per request on stderr");
   return {cmd, [c] { return serve(*c); }};
 }

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <thread>
 
+#include "server/connection_guard.h"
 #include "server/generation_queue.h"
 #include "server/generation_setup.h"
 #include "server/openai_response.h"
@@ -16,7 +17,6 @@
 namespace wgrt::server {
 namespace {
 
-constexpr size_t kMaxBodyBytes = 8u << 20;
 // While a streamed request waits in the queue, an SSE comment goes out this
 // often: it is how a client that went away is noticed before its turn.
 constexpr auto kStreamPoll = std::chrono::milliseconds(500);
@@ -32,6 +32,16 @@ void send_error(httplib::Response& res, const ApiError& error) {
 }
 
 ApiError shutting_down() { return ApiError(503, "server_error", "the server is shutting down"); }
+
+// Compares every byte of the secret whatever the guess: no timing tells how
+// much of a guess was right.
+bool same_secret(const std::string& guess, const std::string& secret) {
+  unsigned char diff = guess.size() == secret.size() ? 0 : 1;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    diff |= static_cast<unsigned char>((i < guess.size() ? guess[i] : 0) ^ secret[i]);
+  }
+  return diff == 0;
+}
 
 // A streamed answer: the job's text as SSE chunks, then the finish reason,
 // the usage when asked, and [DONE].
@@ -83,36 +93,46 @@ struct EventStream {
 struct HttpServer::Impl {
   Impl(api::Llm model, ServerOptions options)
       : model(std::move(model)), options(std::move(options)), queue(this->model, this->options.max_waiting),
+        guard(this->options.max_connections, std::chrono::seconds(this->options.timeout_s)),
         started(std::time(nullptr)) {}
 
   api::Llm model;
   const ServerOptions options;
   GenerationQueue queue;
+  ConnectionGuard guard;
   const int64_t started;
   std::atomic<uint64_t> next_id{1};
   std::atomic<bool> stop_requested{false}, serving_ended{false};
   httplib::Server http;
 
   void routes();
+  // Pre-routing: CORS headers and preflights, then the API key.
+  bool refused_before_routing(const httplib::Request& req, httplib::Response& res) const;
   void generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
 };
 
 void HttpServer::Impl::routes() {
-  // Enough threads for every request the queue can hold, plus a few for
-  // /health, /v1/models and refusals; more connections wait for a thread.
-  const size_t threads = options.max_waiting + 5;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_payload_max_length(kMaxBodyBytes);
+  // A thread per connection, up to --max-connections (ConnectionGuard).
+  http.new_task_queue = [this] { return guard.make_task_queue(); };
+  http.set_payload_max_length(options.max_body);
+  http.set_read_timeout(options.timeout_s);
+  http.set_write_timeout(options.timeout_s);
   // An idle keep-alive connection holds its thread this long, and stop()
   // waits for it: short, so that shutdown is quick (clients reconnect).
   http.set_keep_alive_timeout(2);
-  if (options.log_requests) {
-    http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-      std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), req.path.c_str(), res.status);
-    });
-  }
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return refused_before_routing(req, res) ? httplib::Server::HandlerResponse::Handled
+                                            : httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Called once an answer has been written: the connection's next request
+  // (keep-alive) gets a fresh deadline.
+  http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    guard.answer_written();
+    if (options.log_requests) std::fprintf(stderr, "%s %s -> %d\n", req.method.c_str(), req.path.c_str(), res.status);
+  });
 
   http.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+    guard.request_read();
     const GenerationQueue::Status s = queue.status();
     send_json(res, s.shutting_down ? 503 : 200,
               {{"status", s.shutting_down ? "shutting_down" : "ok"},
@@ -123,6 +143,7 @@ void HttpServer::Impl::routes() {
                {"completed", s.completed}});
   });
   http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    guard.request_read();
     send_json(res, 200, model_list(options.model_id, started));
   });
   http.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -151,7 +172,30 @@ void HttpServer::Impl::routes() {
   });
 }
 
+bool HttpServer::Impl::refused_before_routing(const httplib::Request& req, httplib::Response& res) const {
+  if (!options.cors_origin.empty()) {
+    res.set_header("Access-Control-Allow-Origin", options.cors_origin);
+    if (req.method == "OPTIONS") {  // a browser's preflight
+      res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+      res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+      res.set_header("Access-Control-Max-Age", "600");
+      res.status = 204;
+      return true;
+    }
+  }
+  if (options.api_key.empty() || req.path == "/health") return false;
+  if (same_secret(req.get_header_value("Authorization"), "Bearer " + options.api_key)) return false;
+  res.set_header("WWW-Authenticate", "Bearer");
+  send_error(res, ApiError(401, "invalid_request_error",
+                           req.has_header("Authorization")
+                               ? "wrong API key: send the key wgrt serve was started with as 'Authorization: Bearer <key>'"
+                               : "this server needs an API key: send 'Authorization: Bearer <key>'",
+                           "", "invalid_api_key"));
+  return true;
+}
+
 void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  guard.request_read();  // the body too has arrived
   try {
     const GenerationRequest request = parse_generation_request(endpoint, req.body);
     PreparedGeneration prepared = prepare_generation(model, request);

@@ -7,9 +7,11 @@
 //   POST /v1/completions        a prompt (text or token ids)
 //   POST /v1/chat/completions   messages through the model's chat template
 //
-// Errors are OpenAI-style JSON: 400 for a bad request, 404 for an unknown
-// route, 413 for a body over 8 MiB, 503 (with Retry-After) when the queue is
-// full or the server is shutting down, 500 when generation itself fails.
+// Errors are OpenAI-style JSON: 400 for a bad request, 401 without the API
+// key (when one is set), 404 for an unknown route, 413 for a body over the
+// limit, 503 (with Retry-After) when the queue is full, the connections are
+// at their cap or the server is shutting down, 500 when generation itself
+// fails. A request not read within the timeout has its connection closed.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +28,14 @@ struct ServerOptions {
   size_t max_waiting = 16;  // requests queued behind the running one
   std::string model_id;     // the name /v1/models and every answer give
   bool log_requests = true; // one line per request on stderr
+  // Non-empty: every route but /health needs `Authorization: Bearer <key>`.
+  std::string api_key;
+  size_t max_body = 8u << 20;       // request bytes (413 beyond)
+  int timeout_s = 30;               // to read a request; each write of an answer
+  size_t max_connections = 64;      // open at once (503 beyond)
+  // Non-empty: answers carry Access-Control-Allow-Origin: <it> ("*" for any)
+  // and preflight OPTIONS requests are answered, for web pages on other origins.
+  std::string cors_origin;
 };
 
 class HttpServer {

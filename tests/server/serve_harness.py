@@ -22,11 +22,11 @@ START_TIMEOUT_S = 180  # a cold shader cache on lavapipe takes a while
 class Server:
     """A `wgrt serve` process; its log goes to a file (a full pipe would stall it)."""
 
-    def __init__(self, log_path: Path, *args: str):
+    def __init__(self, log_path: Path, *args: str, env=None):
         self.log_path = log_path
         self.log = open(log_path, "w+b")
         self.proc = subprocess.Popen([str(WGRT), "serve", "--host", HOST, "--port", "0", *args],
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.monotonic() + START_TIMEOUT_S
         self.port = None
         while self.port is None:
