@@ -8,7 +8,7 @@
 #          (device tool: carry [".fuzz"]; results under $OUT)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets="fuzz_gguf fuzz_pte fuzz_ptd fuzz_tokenizer fuzz_chat_template"
+targets="fuzz_gguf fuzz_pte fuzz_ptd fuzz_tokenizer fuzz_chat_template fuzz_openai_request"
 
 case ${1:-} in
 stage)

@@ -2,6 +2,7 @@
 // generate() iterator, and forward() for raw logits. Uses only wgrt's public
 // API (wgrt::api::Llm and Generation).
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -34,10 +35,12 @@ struct PyGeneration {
   std::optional<api::Generation> gen;
   std::vector<int32_t> tokens;
   size_t cached_tokens = 0;  // of the prompt: found in the KV cache, not run again
+  std::vector<api::TokenLogprobs> logprobs;  // one per token, when asked for
 
   nb::str next() {
     while (std::optional<api::GenerationStep> step = gen->next()) {
       if (step->token >= 0) tokens.push_back(step->token);
+      if (step->logprobs) logprobs.push_back(std::move(*step->logprobs));
       if (!step->text.empty()) return lossy_str(step->text);
     }
     throw nb::stop_iteration();
@@ -52,6 +55,11 @@ void bind_llm(nb::module_& m) {
       .def("__next__", &PyGeneration::next)
       .def("close", [](PyGeneration& g) { g.gen->stop(); })
       .def_prop_ro("tokens", [](const PyGeneration& g) { return g.tokens; }, "Token ids generated so far.")
+      .def_prop_ro("logprobs", [](const PyGeneration& g) {
+        nb::list out;
+        for (const api::TokenLogprobs& t : g.logprobs) out.append(nb::make_tuple(t.logprob, t.top));
+        return out;
+      }, "With logprobs=k: per token so far, (its log-probability, [(id, log-probability)] of the k likeliest).")
       .def_prop_ro("stats", [](const PyGeneration& g) {
         const api::GenerateResult s = g.gen->stats();
         nb::dict d;
@@ -108,7 +116,8 @@ void bind_llm(nb::module_& m) {
       .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
                            uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
-                           bool cache_prompt) {
+                           bool cache_prompt, float presence_penalty, float frequency_penalty,
+                           const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         api::GenerateOptions options;
         options.max_tokens = max_tokens;
@@ -117,6 +126,10 @@ void bind_llm(nb::module_& m) {
         options.top_p = top_p;
         options.min_p = min_p;
         options.repeat_penalty = repeat_penalty;
+        options.presence_penalty = presence_penalty;
+        options.frequency_penalty = frequency_penalty;
+        options.logit_bias = logit_bias;
+        options.logprobs = logprobs;
         options.seed = seed;
         options.ignore_eos = ignore_eos;
         options.in_flight = in_flight;

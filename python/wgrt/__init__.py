@@ -137,12 +137,19 @@ class LLM:
     def generate(self, prompt: str, max_tokens: int = 128, temperature: float = 0.8, top_k: int = 40,
                  top_p: float = 0.95, min_p: float = 0.05, seed: int = 0, chat: bool = False,
                  system: str | None = None, repeat_penalty: float = 1.0, ignore_eos: bool = False,
-                 in_flight: int = 8, gpu_sampling: bool = True, cache_prompt: bool = True):
+                 in_flight: int = 8, gpu_sampling: bool = True, cache_prompt: bool = True,
+                 presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
+                 logit_bias: dict[int, float] | None = None, logprobs: int | None = None):
         """Streams text pieces as tokens are generated. Runs as a new conversation
         would from an empty KV cache; with cache_prompt (the default) the part of
         the cache this prompt repeats is kept, so a chat's next turn, sent with
         the turns before it, runs only the new text (.stats["cached_tokens"]).
         The iterator's .tokens and .stats say what ran.
+
+        presence_penalty and frequency_penalty are OpenAI's (over the last 64
+        tokens); logit_bias adds to chosen tokens' logits first. logprobs=k
+        fills the iterator's .logprobs: per token, its log-probability and the
+        k likeliest tokens' (after biases and penalties, before temperature).
 
         Tokens are sampled on the GPU and fed back there, with `in_flight` decode
         steps queued ahead of Python (1 waits for each token); gpu_sampling=False
@@ -153,7 +160,10 @@ class LLM:
             prompt = self._native.apply_chat_template(prompt, system)
         ids = self._native.encode(prompt, True, True)
         return self._native._generate(ids, max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
-                                      seed, ignore_eos, in_flight, gpu_sampling, cache_prompt)
+                                      seed, ignore_eos, in_flight, gpu_sampling, cache_prompt,
+                                      presence_penalty, frequency_penalty,
+                                      [(int(t), float(b)) for t, b in (logit_bias or {}).items()],
+                                      -1 if logprobs is None else int(logprobs))
 
     def forward(self, token_ids) -> np.ndarray:
         """Appends tokens to the KV cache; returns the last token's logits (float32)."""

@@ -87,3 +87,28 @@ def test_next_turn_reuses_the_cached_prefix(llm):
     assert warm.stats["prompt_tokens"] == cold.stats["prompt_tokens"]
     assert len(PROMPT) <= warm.stats["cached_tokens"] < warm.stats["prompt_tokens"]
     assert cold.stats["cached_tokens"] == 0
+
+
+def test_logprobs_penalties_and_biases(llm, reference):
+    """logprobs=k gives each token's log-probability and the k likeliest, here
+    against the numpy reference's logits after the prompt; a logit bias of
+    +100 forces a token; the penalties change a greedy run."""
+    greedy = dict(max_tokens=4, temperature=0, ignore_eos=True, cache_prompt=False)
+    gen = llm.generate(PROMPT_TEXT, logprobs=3, **greedy)
+    "".join(gen)
+    assert len(gen.logprobs) == len(gen.tokens) == 4
+    _, ref_logits = reference
+    ref = ref_logits.astype(np.float64)
+    ref = ref - ref.max() - np.log(np.exp(ref - ref.max()).sum())  # log-softmax of the first step
+    first, top = gen.logprobs[0]
+    assert [t for t, _ in top] == list(np.argsort(-ref)[:3]) and top[0][0] == gen.tokens[0]
+    assert first == pytest.approx(ref.max(), abs=1e-3)  # the e2e logit tolerance
+    forced = llm.generate(PROMPT_TEXT, logit_bias={42: 100.0}, **greedy)
+    "".join(forced)
+    assert forced.tokens == [42] * 4
+    plain = llm.generate(PROMPT_TEXT, max_tokens=12, temperature=0, ignore_eos=True)
+    "".join(plain)
+    penalised = llm.generate(PROMPT_TEXT, max_tokens=12, temperature=0, ignore_eos=True, frequency_penalty=2.0,
+                             presence_penalty=1.0)
+    "".join(penalised)
+    assert penalised.tokens != plain.tokens
