@@ -210,7 +210,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
   json body;
   try {
     body = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double (out_of_range)
     throw ApiError::invalid(std::string("the request body is not valid JSON: ") + e.what());
   }
   if (!body.is_object()) throw ApiError::invalid(std::string("the request body must be a JSON object, got ") + body.type_name());

@@ -1,6 +1,8 @@
 """Every bad request gets its HTTP status and an OpenAI-style JSON error body
 ({"error": {"message", "type", "param", "code"}}), and the server keeps
 serving afterwards."""
+from pathlib import Path
+
 import openai
 import pytest
 
@@ -75,3 +77,16 @@ def test_openai_client_raises_bad_request(server):
         client.completions.create(model="tiny", prompt="hi", max_tokens=10**6)
     with pytest.raises(openai.NotFoundError):
         client.embeddings.create(model="tiny", input="x")
+
+
+REGRESSIONS = Path(__file__).resolve().parents[1] / "fuzz" / "regressions" / "fuzz_openai_request"
+
+
+@pytest.mark.parametrize("case", sorted(p.name for p in REGRESSIONS.iterdir()))
+def test_fuzz_findings_get_a_clean_400(server, case):
+    """Inputs fuzz_openai_request found escaping the parser (byte 0 picks the
+    route, as in the harness): each must now be a JSON 400."""
+    data = (REGRESSIONS / case).read_bytes()
+    path = "/v1/chat/completions" if data[0] & 1 else "/v1/completions"
+    status, _, reply = server.request("POST", path, data[1:])
+    assert status == 400 and "error" in reply, (status, reply)
