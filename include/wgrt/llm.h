@@ -65,6 +65,10 @@ struct GenerateOptions {
   // step's logits are also copied back (vocabulary x 4 bytes a token); the
   // tokens drawn are the same as without.
   int32_t logprobs = -1;
+  // The text generated must be one JSON object (OpenAI's response_format
+  // json_object): tokens that cannot continue it are masked before each draw;
+  // once it is whole only end-of-generation tokens remain. Samples on the CPU.
+  bool json_object = false;
 };
 
 // Throws Error(InvalidArgument) naming the first bad option (temperature,

@@ -28,6 +28,7 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.cancel = options.cancel;
   g.on_logits = options.on_logits;
   g.logprobs = options.logprobs;
+  g.json_object = options.json_object;
   return g;
 }
 

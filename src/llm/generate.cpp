@@ -60,7 +60,8 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
     if (t >= 0) history_.push_back(t);
   }
   history_.insert(history_.end(), prompt.begin(), prompt.end());
-  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
+  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits && !options.json_object;
+  if (options.json_object) json_ = std::make_unique<JsonObjectConstraint>(model.tokenizer(), size_t(model.sampling_vocab()));
   stats_.prompt_tokens = prompt.size();
 }
 
@@ -173,7 +174,17 @@ std::optional<TokenId> Generation::next_token() {
     logits_ = model_.forward(std::span(&last, 1));
     if (options_.on_logits) options_.on_logits(logits_);
   }
-  const TokenId token = sampler_.sample(logits_.first(size_t(model_.sampling_vocab())), history_);
+  std::span<const float> logits = logits_.first(size_t(model_.sampling_vocab()));
+  if (json_) {
+    masked_.assign(logits.begin(), logits.end());
+    if (json_->mask(masked_) == 0) {
+      throw Error(ErrorCode::InvalidArgument, "json_object: no token can continue the JSON object after " +
+                                                  std::to_string(produced_) + " generated tokens");
+    }
+    logits = masked_;
+  }
+  const TokenId token = sampler_.sample(logits, history_);
+  if (json_) json_->accept(token);
   if (options_.logprobs >= 0) logprobs_ = token_logprobs(sampler_.adjusted_logits(), token, size_t(options_.logprobs));
   return token;
 }

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llm/json_constraint.h"
 #include "llm/llm_model.h"
 #include "llm/logprobs.h"
 #include "llm/sampler.h"
@@ -60,6 +61,10 @@ struct GenerateOptions {
   // With GPU sampling each step's logits are copied back too (vocabulary x
   // 4 bytes a token).
   int32_t logprobs = -1;
+  // The text must be one JSON object (llm/json_constraint.h); samples on the
+  // CPU (the mask needs the text so far). When no token can continue it,
+  // generation fails with Error(InvalidArgument).
+  bool json_object = false;
 };
 constexpr int32_t kMaxTopLogprobs = 20;
 
@@ -146,6 +151,8 @@ class Generation {
   int64_t prompt_end_ = 0;      // cached positions after the prompt
   std::optional<TokenId> first_;  // taken while timing the prompt
   std::optional<TokenLogprobs> logprobs_;  // of the token next_token() returned last
+  std::unique_ptr<JsonObjectConstraint> json_;  // json_object
+  std::vector<float> masked_;                   // the logits the constraint left
 };
 
 // Called with each generated token and the text it completes ("" while a

@@ -87,7 +87,7 @@ void refuse_unsupported(const json& body) {
   if (const json* v = field(body, "echo"); v && !(v->is_boolean() && !v->get<bool>())) {
     throw ApiError::invalid("'echo' is not supported by wgrt", "echo");
   }
-  for (const char* name : {"tools", "functions", "suffix", "response_format"}) {
+  for (const char* name : {"tools", "functions", "suffix"}) {
     const json* v = field(body, name);
     if (v && !(v->is_array() && v->empty()) && !(v->is_object() && v->empty())) {
       throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
@@ -116,6 +116,23 @@ std::vector<std::pair<int32_t, float>> get_logit_bias(const json& body) {
     out.emplace_back(int32_t(id), float(bias.get<double>()));
   }
   return out;
+}
+
+// response_format: {"type": "text"} (the default) or {"type": "json_object"};
+// json_schema is refused until schemas compile to grammars.
+bool get_json_object(const json& body) {
+  const json* v = field(body, "response_format");
+  if (!v) return false;
+  if (!v->is_object()) wrong_type("response_format", "an object", *v);
+  const json* type = field(*v, "type");
+  if (!type || !type->is_string()) {
+    throw ApiError::invalid("'response_format.type' must be \"text\" or \"json_object\"", "response_format");
+  }
+  const std::string t = type->get<std::string>();
+  if (t == "text") return false;
+  if (t == "json_object") return true;
+  throw ApiError::invalid("'response_format.type' \"" + t + "\" is not supported by wgrt (\"text\" and \"json_object\" are)",
+                          "response_format");
 }
 
 // How many alternatives each token's logprobs list, or -1 for none. Chat:
@@ -249,6 +266,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
     req.has_seed = true;
   }
   s.logprobs = get_logprobs(endpoint, body);
+  s.json_object = get_json_object(body);
   req.stop = get_stop(body);
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);

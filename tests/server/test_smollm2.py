@@ -2,6 +2,8 @@
 greedy completion through the openai client equals `wgrt generate`'s text for
 the same prompt and settings. (Chat, streaming and sampling are checked on the
 tiny model, test_openai_api.py: SmolLM2 runs at 1-2 tokens/s on lavapipe.)"""
+import json
+
 import pytest
 
 from serve_harness import Server, wgrt_generate
@@ -23,3 +25,15 @@ def test_completion_equals_wgrt_generate(smollm2):
     assert r.choices[0].text == want and "Paris" in want
     assert r.model == "SmolLM2-135M-Instruct.Q4_1.gguf" and r.usage.prompt_tokens == 5
 
+
+
+def test_json_object_response_format_gives_a_json_object(smollm2):
+    """response_format json_object (issue 35): the reply is one JSON object,
+    ended by the model (finish_reason stop), here with the fields asked for."""
+    r = smollm2.client(timeout=300).chat.completions.create(
+        model="SmolLM2", temperature=0, max_tokens=40, response_format={"type": "json_object"},
+        messages=[{"role": "user", "content": "Give a JSON object with the keys name and age for a cat called Tom "
+                                              "who is 3."}])
+    assert r.choices[0].finish_reason == "stop", r.choices[0].message.content
+    reply = json.loads(r.choices[0].message.content)
+    assert isinstance(reply, dict) and reply.get("name") == "Tom", reply
