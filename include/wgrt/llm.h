@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "wgrt/json_schema.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/program.h"
 #include "wgrt/runtime.h"
@@ -69,6 +70,9 @@ struct GenerateOptions {
   // json_object): tokens that cannot continue it are masked before each draw;
   // once it is whole only end-of-generation tokens remain. Samples on the CPU.
   bool json_object = false;
+  // The text generated must be one value of this schema (OpenAI's
+  // response_format json_schema; wgrt/json_schema.h), the same way.
+  std::shared_ptr<const JsonSchema> json_schema;
 };
 
 // Throws Error(InvalidArgument) naming the first bad option (temperature,

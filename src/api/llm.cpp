@@ -29,6 +29,7 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.on_logits = options.on_logits;
   g.logprobs = options.logprobs;
   g.json_object = options.json_object;
+  g.json_schema = options.json_schema;
   return g;
 }
 

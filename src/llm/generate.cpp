@@ -60,8 +60,13 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
     if (t >= 0) history_.push_back(t);
   }
   history_.insert(history_.end(), prompt.begin(), prompt.end());
-  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits && !options.json_object;
-  if (options.json_object) json_ = std::make_unique<JsonObjectConstraint>(model.tokenizer(), size_t(model.sampling_vocab()));
+  const size_t vocab = size_t(model.sampling_vocab());
+  if (options.json_schema) {
+    json_ = std::make_unique<JsonSchemaConstraint>(model.tokenizer(), vocab, JsonSchemaMatcher(options.json_schema));
+  } else if (options.json_object) {
+    json_ = std::make_unique<JsonObjectConstraint>(model.tokenizer(), vocab, JsonObjectPrefix());
+  }
+  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits && !json_;
   stats_.prompt_tokens = prompt.size();
 }
 
@@ -178,7 +183,8 @@ std::optional<TokenId> Generation::next_token() {
   if (json_) {
     masked_.assign(logits.begin(), logits.end());
     if (json_->mask(masked_) == 0) {
-      throw Error(ErrorCode::InvalidArgument, "json_object: no token can continue the JSON object after " +
+      throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema" : "json_object") +
+                                                  ": no token can continue the JSON text after " +
                                                   std::to_string(produced_) + " generated tokens");
     }
     logits = masked_;

@@ -65,6 +65,8 @@ struct GenerateOptions {
   // CPU (the mask needs the text so far). When no token can continue it,
   // generation fails with Error(InvalidArgument).
   bool json_object = false;
+  // The text must be one value of this schema (llm/json_schema.h); as json_object otherwise.
+  std::shared_ptr<const JsonSchema> json_schema;
 };
 constexpr int32_t kMaxTopLogprobs = 20;
 
@@ -151,7 +153,7 @@ class Generation {
   int64_t prompt_end_ = 0;      // cached positions after the prompt
   std::optional<TokenId> first_;  // taken while timing the prompt
   std::optional<TokenLogprobs> logprobs_;  // of the token next_token() returned last
-  std::unique_ptr<JsonObjectConstraint> json_;  // json_object
+  std::unique_ptr<TokenConstraint> json_;  // json_object or json_schema
   std::vector<float> masked_;                   // the logits the constraint left
 };
 

@@ -1,40 +1,24 @@
 #include "llm/json_constraint.h"
 
-#include <limits>
-
 namespace wgrt::llm {
 
-JsonObjectConstraint::JsonObjectConstraint(const Tokenizer& tokenizer, size_t vocab)
-    : pieces_(vocab), ends_(vocab), special_(vocab) {
+TokenTexts::TokenTexts(const Tokenizer& tokenizer, size_t vocab)
+    : pieces(vocab), ends(vocab), plain(vocab), chars(vocab) {
   for (size_t i = 0; i < vocab; ++i) {
     const TokenId id = TokenId(i);
-    ends_[i] = tokenizer.is_end_of_generation(id);
-    special_[i] = tokenizer.is_special(id);
-    if (!special_[i]) pieces_[i] = tokenizer.decode_token(id);
-  }
-}
-
-size_t JsonObjectConstraint::mask(std::span<float> logits) const {
-  constexpr float kNever = -std::numeric_limits<float>::infinity();
-  const bool whole = text_.complete();
-  size_t left = 0;
-  for (size_t i = 0; i < logits.size() && i < pieces_.size(); ++i) {
-    bool allowed = false;
-    if (whole) {
-      allowed = ends_[i];
-    } else if (!special_[i] && !pieces_[i].empty()) {
-      JsonObjectPrefix trial = text_;
-      allowed = trial.feed(pieces_[i]);
+    ends[i] = tokenizer.is_end_of_generation(id);
+    if (tokenizer.is_special(id)) continue;
+    pieces[i] = tokenizer.decode_token(id);
+    bool ok = true;
+    int64_t n = 0;
+    for (char c : pieces[i]) {
+      const auto b = static_cast<unsigned char>(c);
+      ok = ok && b >= 0x20 && c != '"' && c != '\\';
+      n += (b & 0xC0) != 0x80;
     }
-    if (!allowed) logits[i] = kNever;
-    left += allowed;
+    plain[i] = ok;
+    chars[i] = n;
   }
-  for (size_t i = pieces_.size(); i < logits.size(); ++i) logits[i] = kNever;  // padded rows
-  return left;
-}
-
-void JsonObjectConstraint::accept(TokenId token) {
-  if (token >= 0 && size_t(token) < pieces_.size() && !special_[size_t(token)]) text_.feed(pieces_[size_t(token)]);
 }
 
 }  // namespace wgrt::llm

@@ -1,35 +1,88 @@
-// Constrained decoding for `response_format: {"type": "json_object"}`: before
-// each draw, every token whose text cannot continue a JSON object
-// (llm/json_prefix.h) gets a logit of -infinity; once the object is whole,
-// only end-of-generation tokens remain. The draw then happens as usual, so
+// Constrained decoding for `response_format` json_object and json_schema:
+// before each draw, every token whose text cannot continue the JSON the
+// matcher allows (llm/json_prefix.h: any object; llm/json_schema.h: a
+// schema's values) gets a logit of -infinity; once the value is whole, only
+// end-of-generation tokens remain. The draw then happens as usual, so
 // temperature, top-k/p and seeds work inside the constraint.
+//
+// Inside a string that only its length constrains, a token of plain
+// characters (no quote, backslash or control byte) is judged by its length
+// alone, without feeding it: most of a vocabulary, most of the time.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "llm/json_prefix.h"
+#include "llm/json_schema.h"
 #include "llm/tokenizer/tokenizer.h"
 
 namespace wgrt::llm {
 
-class JsonObjectConstraint {
- public:
-  // Reads each of the first `vocab` tokens' text once.
-  JsonObjectConstraint(const Tokenizer& tokenizer, size_t vocab);
+// Each token's text and what the constraint needs to know of it, read once.
+struct TokenTexts {
+  TokenTexts(const Tokenizer& tokenizer, size_t vocab);
+  std::vector<std::string> pieces;  // "" for special tokens
+  std::vector<bool> ends;           // end-of-generation tokens
+  std::vector<bool> plain;          // only characters a string may hold unescaped
+  std::vector<int64_t> chars;       // UTF-8 characters in the piece
+};
 
-  // Masks `logits` (one per token); returns how many tokens remain.
-  size_t mask(std::span<float> logits) const;
+// What the generation loop sees of a constraint.
+class TokenConstraint {
+ public:
+  virtual ~TokenConstraint() = default;
+  // Masks `logits` (one per token) with -infinity; returns how many tokens remain.
+  virtual size_t mask(std::span<float> logits) const = 0;
   // The token drawn: the text moves on.
-  void accept(TokenId token);
-  bool complete() const { return text_.complete(); }
+  virtual void accept(TokenId token) = 0;
+};
+
+template <typename Matcher>
+class JsonConstraint : public TokenConstraint {
+ public:
+  JsonConstraint(const Tokenizer& tokenizer, size_t vocab, Matcher matcher)
+      : texts_(tokenizer, vocab), matcher_(std::move(matcher)) {}
+
+  size_t mask(std::span<float> logits) const override {
+    constexpr float kNever = -std::numeric_limits<float>::infinity();
+    const bool whole = matcher_.complete();
+    int64_t room = 0;
+    const bool plain_string = !whole && matcher_.in_plain_string(&room);
+    size_t left = 0;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      bool allowed = false;
+      if (i >= texts_.pieces.size()) {
+        allowed = false;  // padded rows
+      } else if (whole) {
+        allowed = texts_.ends[i];
+      } else if (texts_.pieces[i].empty()) {
+        allowed = false;
+      } else if (plain_string && texts_.plain[i]) {
+        allowed = room < 0 || texts_.chars[i] <= room;
+      } else {
+        Matcher trial = matcher_;
+        allowed = trial.feed(texts_.pieces[i]);
+      }
+      if (!allowed) logits[i] = kNever;
+      left += allowed;
+    }
+    return left;
+  }
+  void accept(TokenId token) override {
+    if (token >= 0 && size_t(token) < texts_.pieces.size()) matcher_.feed(texts_.pieces[size_t(token)]);
+  }
+  bool complete() const { return matcher_.complete(); }
 
  private:
-  std::vector<std::string> pieces_;  // each token's bytes; special tokens marked in ends_
-  std::vector<bool> ends_;           // end-of-generation tokens
-  std::vector<bool> special_;
-  JsonObjectPrefix text_;
+  TokenTexts texts_;
+  Matcher matcher_;
 };
+
+using JsonObjectConstraint = JsonConstraint<JsonObjectPrefix>;
+using JsonSchemaConstraint = JsonConstraint<JsonSchemaMatcher>;
 
 }  // namespace wgrt::llm

@@ -24,6 +24,11 @@ class JsonObjectPrefix {
   bool feed(std::string_view bytes);
   // The text is one whole JSON object (trailing whitespace allowed).
   bool complete() const { return mode_ == Mode::Done; }
+  // Inside a string value, where any plain character may come (room: -1, no limit).
+  bool in_plain_string(int64_t* room) const {
+    *room = -1;
+    return mode_ == Mode::String && !key_;
+  }
 
  private:
   enum class Mode : uint8_t {

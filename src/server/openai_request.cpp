@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/api_error.h"
+#include "server/json_schema_compile.h"
 
 namespace wgrt::server {
 namespace {
@@ -118,9 +119,9 @@ std::vector<std::pair<int32_t, float>> get_logit_bias(const json& body) {
   return out;
 }
 
-// response_format: {"type": "text"} (the default) or {"type": "json_object"};
-// json_schema is refused until schemas compile to grammars.
-bool get_json_object(const json& body) {
+// response_format: {"type": "text"} (the default), {"type": "json_object"},
+// or {"type": "json_schema", "json_schema": {"schema": {...}}}.
+bool get_response_format(const json& body, api::GenerateOptions& options) {
   const json* v = field(body, "response_format");
   if (!v) return false;
   if (!v->is_object()) wrong_type("response_format", "an object", *v);
@@ -130,8 +131,18 @@ bool get_json_object(const json& body) {
   }
   const std::string t = type->get<std::string>();
   if (t == "text") return false;
-  if (t == "json_object") return true;
-  throw ApiError::invalid("'response_format.type' \"" + t + "\" is not supported by wgrt (\"text\" and \"json_object\" are)",
+  if (t == "json_object") return options.json_object = true;
+  if (t == "json_schema") {
+    const json* spec = field(*v, "json_schema");
+    if (!spec || !spec->is_object() || !field(*spec, "schema")) {
+      throw ApiError::invalid("'response_format.json_schema.schema' is required for type json_schema",
+                              "response_format");
+    }
+    options.json_schema = compile_json_schema(*field(*spec, "schema"));
+    return true;
+  }
+  throw ApiError::invalid("'response_format.type' \"" + t +
+                              "\" is not supported by wgrt (\"text\", \"json_object\" and \"json_schema\" are)",
                           "response_format");
 }
 
@@ -266,7 +277,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
     req.has_seed = true;
   }
   s.logprobs = get_logprobs(endpoint, body);
-  s.json_object = get_json_object(body);
+  get_response_format(body, s);
   req.stop = get_stop(body);
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);

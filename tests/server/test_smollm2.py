@@ -4,6 +4,7 @@ the same prompt and settings. (Chat, streaming and sampling are checked on the
 tiny model, test_openai_api.py: SmolLM2 runs at 1-2 tokens/s on lavapipe.)"""
 import json
 
+import jsonschema
 import pytest
 
 from serve_harness import Server, wgrt_generate
@@ -37,3 +38,17 @@ def test_json_object_response_format_gives_a_json_object(smollm2):
     assert r.choices[0].finish_reason == "stop", r.choices[0].message.content
     reply = json.loads(r.choices[0].message.content)
     assert isinstance(reply, dict) and reply.get("name") == "Tom", reply
+
+
+def test_json_schema_response_format_follows_the_schema(smollm2):
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20},
+                                               "age": {"type": "integer"}, "species": {"enum": ["cat", "dog"]}},
+              "required": ["name", "age", "species"], "additionalProperties": False}
+    r = smollm2.client(timeout=300).chat.completions.create(
+        model="SmolLM2", temperature=0, max_tokens=40,
+        response_format={"type": "json_schema", "json_schema": {"name": "pet", "schema": schema}},
+        messages=[{"role": "user", "content": "Describe Tom, a 3-year-old cat, as JSON."}])
+    assert r.choices[0].finish_reason == "stop", r.choices[0].message.content
+    reply = json.loads(r.choices[0].message.content)
+    jsonschema.validate(reply, schema)
+    assert reply["species"] == "cat" and reply["age"] == 3, reply

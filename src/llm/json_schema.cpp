@@ -1,0 +1,383 @@
+#include "llm/json_schema.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace wgrt::llm {
+namespace {
+
+using Type = JsonSchemaNode::Type;
+
+// Where in a number (Reading::number_part).
+enum NumberPart : uint8_t { kMinus, kZero, kInt, kDot, kFrac, kExp, kExpSign, kExpDigits };
+
+const std::vector<std::string> kBooleans = {"true", "false"};
+const std::vector<std::string> kNull = {"null"};
+const std::vector<std::string> kAnyLiterals = {"true", "false", "null"};
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool starts(const std::string& name, const std::string& prefix) { return name.compare(0, prefix.size(), prefix) == 0; }
+
+}  // namespace
+
+JsonSchemaMatcher::JsonSchemaMatcher(std::shared_ptr<const JsonSchema> schema) : schema_(std::move(schema)) {
+  readings_.emplace_back();  // a value of node 0
+}
+
+bool JsonSchemaMatcher::feed(std::string_view bytes) {
+  std::vector<Reading> current = readings_, next;
+  for (char c : bytes) {
+    next.clear();
+    for (const Reading& r : current) step(r, c, next);
+    if (next.empty()) return false;
+    if (next.size() > kMaxReadings) next.resize(kMaxReadings);
+    std::swap(current, next);
+  }
+  readings_ = std::move(current);
+  return true;
+}
+
+bool JsonSchemaMatcher::complete() const {
+  return std::any_of(readings_.begin(), readings_.end(), [](const Reading& r) { return r.mode == Mode::Done; });
+}
+
+bool JsonSchemaMatcher::in_plain_string(int64_t* room) const {
+  if (readings_.size() != 1) return false;
+  const Reading& r = readings_[0];
+  if (r.mode != Mode::String || r.key) return false;
+  const JsonSchemaNode& s = node(r.node);
+  *room = s.type == Type::String && s.max_length >= 0 ? s.max_length - r.length : -1;
+  return true;
+}
+
+void JsonSchemaMatcher::end_value(Reading& r) const {
+  if (r.stack.empty()) {
+    r.mode = Mode::Done;
+    return;
+  }
+  if (!r.stack.back().object) ++r.stack.back().count;
+  r.mode = Mode::AfterValue;
+}
+
+bool JsonSchemaMatcher::more_keys(const Reading& r) const {
+  const Container& k = r.stack.back();
+  const JsonSchemaNode& s = node(k.node);
+  return s.type == Type::Any || s.additional >= 0 || std::find(k.seen.begin(), k.seen.end(), false) != k.seen.end();
+}
+
+bool JsonSchemaMatcher::keys_done(const Reading& r) const {
+  const Container& k = r.stack.back();
+  const JsonSchemaNode& s = node(k.node);
+  if (s.type == Type::Any) return true;
+  for (size_t i = 0; i < s.required.size(); ++i) {
+    if (s.required[i] && !k.seen[i]) return false;
+  }
+  return true;
+}
+
+void JsonSchemaMatcher::literal_matched(Reading r, std::vector<Reading>& out) const {
+  std::vector<int32_t> longer;
+  bool whole = false;
+  for (int32_t i : r.candidates) {
+    if ((*r.literals)[size_t(i)].size() == size_t(r.length)) {
+      whole = true;
+    } else {
+      longer.push_back(i);
+    }
+  }
+  if (whole) {  // one reading where the value ended here
+    Reading ended = r;
+    ended.candidates.clear();
+    end_value(ended);
+    out.push_back(std::move(ended));
+  }
+  if (!longer.empty()) {
+    r.candidates = std::move(longer);
+    out.push_back(std::move(r));
+  }
+}
+
+void JsonSchemaMatcher::start_value(Reading r, int32_t n, char c, std::vector<Reading>& out) const {
+  const JsonSchemaNode& s = node(n);
+  auto literal = [&](const std::vector<std::string>& set) {
+    r.mode = Mode::Literal;
+    r.node = n;
+    r.literals = &set;
+    r.length = 1;
+    r.candidates.clear();
+    for (size_t i = 0; i < set.size(); ++i) {
+      if (!set[i].empty() && set[i][0] == c) r.candidates.push_back(int32_t(i));
+    }
+    if (!r.candidates.empty()) literal_matched(std::move(r), out);
+  };
+  auto open = [&](bool object) {
+    if (r.stack.size() == kMaxDepth) return;
+    r.stack.push_back({n, object, 0, std::vector<bool>(object ? s.property_names.size() : 0, false)});
+    r.mode = object ? Mode::ObjectKeyOrEnd : Mode::ArrayValueOrEnd;
+    out.push_back(std::move(r));
+  };
+  const bool any = s.type == Type::Any;
+  switch (s.type) {
+    case Type::AnyOf:
+      for (int32_t o : s.options) start_value(r, o, c, out);
+      return;
+    case Type::Literals:
+      literal(s.literals);
+      return;
+    case Type::Boolean:
+      literal(kBooleans);
+      return;
+    case Type::Null:
+      literal(kNull);
+      return;
+    default:
+      break;
+  }
+  if (c == '{' && (any || s.type == Type::Object)) return open(true);
+  if (c == '[' && (any || s.type == Type::Array)) return open(false);
+  if (c == '"' && (any || s.type == Type::String)) {
+    r.mode = Mode::String;
+    r.node = n;
+    r.key = false;
+    r.length = 0;
+    out.push_back(std::move(r));
+    return;
+  }
+  if ((c == '-' || is_digit(c)) && (any || s.type == Type::Number || s.type == Type::Integer)) {
+    r.mode = Mode::Number;
+    r.node = n;
+    r.number_part = c == '-' ? kMinus : c == '0' ? kZero : kInt;
+    r.length = 1;
+    out.push_back(std::move(r));
+    return;
+  }
+  if (any) literal(kAnyLiterals);
+}
+
+void JsonSchemaMatcher::step(Reading r, char c, std::vector<Reading>& out) const {
+  const bool between = r.mode == Mode::Value || r.mode == Mode::ObjectKeyOrEnd || r.mode == Mode::KeyNext ||
+                       r.mode == Mode::Colon || r.mode == Mode::AfterValue || r.mode == Mode::ArrayValueOrEnd ||
+                       r.mode == Mode::Done;
+  if (between && is_space(c)) {
+    if (++r.whitespace <= kMaxWhitespace) out.push_back(std::move(r));
+    return;
+  }
+  r.whitespace = 0;
+  switch (r.mode) {
+    case Mode::Value: {
+      const int32_t n = r.node;
+      return start_value(std::move(r), n, c, out);
+    }
+    case Mode::ObjectKeyOrEnd:
+    case Mode::KeyNext:
+      if (c == '"') {
+        r.mode = Mode::String;
+        r.key = true;
+        r.key_text.clear();
+        out.push_back(std::move(r));
+      } else if (c == '}' && r.mode == Mode::ObjectKeyOrEnd && keys_done(r)) {
+        r.stack.pop_back();
+        end_value(r);
+        out.push_back(std::move(r));
+      }
+      return;
+    case Mode::Colon:
+      if (c != ':') return;
+      r.mode = Mode::Value;
+      r.node = r.value_node;
+      out.push_back(std::move(r));
+      return;
+    case Mode::ArrayValueOrEnd: {
+      const JsonSchemaNode& s = node(r.stack.back().node);
+      const bool any = s.type == Type::Any;
+      if (c == ']') {
+        if (any || s.min_items == 0) {
+          r.stack.pop_back();
+          end_value(r);
+          out.push_back(std::move(r));
+        }
+        return;
+      }
+      if (!any && s.max_items == 0) return;
+      const int32_t item = any ? r.stack.back().node : s.items;
+      return start_value(std::move(r), item, c, out);
+    }
+    case Mode::AfterValue: {
+      const Container& k = r.stack.back();
+      const JsonSchemaNode& s = node(k.node);
+      const bool any = s.type == Type::Any;
+      if (k.object) {
+        if (c == ',' && more_keys(r)) {
+          r.mode = Mode::KeyNext;
+          out.push_back(std::move(r));
+        } else if (c == '}' && keys_done(r)) {
+          r.stack.pop_back();
+          end_value(r);
+          out.push_back(std::move(r));
+        }
+        return;
+      }
+      if (c == ',' && (any || s.max_items < 0 || k.count < s.max_items)) {
+        r.mode = Mode::Value;
+        r.node = any ? k.node : s.items;
+        out.push_back(std::move(r));
+      } else if (c == ']' && (any || k.count >= s.min_items)) {
+        r.stack.pop_back();
+        end_value(r);
+        out.push_back(std::move(r));
+      }
+      return;
+    }
+    case Mode::String: {
+      if (static_cast<unsigned char>(c) < 0x20) return;  // control characters must be escaped
+      if (!r.key) {
+        if (c == '"') {
+          end_value(r);
+        } else if (c == '\\' || (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+          // A character starts (UTF-8), or an escape that makes one: counted
+          // here, so that a string at its longest can only close.
+          const JsonSchemaNode& s = node(r.node);
+          if (s.type == Type::String && s.max_length >= 0 && ++r.length > s.max_length) return;
+          if (c == '\\') r.mode = Mode::Escape;
+        }
+        out.push_back(std::move(r));
+        return;
+      }
+      // An object key: one of the properties not given yet, or any when other keys are allowed.
+      const Container& k = r.stack.back();
+      const JsonSchemaNode& s = node(k.node);
+      const bool open_keys = s.type == Type::Any || s.additional >= 0;
+      if (c == '"') {
+        const auto it = std::find(s.property_names.begin(), s.property_names.end(), r.key_text);
+        const size_t i = size_t(it - s.property_names.begin());
+        if (it != s.property_names.end()) {
+          if (k.seen[i]) return;  // a key given twice
+          r.stack.back().seen[i] = true;
+          r.value_node = s.property_nodes[i];
+        } else if (open_keys) {
+          r.value_node = s.type == Type::Any ? k.node : s.additional;
+        } else {
+          return;
+        }
+        r.key = false;
+        r.mode = Mode::Colon;
+        out.push_back(std::move(r));
+        return;
+      }
+      if (c == '\\') {  // escapes only where any key is allowed: they never spell a property name here
+        if (!open_keys) return;
+        r.mode = Mode::Escape;
+        out.push_back(std::move(r));
+        return;
+      }
+      r.key_text += c;
+      if (!open_keys) {
+        bool prefix = false;
+        for (size_t i = 0; i < s.property_names.size() && !prefix; ++i) {
+          prefix = !k.seen[i] && starts(s.property_names[i], r.key_text);
+        }
+        if (!prefix) return;
+      }
+      out.push_back(std::move(r));
+      return;
+    }
+    case Mode::Escape:
+      if (c == 'u') {
+        r.mode = Mode::Unicode;
+        r.unicode_left = 4;
+      } else if (std::string_view("\"\\/bfnrt").find(c) != std::string_view::npos) {
+        r.mode = Mode::String;
+      } else {
+        return;
+      }
+      out.push_back(std::move(r));
+      return;
+    case Mode::Unicode:
+      if (!is_hex(c)) return;
+      if (--r.unicode_left == 0) r.mode = Mode::String;
+      out.push_back(std::move(r));
+      return;
+    case Mode::Number: {
+      const bool digit = is_digit(c), exp = c == 'e' || c == 'E';
+      const bool integer = node(r.node).type == Type::Integer;
+      uint8_t& part = r.number_part;
+      bool more = false;
+      switch (part) {
+        case kMinus:
+          if (!digit) return;
+          part = c == '0' ? kZero : kInt;
+          more = true;
+          break;
+        case kZero:
+        case kInt:
+          if (digit && part == kInt) {
+            more = true;
+          } else if (c == '.' && !integer) {
+            part = kDot;
+            more = true;
+          } else if (exp && !integer) {
+            part = kExp;
+            more = true;
+          }
+          break;
+        case kDot:
+          if (!digit) return;
+          part = kFrac;
+          more = true;
+          break;
+        case kFrac:
+          if (digit) {
+            more = true;
+          } else if (exp) {
+            part = kExp;
+            more = true;
+          }
+          break;
+        case kExp:
+          if (c == '+' || c == '-') {
+            part = kExpSign;
+            more = true;
+            break;
+          }
+          [[fallthrough]];
+        case kExpSign:
+          if (!digit) return;
+          part = kExpDigits;
+          r.exponent_digits = 1;
+          more = true;
+          break;
+        case kExpDigits:
+          if (digit && ++r.exponent_digits > kMaxExponentDigits) return;
+          more = digit;
+          break;
+      }
+      if (more) {
+        // Within the length, and with room to finish a part that cannot end the number.
+        const bool can_end = part == kZero || part == kInt || part == kFrac || part == kExpDigits;
+        if (++r.length < kMaxNumberBytes || (r.length == kMaxNumberBytes && can_end)) out.push_back(std::move(r));
+        return;
+      }
+      // The byte ends the number (which must be whole) and is read after it.
+      if (part != kZero && part != kInt && part != kFrac && part != kExpDigits) return;
+      end_value(r);
+      return step(std::move(r), c, out);
+    }
+    case Mode::Literal: {
+      std::vector<int32_t> still;
+      for (int32_t i : r.candidates) {
+        const std::string& text = (*r.literals)[size_t(i)];
+        if (size_t(r.length) < text.size() && text[size_t(r.length)] == c) still.push_back(i);
+      }
+      if (still.empty()) return;
+      r.candidates = std::move(still);
+      ++r.length;
+      return literal_matched(std::move(r), out);
+    }
+    case Mode::Done:
+      return;
+  }
+}
+
+}  // namespace wgrt::llm
