@@ -153,11 +153,19 @@ void HttpServer::Impl::routes() {
     generate(Endpoint::ChatCompletions, req, res);
   });
   // Unmatched routes (404) and httplib's own refusals (413, 400) get a JSON body too.
-  http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+  http.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     const bool not_found = res.status == 404;
-    const std::string message = not_found ? "no route " + req.method + " " + req.path
-                                          : "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path;
+    std::string message = not_found ? "no route " + req.method + " " + req.path
+                                    : "HTTP " + std::to_string(res.status) + " for " + req.method + " " + req.path;
+    if (res.status == 413) {
+      // curl -d sends form encoding, which cpp-httplib caps at 8 KiB whatever --max-body says.
+      message = req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0
+                    ? "the body is sent as application/x-www-form-urlencoded, limited to 8 KiB: send it with "
+                      "'Content-Type: application/json'"
+                    : "the body is larger than this server takes (" + std::to_string(options.max_body) +
+                          " bytes; wgrt serve --max-body)";
+    }
     send_error(res, ApiError(res.status, not_found ? "not_found_error" : "invalid_request_error", message));
   });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {

@@ -14,6 +14,17 @@ using nlohmann::json;
 using Type = JsonSchemaNode::Type;
 
 constexpr size_t kMaxNodes = 4096;
+constexpr int kMaxNesting = 64;  // schemas within schemas, and enum/const values within values
+
+// Whether `v` nests deeper than `limit` (stops looking there: the walk is bounded too).
+bool nests_deeper(const json& v, int limit) {
+  if (!v.is_structured()) return false;
+  if (limit == 0) return true;
+  for (const json& child : v) {
+    if (nests_deeper(child, limit - 1)) return true;
+  }
+  return false;
+}
 
 // Keywords that only describe (no effect on what is valid), and the ones the matcher enforces.
 const std::set<std::string> kAnnotations = {"title", "description", "default", "examples", "$schema", "$id",
@@ -84,6 +95,11 @@ class Compiler {
   }
 
   int32_t compile(const json& s, const std::string& where) {
+    if (++nesting_ > kMaxNesting) fail(where, "schemas nest more than " + std::to_string(kMaxNesting) + " deep");
+    struct Leave {
+      int& n;
+      ~Leave() { --n; }
+    } leave{nesting_};
     if (s.is_boolean()) {
       if (!s.get<bool>()) fail(where, "the schema false allows nothing");
       return any(where);
@@ -102,6 +118,9 @@ class Compiler {
     if (s.contains("enum") || s.contains("const")) {
       JsonSchemaNode n;
       n.type = Type::Literals;
+      if (nests_deeper(s.value("const", json()), kMaxNesting) || nests_deeper(s.value("enum", json()), kMaxNesting)) {
+        fail(where, "an enum or const value nests more than " + std::to_string(kMaxNesting) + " deep");
+      }
       if (s.contains("const")) n.literals.push_back(s["const"].dump());
       if (s.contains("enum")) {
         if (!s["enum"].is_array() || s["enum"].empty()) fail(where + "/enum", "must be a non-empty array");
@@ -191,6 +210,7 @@ class Compiler {
   JsonSchema out_;
   std::map<std::string, int32_t> refs_;
   int32_t any_ = -1;
+  int nesting_ = 0;
 };
 
 }  // namespace

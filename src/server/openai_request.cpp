@@ -1,5 +1,6 @@
 #include "server/openai_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -232,9 +233,41 @@ void get_prompt(const json& body, GenerationRequest& req) {
   req.prompt_tokens = std::move(ids);
 }
 
+constexpr int kMaxBodyNesting = 256;
+
+// The deepest nesting of brackets outside strings (a scan, no recursion).
+int nesting_depth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view text) {
+  // nlohmann's parser, printer and destructor recurse per level: a body
+  // nested a few hundred thousand deep would overflow the stack.
+  if (nesting_depth(text) > kMaxBodyNesting) {
+    throw ApiError::invalid("the request body nests arrays and objects more than " + std::to_string(kMaxBodyNesting) +
+                            " deep");
+  }
   json body;
   try {
     body = json::parse(text);

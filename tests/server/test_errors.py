@@ -90,3 +90,12 @@ def test_fuzz_findings_get_a_clean_400(server, case):
     path = "/v1/chat/completions" if data[0] & 1 else "/v1/completions"
     status, _, reply = server.request("POST", path, data[1:])
     assert status == 400 and "error" in reply, (status, reply)
+
+
+def test_deeply_nested_bodies_are_refused_not_crashed_on(server):
+    """A body nested 300,000 deep overflowed the stack of the JSON library
+    (its parser and printer recurse per level): one request killed the server."""
+    deep = '{"prompt": "x", "max_tokens": ' + "[" * 300_000 + "1" + "]" * 300_000 + "}"
+    status, _, reply = server.request("POST", "/v1/completions", deep.encode())
+    assert status == 400 and "nests" in reply["error"]["message"], reply
+    assert server.health()["status"] == "ok"
