@@ -1,10 +1,12 @@
 // A JSON Schema, compiled: what `response_format: json_schema` constrains a
-// generation to (llm/json_schema.h matches text against it). wgrt serve
-// compiles a schema's JSON into this; a C++ caller may build one directly.
+// generation to (GenerateOptions::json_schema). parse_json_schema makes one
+// from a schema's text; a caller may also build one directly.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wgrt {
@@ -35,4 +37,14 @@ struct JsonSchema {
   std::vector<JsonSchemaNode> nodes;
 };
 
+namespace api {
+
+// A JSON Schema's text compiled: type (one or a list), properties, required,
+// additionalProperties, items, minItems, maxItems, maxLength, enum, const,
+// anyOf, oneOf, $ref into $defs/definitions; the root an object or an array.
+// Error(InvalidArgument) names any other keyword, or a bad value, and where
+// it is (a JSON pointer into the schema).
+std::shared_ptr<const JsonSchema> parse_json_schema(std::string_view schema_json);
+
+}  // namespace api
 }  // namespace wgrt

@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "cli/environment.h"
+#include "wgrt/json_schema.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::py {
@@ -117,7 +118,8 @@ void bind_llm(nb::module_& m) {
                            float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
                            uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
                            bool cache_prompt, float presence_penalty, float frequency_penalty,
-                           const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs) {
+                           const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs,
+                           bool json_object, const std::string& json_schema) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         api::GenerateOptions options;
         options.max_tokens = max_tokens;
@@ -130,6 +132,8 @@ void bind_llm(nb::module_& m) {
         options.frequency_penalty = frequency_penalty;
         options.logit_bias = logit_bias;
         options.logprobs = logprobs;
+        options.json_object = json_object;
+        if (!json_schema.empty()) options.json_schema = api::parse_json_schema(json_schema);
         options.seed = seed;
         options.ignore_eos = ignore_eos;
         options.in_flight = in_flight;

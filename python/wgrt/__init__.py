@@ -16,6 +16,7 @@ still owns its own GPU memory and reports it through memory_stats().
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -139,7 +140,8 @@ class LLM:
                  system: str | None = None, repeat_penalty: float = 1.0, ignore_eos: bool = False,
                  in_flight: int = 8, gpu_sampling: bool = True, cache_prompt: bool = True,
                  presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
-                 logit_bias: dict[int, float] | None = None, logprobs: int | None = None):
+                 logit_bias: dict[int, float] | None = None, logprobs: int | None = None,
+                 json_object: bool = False, json_schema: dict | str | None = None):
         """Streams text pieces as tokens are generated. Runs as a new conversation
         would from an empty KV cache; with cache_prompt (the default) the part of
         the cache this prompt repeats is kept, so a chat's next turn, sent with
@@ -150,6 +152,9 @@ class LLM:
         tokens); logit_bias adds to chosen tokens' logits first. logprobs=k
         fills the iterator's .logprobs: per token, its log-probability and the
         k likeliest tokens' (after biases and penalties, before temperature).
+        json_object=True makes the text one JSON object; json_schema (a dict or
+        its JSON text) one value of that schema (the subset wgrt serve takes:
+        see the README); both sample on the CPU.
 
         Tokens are sampled on the GPU and fed back there, with `in_flight` decode
         steps queued ahead of Python (1 waits for each token); gpu_sampling=False
@@ -163,7 +168,9 @@ class LLM:
                                       seed, ignore_eos, in_flight, gpu_sampling, cache_prompt,
                                       presence_penalty, frequency_penalty,
                                       [(int(t), float(b)) for t, b in (logit_bias or {}).items()],
-                                      -1 if logprobs is None else int(logprobs))
+                                      -1 if logprobs is None else int(logprobs), bool(json_object),
+                                      "" if json_schema is None else
+                                      json_schema if isinstance(json_schema, str) else json.dumps(json_schema))
 
     def forward(self, token_ids) -> np.ndarray:
         """Appends tokens to the KV cache; returns the last token's logits (float32)."""

@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "server/api_error.h"
-#include "server/json_schema_compile.h"
+#include "wgrt/error.h"
+#include "wgrt/json_schema.h"
 
 namespace wgrt::server {
 namespace {
@@ -139,7 +140,11 @@ bool get_response_format(const json& body, api::GenerateOptions& options) {
       throw ApiError::invalid("'response_format.json_schema.schema' is required for type json_schema",
                               "response_format");
     }
-    options.json_schema = compile_json_schema(*field(*spec, "schema"));
+    try {
+      options.json_schema = api::parse_json_schema(field(*spec, "schema")->dump());
+    } catch (const Error& e) {
+      throw ApiError::invalid(std::string("'response_format.json_schema.schema': ") + e.what(), "response_format");
+    }
     return true;
   }
   throw ApiError::invalid("'response_format.type' \"" + t +

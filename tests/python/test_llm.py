@@ -2,6 +2,7 @@
 greedy 8-token stream against the independent numpy reference
 (tests/reference/llama_numpy.py, the same GGUF weights in fp32). Logit
 tolerance 1e-3 absolute, as in tests/e2e (measured 3.8e-5 there)."""
+import json
 import sys
 from pathlib import Path
 
@@ -112,3 +113,16 @@ def test_logprobs_penalties_and_biases(llm, reference):
                              presence_penalty=1.0)
     "".join(penalised)
     assert penalised.tokens != plain.tokens
+
+
+def test_json_schema_constrains_the_text(llm):
+    """json_schema (a dict) holds the text to the schema; a keyword outside
+    wgrt's subset is refused naming it (the server's tests cover the subset)."""
+    schema = {"type": "object", "properties": {"city": {"enum": ["Paris", "Lyon"]}, "rank": {"type": "integer"}},
+              "required": ["city", "rank"], "additionalProperties": False}
+    gen = llm.generate("The capital of France, as JSON:", max_tokens=24, temperature=0, json_schema=schema)
+    reply = json.loads("".join(gen))
+    assert set(reply) == {"city", "rank"} and reply["city"] in ("Paris", "Lyon") and isinstance(reply["rank"], int)
+    with pytest.raises(wgrt.Error, match="pattern"):
+        "".join(llm.generate("x", json_schema={"type": "object", "properties": {"a": {"type": "string",
+                                                                                       "pattern": "b"}}}))

@@ -1,13 +1,17 @@
-#include "server/json_schema_compile.h"
-
+// JSON Schema text -> wgrt::JsonSchema (wgrt/json_schema.h): the subset
+// llm/json_schema.h matches. A keyword outside the subset is refused by name
+// rather than ignored, so that no reply silently breaks the schema.
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
 
-#include "server/api_error.h"
+#include <nlohmann/json.hpp>
 
-namespace wgrt::server {
+#include "wgrt/error.h"
+#include "wgrt/json_schema.h"
+
+namespace wgrt::api {
 namespace {
 
 using nlohmann::json;
@@ -51,9 +55,7 @@ class Compiler {
 
  private:
   [[noreturn]] static void fail(const std::string& where, const std::string& what) {
-    throw ApiError::invalid("'response_format.json_schema.schema" + (where.empty() ? "" : " at " + where) +
-                                "': " + what,
-                            "response_format");
+    throw Error(ErrorCode::InvalidArgument, "JSON schema" + (where.empty() ? "" : " at " + where) + ": " + what);
   }
 
   int32_t add(JsonSchemaNode n, const std::string& where) {
@@ -215,6 +217,14 @@ class Compiler {
 
 }  // namespace
 
-std::shared_ptr<const JsonSchema> compile_json_schema(const nlohmann::json& schema) { return Compiler(schema).run(); }
+std::shared_ptr<const JsonSchema> parse_json_schema(std::string_view schema_json) {
+  json schema;
+  try {
+    schema = json::parse(schema_json);
+  } catch (const json::exception& e) {
+    throw Error(ErrorCode::InvalidArgument, std::string("JSON schema: not valid JSON: ") + e.what());
+  }
+  return Compiler(schema).run();
+}
 
-}  // namespace wgrt::server
+}  // namespace wgrt::api
