@@ -201,6 +201,9 @@ class Llm {
   // continues as the whole prompt would from an empty cache: a chat's next
   // turn repeats the conversation so far, and only the new turn runs.
   int64_t reuse_cached_prefix(std::span<const int32_t> prompt);
+  // Test only: destroys the model's GPU device as a driver reset would;
+  // everything the model runs afterwards fails with Error(DeviceLost).
+  void lose_device_for_test();
   // Any thread (to the comment above cached_tokens). The file it was loaded
   // from, and a one-line description of the model (architecture, sizes,
   // weight format).

@@ -95,6 +95,11 @@ int serve(ServeConfig& config) {
     model = api::Llm::load(runtime, config.load);
   }
   config.server.model_id = std::filesystem::path(model->path()).filename().string();
+  // After a lost GPU device: a new device and the model loaded again on it.
+  config.server.reload = [load = config.load]() mutable {
+    load.on_progress = nullptr;
+    return api::Llm::load(api::Runtime::create(runtime_options()), load);
+  };
 
   server::HttpServer server(*model, config.server);
   const int port = server.bind();
@@ -107,6 +112,10 @@ int serve(ServeConfig& config) {
                config.server.api_key.empty() ? "; no API key" : "; API key required");
   if (signals.attach(&server)) server.serve();
   signals.attach(nullptr);
+  if (const std::string why = server.failure(); !why.empty()) {
+    std::fprintf(stderr, "wgrt serve: %s\n", why.c_str());
+    return 1;
+  }
   std::fprintf(stderr, "stopped\n");
   return 0;
 }
@@ -166,6 +175,10 @@ Command add_serve(CLI::App& app) {
                   "(Access-Control-Allow-Origin; preflights answered); default off")
       ->type_name("ORIGIN");
   cmd->add_flag("--quiet", c->quiet, "no line per request on stderr");
+  cmd->add_option("--test-lose-device-at-request", c->server.lose_device_at_request_for_test,
+                  "testing: the GPU device is lost as the Nth request starts")
+      ->type_name("N")
+      ->group("");  // hidden
   return {cmd, [c] { return serve(*c); }};
 }
 

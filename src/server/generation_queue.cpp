@@ -1,7 +1,10 @@
 #include "server/generation_queue.h"
 
+#include <cstdio>
 #include <exception>
 #include <utility>
+
+#include "wgrt/error.h"
 
 namespace wgrt::server {
 
@@ -35,8 +38,12 @@ void Job::finish(JobResult result) {
   changed_.notify_all();
 }
 
-GenerationQueue::GenerationQueue(api::Llm model, size_t max_waiting)
-    : model_(std::move(model)), max_waiting_(max_waiting), worker_([this] { work(); }) {}
+GenerationQueue::GenerationQueue(api::Llm model, size_t max_waiting, Reload reload, Fatal fatal)
+    : model_(std::move(model)),
+      max_waiting_(max_waiting),
+      reload_(std::move(reload)),
+      fatal_(std::move(fatal)),
+      worker_([this] { work(); }) {}
 
 GenerationQueue::~GenerationQueue() {
   shutdown();
@@ -103,6 +110,7 @@ void GenerationQueue::execute(Job& job) {
     job.finish(std::move(result));
     return;
   }
+  if (++started_ == lose_at_request_) model_.lose_device_for_test();
   try {
     api::GenerateOptions options = job.options_;
     options.cancel = &job.cancel_;
@@ -122,12 +130,33 @@ void GenerationQueue::execute(Job& job) {
     result.reason = stats.cancelled                                          ? FinishReason::Cancelled
                     : stats.stopped_at_eos || stats.stopped_at_stop_string ? FinishReason::Stop
                                                                            : FinishReason::Length;
+  } catch (const Error& e) {
+    result.error = e.what();
+    if (e.code() == ErrorCode::DeviceLost) {
+      result.reason = FinishReason::Unavailable;
+      job.finish(std::move(result));
+      recover(e.what());
+      return;
+    }
+    result.reason = FinishReason::Error;
+    model_.reset();  // a failed pass may have left rows unwritten: no later request reuses them
   } catch (const std::exception& e) {
     result.reason = FinishReason::Error;
     result.error = e.what();
-    model_.reset();  // a failed pass may have left rows unwritten: no later request reuses them
+    model_.reset();
   }
   job.finish(std::move(result));
+}
+
+void GenerationQueue::recover(const std::string& what) {
+  std::fprintf(stderr, "wgrt serve: the GPU device was lost (%s); loading the model again\n", what.c_str());
+  if (!reload_) return;
+  try {
+    model_ = reload_();
+    std::fprintf(stderr, "wgrt serve: the model is loaded again; serving\n");
+  } catch (const std::exception& e) {
+    if (fatal_) fatal_(std::string("the GPU device was lost and the model could not be loaded again: ") + e.what());
+  }
 }
 
 }  // namespace wgrt::server

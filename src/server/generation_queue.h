@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,7 +28,9 @@
 
 namespace wgrt::server {
 
-enum class FinishReason { Stop, Length, Cancelled, Error };
+// Unavailable: the GPU device was lost during the request (a 503; the model
+// is being loaded again on a new device).
+enum class FinishReason { Stop, Length, Cancelled, Error, Unavailable };
 
 struct JobResult {
   FinishReason reason = FinishReason::Error;
@@ -82,8 +85,15 @@ class Job {
 
 class GenerationQueue {
  public:
-  // At most `max_waiting` jobs wait behind the running one.
-  GenerationQueue(api::Llm model, size_t max_waiting);
+  // Loads the model again on a new device, after the device was lost.
+  using Reload = std::function<api::Llm()>;
+  // Told when the model could not be loaded again (the server then stops).
+  using Fatal = std::function<void(const std::string&)>;
+  // At most `max_waiting` jobs wait behind the running one. Without
+  // `reload`, a lost device fails every later request.
+  GenerationQueue(api::Llm model, size_t max_waiting, Reload reload = {}, Fatal fatal = {});
+  // Test only: the device is lost as the Nth request starts (0: never).
+  void lose_device_at_request_for_test(uint64_t n) { lose_at_request_ = n; }
   ~GenerationQueue();  // shutdown(), then joins the worker
   GenerationQueue(const GenerationQueue&) = delete;
   GenerationQueue& operator=(const GenerationQueue&) = delete;
@@ -106,11 +116,17 @@ class GenerationQueue {
  private:
   void work();
   void execute(Job& job);
+  // After a lost device: the model on a new one, or the server told to stop.
+  void recover(const std::string& what);
   // A step's log-probabilities with its tokens as text.
   TokenLogprob token_logprob(const api::GenerationStep& step) const;
 
   api::Llm model_;
   const size_t max_waiting_;
+  const Reload reload_;
+  const Fatal fatal_;
+  std::atomic<uint64_t> lose_at_request_{0};
+  uint64_t started_ = 0;  // requests the worker has begun
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> waiting_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <thread>
 
 #include "server/connection_guard.h"
@@ -32,6 +33,11 @@ void send_error(httplib::Response& res, const ApiError& error) {
 }
 
 ApiError shutting_down() { return ApiError(503, "server_error", "the server is shutting down"); }
+ApiError device_lost(const std::string& what) {
+  return ApiError(503, "server_error",
+                  "the GPU device was lost during this request (" + what + "); the model is loading again: retry",
+                  "", "device_lost");
+}
 
 // Compares every byte of the secret whatever the guess: no timing tells how
 // much of a guess was right.
@@ -73,10 +79,12 @@ struct EventStream {
     }
     if (!update.result) return true;
     const JobResult& result = *update.result;
-    if (result.reason == FinishReason::Error || result.reason == FinishReason::Cancelled) {
+    if (result.reason == FinishReason::Error || result.reason == FinishReason::Cancelled ||
+        result.reason == FinishReason::Unavailable) {
       const ApiError error = result.reason == FinishReason::Error
                                  ? ApiError(500, "server_error", "generation failed: " + result.error)
-                                 : shutting_down();
+                             : result.reason == FinishReason::Unavailable ? device_lost(result.error)
+                                                                            : shutting_down();
       send(sink, data(error_body(error)));
       return false;
     }
@@ -92,7 +100,10 @@ struct EventStream {
 
 struct HttpServer::Impl {
   Impl(api::Llm model, ServerOptions options)
-      : model(std::move(model)), options(std::move(options)), queue(this->model, this->options.max_waiting),
+      : model(std::move(model)),
+        options(std::move(options)),
+        queue(this->model, this->options.max_waiting, this->options.reload,
+              [this](const std::string& why) { fail(why); }),
         guard(this->options.max_connections, std::chrono::seconds(this->options.timeout_s)),
         started(std::time(nullptr)) {}
 
@@ -106,6 +117,18 @@ struct HttpServer::Impl {
   httplib::Server http;
 
   void routes();
+  void fail(const std::string& why) {
+    {
+      std::lock_guard lock(failure_mutex);
+      failure = why;
+    }
+    std::fprintf(stderr, "wgrt serve: %s; stopping\n", why.c_str());
+    stop_requested = true;
+    queue.shutdown();
+    http.stop();
+  }
+  mutable std::mutex failure_mutex;
+  std::string failure;
   // Pre-routing: CORS headers and preflights, then the API key.
   bool refused_before_routing(const httplib::Request& req, httplib::Response& res) const;
   void generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
@@ -226,6 +249,7 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
       if (all.result->reason == FinishReason::Error) {
         throw ApiError(500, "server_error", "generation failed: " + all.result->error);
       }
+      if (all.result->reason == FinishReason::Unavailable) throw device_lost(all.result->error);
       send_json(res, 200, completion_body(meta, all.text, all.logprobs, *all.result));
       return;
     }
@@ -247,6 +271,7 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
 
 HttpServer::HttpServer(api::Llm model, ServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(model), std::move(options))) {
+  impl_->queue.lose_device_at_request_for_test(impl_->options.lose_device_at_request_for_test);
   impl_->routes();
 }
 
@@ -266,6 +291,11 @@ int HttpServer::bind() {
 void HttpServer::serve() {
   if (!impl_->stop_requested) impl_->http.listen_after_bind();
   impl_->serving_ended = true;
+}
+
+std::string HttpServer::failure() const {
+  std::lock_guard lock(impl_->failure_mutex);
+  return impl_->failure;
 }
 
 void HttpServer::stop() {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,11 @@ struct ServerOptions {
   // Non-empty: answers carry Access-Control-Allow-Origin: <it> ("*" for any)
   // and preflight OPTIONS requests are answered, for web pages on other origins.
   std::string cors_origin;
+  // Loads the model again on a new device when the GPU device is lost (the
+  // request that met the loss gets a 503); when it fails too, the server
+  // stops and failure() says why. Without it, later requests fail (500).
+  std::function<api::Llm()> reload;
+  uint64_t lose_device_at_request_for_test = 0;  // test only: the Nth request meets a lost device
 };
 
 class HttpServer {
@@ -52,6 +58,9 @@ class HttpServer {
   void serve();
   // From any thread: cancels running and queued generation and ends serve().
   void stop();
+  // Why the server stopped on its own (a lost device it could not recover
+  // from); empty when it was stopped or still serves.
+  std::string failure() const;
 
  private:
   struct Impl;

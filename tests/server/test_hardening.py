@@ -4,6 +4,7 @@ byte at a time is dropped), the cap on open connections, and CORS for web
 pages. Each test starts its own server on the tiny model."""
 import os
 import select
+import shutil
 import socket
 import time
 
@@ -152,3 +153,33 @@ def test_cors_is_off_unless_asked_for(serve):
     assert status == 401 and headers["access-control-allow-origin"] == "http://example.com"
     status, headers = raw_request(srv.port, "GET", "/v1/models", {"Authorization": "Bearer k"})
     assert status == 200 and headers["access-control-allow-origin"] == "http://example.com"
+
+
+def test_a_lost_device_fails_one_request_and_the_model_comes_back(serve):
+    """Issue 36, faults: the GPU device is lost as the second request starts
+    (a test hook standing in for a driver reset): that request gets a 503
+    device_lost, the server loads the model again on a new device and
+    serves the next request as before."""
+    srv = serve("--test-lose-device-at-request", "2")
+    body = {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 6, "temperature": 0}
+    status, _, first = srv.request("POST", "/v1/completions", body)
+    assert status == 200
+    status, headers, lost = srv.request("POST", "/v1/completions", body)
+    assert status == 503 and lost["error"]["code"] == "device_lost" and headers["Retry-After"] == "1", lost
+    status, _, again = srv.request("POST", "/v1/completions", body)
+    assert status == 200 and again["choices"][0]["text"] == first["choices"][0]["text"]
+    assert "loaded again" in srv.log_text() and srv.health()["status"] == "ok"
+
+
+def test_a_lost_device_that_cannot_be_recovered_stops_the_server_clearly(tiny_model, tmp_path):
+    """When the model cannot be loaded again (here its file is gone), the
+    server says why and exits 1, rather than failing every request after."""
+    model = tmp_path / "gone.gguf"
+    shutil.copy(tiny_model, model)
+    srv = Server(tmp_path / "serve.log", "--model", str(model), "--test-lose-device-at-request", "1")
+    model.unlink()
+    status, _, lost = srv.request("POST", "/v1/completions", {"model": "tiny", "prompt": "hi", "max_tokens": 2})
+    assert status == 503 and lost["error"]["code"] == "device_lost"
+    assert srv.proc.wait(timeout=30) == 1
+    log = srv.log_text()
+    assert "could not be loaded again" in log and "gone.gguf" in log, log
