@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "wgrt/error.h"
+#include "wgrt/json_schema.h"
 #include "wgrt/llm.h"
 #include "wgrt/tensor.h"
 
@@ -24,7 +25,8 @@ namespace {
 // The command line, as parsed.
 struct GenerateArgs {
   std::vector<std::string> prompt_words;
-  std::string model, tokenizer, system, file, prompt_tokens, dump_logits;
+  std::string model, tokenizer, system, file, prompt_tokens, dump_logits, json_schema;
+  bool json = false;
   int32_t n = 128;
   float temp = 0.8f, top_p = 0.95f, min_p = 0.05f, repeat_penalty = 1.0f, presence_penalty = 0.0f,
         frequency_penalty = 0.0f;
@@ -67,13 +69,18 @@ std::string read_all(std::FILE* f) {
   return s;
 }
 
+std::string read_file(const std::string& path, const char* what) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw Error(ErrorCode::NotFound, std::string("cannot open ") + what + " " + path + ": " + std::strerror(errno));
+  std::string s = read_all(f);
+  std::fclose(f);
+  return s;
+}
+
 int generate(const GenerateArgs& args) {
   std::string prompt;
   if (!args.file.empty()) {
-    std::FILE* f = std::fopen(args.file.c_str(), "rb");
-    if (!f) throw Error(ErrorCode::NotFound, "cannot open prompt file " + args.file + ": " + std::strerror(errno));
-    prompt = read_all(f);
-    std::fclose(f);
+    prompt = read_file(args.file, "prompt file");
   } else if (!args.prompt_words.empty() && args.prompt_words[0] == "-") {
     prompt = read_all(stdin);
   } else {
@@ -98,6 +105,14 @@ int generate(const GenerateArgs& args) {
   gen.cancel = &g_cancel;
   gen.ignore_eos = args.ignore_eos;
   gen.stop = args.stop;
+  gen.json_object = args.json;
+  if (!args.json_schema.empty()) {
+    try {
+      gen.json_schema = api::parse_json_schema(read_file(args.json_schema, "JSON schema file"));
+    } catch (const Error& e) {
+      throw e.with_context("--json-schema " + args.json_schema);
+    }
+  }
   api::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
 
   const api::Runtime runtime = api::Runtime::create(runtime_options());
@@ -222,6 +237,10 @@ Command add_generate(CLI::App& app) {
   cmd->add_flag("--chat", a->chat, "wrap the prompt in the model's chat template");
   cmd->add_option("--system", a->system, "system message for --chat")->type_name("TEXT");
   cmd->add_option("--file", a->file, "read the prompt from a file")->type_name("PATH");
+  cmd->add_flag("--json", a->json, "the reply is one JSON object (constrained decoding; samples on the CPU)");
+  cmd->add_option("--json-schema", a->json_schema,
+                  "the reply is one value of the JSON Schema in this file (the subset wgrt serve takes)")
+      ->type_name("PATH");
   cmd->add_flag("--quiet", a->quiet, "print only the generated text");
   const std::string testing = "for testing against a reference";
   cmd->add_option("--prompt-tokens", a->prompt_tokens, "comma-separated token ids instead of a text prompt")

@@ -18,13 +18,15 @@ WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 # Every option each subcommand had before CLI11, spelled the same.
 OPTIONS = {
     "generate": ["--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
+                 "--presence-penalty", "--frequency-penalty", "--json", "--json-schema",
                  "--seed", "--stop", "--in-flight", "--cpu-sampling", "--ctx", "--chunk", "--chat", "--system",
                  "--file", "--quiet", "--prompt-tokens", "--dump-logits", "--print-token-ids", "--ignore-eos"],
     "run": ["--ptd", "--method", "--input", "--output-dir", "--repeat", "--profile", "--seed"],
     "inspect": ["--ptd"],
     "bench": ["--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--warmup-seconds", "--ctx", "--seed", "--in-flight", "--ab",
               "--cpu-sampling", "--profile", "--top", "--json"],
-    "serve": ["--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue", "--quiet"],
+    "serve": ["--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue", "--quiet",
+              "--api-key", "--max-body", "--timeout", "--max-connections", "--cors"],
     "info": [],
     "ops": [],
 }
@@ -137,3 +139,24 @@ def test_environment_maps_onto_the_tuning(tmp_path):
     missing = run(*args, WGRT_DEFAULT_MODEL=str(tmp_path / "none.gguf"))
     assert missing.returncode == 1
     assert "WGRT_DEFAULT_MODEL is '" in missing.stderr and "which is not a file" in missing.stderr, missing.stderr
+
+
+def test_structured_output_from_the_command_line(tmp_path):
+    """--json-schema FILE holds the reply to the schema (validated here with
+    the independent jsonschema package); a keyword outside wgrt's subset is
+    refused naming it and the file."""
+    import json
+    import jsonschema
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    schema = {"type": "object", "properties": {"pick": {"enum": ["yes", "no"]}, "n": {"type": "integer"},
+                                               "tag": {"type": "string", "maxLength": 4}},
+              "required": ["pick", "n", "tag"], "additionalProperties": False}
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    proc = wgrt("generate", "--model", str(model), "--json-schema", str(path), "-n", "400", "--temp", "0.9",
+                "--seed", "4", "--quiet", "--", "Once")
+    assert proc.returncode == 0, proc.stderr
+    jsonschema.validate(json.loads(proc.stdout), schema)
+    path.write_text(json.dumps({"type": "object", "properties": {"d": {"type": "string", "format": "date"}}}))
+    proc = wgrt("generate", "--model", str(model), "--json-schema", str(path), "--", "Once")
+    assert proc.returncode != 0 and "'format'" in proc.stderr and str(path) in proc.stderr, proc.stderr
