@@ -87,7 +87,9 @@ struct LlmOptions {
   int64_t chunk = 256;         // most prompt tokens per forward pass
   bool kv_f16 = false;         // KV cache in f16 (GGUF models): half its memory, rows rounded to f16
   LoadOptions load;
-  // Progress while weights are read and uploaded: (done, total, stage).
+  // Progress while weights are read and uploaded: (done, total, stage);
+  // "preparing weights" counts tensors, "uploading" bytes, "compiling
+  // kernels" steps.
   std::function<void(size_t, size_t, const char*)> on_progress;
   // Checked (see validate) against the tokenizer's vocabulary before any
   // weight is read, so a bad option fails before the long part of loading.

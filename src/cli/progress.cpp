@@ -5,31 +5,57 @@
 #include <cstdio>
 
 namespace wgrt::cli {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
 
 ProgressBar::ProgressBar(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
 
 ProgressBar::~ProgressBar() { finish(); }
 
+void ProgressBar::end_stage() {
+  if (!in_bytes(last_stage_) || last_done_ == 0) return;
+  const double s = seconds_since(stage_start_);
+  std::fprintf(stderr, "%s%s: %s %.0f MiB in %.1f s (%.0f MiB/s)\n", tty_ && last_percent_ >= 0 ? "\n" : "",
+               label_.c_str(), last_stage_.c_str(), last_done_ / kMiB, s, s > 0 ? last_done_ / kMiB / s : 0.0);
+  last_percent_ = -1;
+}
+
 void ProgressBar::update(uint64_t done, uint64_t total, const char* stage) {
   const int percent = total ? int(100 * done / total) : 100;
   const bool new_stage = last_stage_ != stage;
+  if (new_stage) {
+    end_stage();
+    stage_start_ = std::chrono::steady_clock::now();
+  }
+  last_done_ = done;
   if (!new_stage && percent == last_percent_) return;
   last_percent_ = percent;
+  last_stage_ = stage;
   if (tty_) {
     constexpr int kWidth = 30;
     const int filled = percent * kWidth / 100;
     std::fprintf(stderr, "\r%s: %-18s [%.*s%*s] %3d%%", label_.c_str(), stage, filled,
                  "==============================", kWidth - filled, "", percent);
+    if (in_bytes(last_stage_)) {
+      const double s = seconds_since(stage_start_);
+      std::fprintf(stderr, " %.0f/%.0f MiB, %.0f MiB/s  ", done / kMiB, total / kMiB, s > 0 ? done / kMiB / s : 0.0);
+    }
     std::fflush(stderr);
   } else if (new_stage) {
     std::fprintf(stderr, "%s: %s...\n", label_.c_str(), stage);
   }
-  last_stage_ = stage;
 }
 
 void ProgressBar::finish() {
   if (finished_) return;
   finished_ = true;
+  end_stage();
   if (tty_ && last_percent_ >= 0) std::fprintf(stderr, "\n");
 }
 
