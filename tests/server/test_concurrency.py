@@ -195,3 +195,56 @@ def test_sigterm_under_load_answers_everyone_and_exits_within_5_s(tiny_model, tm
         if status == 200:
             assert b"[DONE]" not in tail, (i, tail)  # a stream cut short, never a finished one
     assert took < 5
+
+
+def test_chaos_eight_clients_fifty_requests(server):
+    """Issue 36: 8 clients x 50 requests where 10 % disconnect mid-stream, 5 %
+    send malformed JSON and 5 % a prompt longer than the context: every
+    well-formed request gets its own answer, the others their documented
+    400, nothing else fails, and RSS stays flat from the 100th request on."""
+    import random
+    rng = random.Random(7)
+    plan = [[rng.random() for _ in range(50)] for _ in range(CLIENTS)]
+    prompts = {(c, i): prompt_of(c, i) for c in range(CLIENTS) for i in range(50)}
+    one = server.client()
+    normal = {k for k, r in zip(prompts, [x for row in plan for x in row]) if r >= 0.2}
+    want = {prompts[k]: ask(server, one, prompts[k], stream=False) for k in sorted(normal)}
+    long_prompt = " ".join(f"w{i}" for i in range(3000))  # past the 2,048-token context
+    done = []
+
+    def run_client(c):
+        client = server.client()
+        out = []
+        for i, r in enumerate(plan[c]):
+            p = prompts[(c, i)]
+            if r < 0.10:  # leaves mid-stream
+                conn, resp = open_stream(server, max_tokens=200)
+                read_events(resp, 2)
+                conn.close()
+                out.append(("left", None))
+            elif r < 0.15:
+                status, _, body = server.request("POST", "/v1/completions", b'{"prompt": "x", "max_tokens": 3')
+                out.append(("malformed", status))
+            elif r < 0.20:
+                status, _, body = server.request("POST", "/v1/completions", {"prompt": long_prompt, "max_tokens": 2})
+                out.append(("over-long", status, body["error"].get("code")))
+            else:
+                out.append(("answer", ask(server, client, p, stream=i % 2 == 1) == want[p]))
+            done.append(1)
+            if len(done) == 100:
+                out.append(("rss", server.rss_kib()))
+        return out
+
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        results = [r for rows in pool.map(run_client, range(CLIENTS), timeout=600) for r in rows]
+    kinds = {}
+    for r in results:
+        kinds.setdefault(r[0], []).append(r[1:])
+    assert all(ok for (ok,) in kinds["answer"]), "a well-formed request got someone else's answer"
+    assert all(s == 400 for (s,) in kinds.get("malformed", [])) and kinds.get("malformed")
+    assert all(s == 400 and code == "context_length_exceeded" for s, code in kinds.get("over-long", []))
+    assert len(kinds["left"]) > 10 and len(kinds["answer"]) > 250
+    rss_at_100, rss_end = kinds["rss"][0][0], server.rss_kib()
+    print(f"chaos: {len(results) - 1} requests; RSS at the 100th {rss_at_100} KiB, at the end {rss_end} KiB")
+    assert rss_end <= rss_at_100 * 1.05
+    assert wait_until(lambda: server.health()["running"] == 0, timeout=10)
