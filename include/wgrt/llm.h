@@ -206,6 +206,9 @@ class Llm {
   // Test only: destroys the model's GPU device as a driver reset would;
   // everything the model runs afterwards fails with Error(DeviceLost).
   void lose_device_for_test();
+  // Test only: the model's next GPU buffer creation fails (as out of
+  // memory); the call making it fails with Error(OutOfMemory).
+  void fail_next_allocation_for_test();
   // Any thread (to the comment above cached_tokens). The file it was loaded
   // from, and a one-line description of the model (architecture, sizes,
   // weight format).

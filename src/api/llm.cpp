@@ -133,6 +133,7 @@ GenerateResult Llm::generate(std::string_view prompt, const GenerateOptions& opt
 
 void Llm::reset() { impl_->model->reset(); }
 void Llm::lose_device_for_test() { impl_->model->device().lose_for_test(); }
+void Llm::fail_next_allocation_for_test() { impl_->model->device().fail_nth_allocation_for_test(1); }
 
 int64_t Llm::reuse_cached_prefix(std::span<const int32_t> prompt) {
   const int64_t n = impl_->model->cached_prefix(prompt);

@@ -179,6 +179,10 @@ Command add_serve(CLI::App& app) {
                   "testing: the GPU device is lost as the Nth request starts")
       ->type_name("N")
       ->group("");  // hidden
+  cmd->add_option("--test-fail-allocation-at-request", c->server.fail_allocation_at_request_for_test,
+                  "testing: a GPU buffer allocation fails as the Nth request starts")
+      ->type_name("N")
+      ->group("");
   return {cmd, [c] { return serve(*c); }};
 }
 

@@ -111,6 +111,7 @@ void GenerationQueue::execute(Job& job) {
     return;
   }
   if (++started_ == lose_at_request_) model_.lose_device_for_test();
+  if (started_ == fail_at_request_) model_.fail_next_allocation_for_test();
   try {
     api::GenerateOptions options = job.options_;
     options.cancel = &job.cancel_;

@@ -94,6 +94,8 @@ class GenerationQueue {
   GenerationQueue(api::Llm model, size_t max_waiting, Reload reload = {}, Fatal fatal = {});
   // Test only: the device is lost as the Nth request starts (0: never).
   void lose_device_at_request_for_test(uint64_t n) { lose_at_request_ = n; }
+  // Test only: a GPU allocation fails as the Nth request starts (0: never).
+  void fail_allocation_at_request_for_test(uint64_t n) { fail_at_request_ = n; }
   ~GenerationQueue();  // shutdown(), then joins the worker
   GenerationQueue(const GenerationQueue&) = delete;
   GenerationQueue& operator=(const GenerationQueue&) = delete;
@@ -125,7 +127,7 @@ class GenerationQueue {
   const size_t max_waiting_;
   const Reload reload_;
   const Fatal fatal_;
-  std::atomic<uint64_t> lose_at_request_{0};
+  std::atomic<uint64_t> lose_at_request_{0}, fail_at_request_{0};
   uint64_t started_ = 0;  // requests the worker has begun
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -272,6 +272,7 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
 HttpServer::HttpServer(api::Llm model, ServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(model), std::move(options))) {
   impl_->queue.lose_device_at_request_for_test(impl_->options.lose_device_at_request_for_test);
+  impl_->queue.fail_allocation_at_request_for_test(impl_->options.fail_allocation_at_request_for_test);
   impl_->routes();
 }
 

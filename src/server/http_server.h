@@ -42,6 +42,7 @@ struct ServerOptions {
   // stops and failure() says why. Without it, later requests fail (500).
   std::function<api::Llm()> reload;
   uint64_t lose_device_at_request_for_test = 0;  // test only: the Nth request meets a lost device
+  uint64_t fail_allocation_at_request_for_test = 0;  // test only: a GPU allocation fails in the Nth request
 };
 
 class HttpServer {

@@ -183,3 +183,17 @@ def test_a_lost_device_that_cannot_be_recovered_stops_the_server_clearly(tiny_mo
     assert srv.proc.wait(timeout=30) == 1
     log = srv.log_text()
     assert "could not be loaded again" in log and "gone.gguf" in log, log
+
+
+def test_a_failed_gpu_allocation_fails_one_request_and_the_next_succeeds(serve):
+    """Issue 36, faults: a GPU buffer allocation fails during the second
+    request (a test hook standing in for an out-of-memory): that request
+    gets a 500 naming it, and the server serves the next one as before."""
+    srv = serve("--test-fail-allocation-at-request", "2")
+    body = {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 6, "temperature": 0}
+    status, _, first = srv.request("POST", "/v1/completions", body)
+    assert status == 200
+    status, _, failed = srv.request("POST", "/v1/completions", body)
+    assert status == 500 and "cannot allocate" in failed["error"]["message"], failed
+    status, _, again = srv.request("POST", "/v1/completions", body)
+    assert status == 200 and again["choices"][0]["text"] == first["choices"][0]["text"]
