@@ -138,6 +138,11 @@ TokenId Generation::take_draw() {
   pending_.pop_front();
   int32_t token = -1;
   ring_->take(slot, &token);
+  if (token < 0 || token >= model_.sampling_vocab()) {
+    throw Error(ErrorCode::InvalidArgument,
+                "sampling found no token to draw: the logits hold NaN or infinite values (the model's weights, or a "
+                "penalty or bias that overflows)");
+  }
   if (logits_ring_) {
     logits_ring_->take(slot, host_logits_.data());
     logprobs_ = token_logprobs(host_logits_, token, size_t(options_.logprobs));

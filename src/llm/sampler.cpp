@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -46,6 +47,15 @@ std::vector<std::pair<int32_t, double>> Sampler::distribution(std::span<const fl
       float& l = scratch_[t];
       l = l > 0 ? l / options_.repeat_penalty : l * options_.repeat_penalty;
       l -= options_.frequency_penalty * float(count) + options_.presence_penalty;
+    }
+  }
+  // NaN or infinite logits (a broken model, an overflowing penalty or bias)
+  // have no distribution; sorting them would break the comparisons' order.
+  for (float l : scratch_) {
+    if (std::isnan(l) || l == std::numeric_limits<float>::infinity()) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "sampling found no token to draw: the logits hold NaN or infinite values (the model's weights, or "
+                  "a penalty or bias that overflows)");
     }
   }
   if (options_.temperature == 0.0f) {  // the first maximum: the lowest id wins ties

@@ -99,3 +99,17 @@ def test_deeply_nested_bodies_are_refused_not_crashed_on(server):
     status, _, reply = server.request("POST", "/v1/completions", deep.encode())
     assert status == 400 and "nests" in reply["error"]["message"], reply
     assert server.health()["status"] == "ok"
+
+
+@pytest.mark.parametrize("extra", [{}, {"logprobs": 2}])
+def test_logits_that_overflow_end_the_request_not_the_server(server, extra):
+    """A repeat penalty of 1e-45 divides positive logits into +infinity: no
+    distribution is left. The GPU sampler read before its list there and
+    crashed the process (found by an audit); now that request fails with a
+    clear 500 (CPU sampling, with logprobs, too) and the server serves on."""
+    body = {"model": "tiny", "prompt": "Once upon a time", "max_tokens": 8, "temperature": 0.8, "seed": 1,
+            "repeat_penalty": 1e-45, "ignore_eos": True, **extra}
+    status, _, reply = server.request("POST", "/v1/completions", body)
+    assert status == 500 and "no token to draw" in reply["error"]["message"], reply
+    status, _, reply = server.request("POST", "/v1/completions", {"model": "tiny", "prompt": "hi", "max_tokens": 2})
+    assert status == 200

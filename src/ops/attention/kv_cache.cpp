@@ -64,7 +64,7 @@ CacheWrite record_cache_write(OpContext& ctx, std::initializer_list<std::pair<Va
 void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_dims, int64_t start_pos,
                       int64_t cache_max, const char* op) {
   const int64_t s = value_dims[1];
-  if (start_pos < 0 || start_pos + s > cache_max) {
+  if (start_pos < 0 || start_pos > cache_max - s) {  // not start_pos + s: a hostile start near INT64_MAX wraps
     throw Error(ErrorCode::InvalidArgument, std::string(op) + ": positions [" + std::to_string(start_pos) + ", " +
                                                 std::to_string(start_pos + s) + ") do not fit a cache of " +
                                                 std::to_string(cache_max));

@@ -1,5 +1,5 @@
 // Token ids fed to an embedding from the host are range-checked there: on the
-// GPU an id past the table reads zeros (robust buffer access) and the result
+// GPU an id past the table reads row 0 (the kernels clamp it) and the result
 // is silently wrong. Ids computed on the GPU, or passed as a device buffer,
 // are not checked (their values never reach the host).
 #pragma once

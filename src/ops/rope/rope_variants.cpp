@@ -53,7 +53,7 @@ void lower_hf(OpContext& ctx) {
     const Dims& qd = r.dims(q);
     const Dims& kd = r.dims(k);
     const int64_t pos = r.integer(start);
-    if (pos < 0 || pos + qd[1] > table[0]) {
+    if (pos < 0 || pos > table[0] - qd[1]) {  // not pos + S: a hostile position near INT64_MAX wraps
       throw Error(ErrorCode::InvalidArgument, "apply_rotary_emb_hf: positions " + std::to_string(pos) + " + " +
                                                   std::to_string(qd[1]) + " pass the table's " + std::to_string(table[0]) + " rows");
     }

@@ -317,6 +317,9 @@ fn sort_and_cut(lid: u32, n: u32, top: f32, inv_t: f32, z: f32) -> u32 {
 // Inverse CDF over the first n_keep sorted survivors: the first whose
 // cumulative probability exceeds a uniform draw scaled to their mass.
 fn pick_from_list(n_keep: u32, counter: u32) -> u32 {
+  // No survivor (NaN or infinite logits: a broken model or an extreme
+  // penalty): NONE, which the host refuses, rather than a read before the list.
+  if (n_keep == 0u) { return NONE; }
   let goal = uniform01(counter, NONE) * list_l[n_keep - 1u];
   var lo = 0u;
   var hi = n_keep - 1u;
