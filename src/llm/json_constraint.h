@@ -64,8 +64,7 @@ class JsonConstraint : public TokenConstraint {
       } else if (plain_string && texts_.plain[i]) {
         allowed = room < 0 || texts_.chars[i] <= room;
       } else {
-        Matcher trial = matcher_;
-        allowed = trial.feed(texts_.pieces[i]);
+        allowed = matcher_.accepts(texts_.pieces[i]);
       }
       if (!allowed) logits[i] = kNever;
       left += allowed;

@@ -22,6 +22,11 @@ class JsonObjectPrefix {
 
   // False (and the state unchanged) when `bytes` cannot continue the text.
   bool feed(std::string_view bytes);
+  // Whether feed(bytes) would succeed, leaving the state as it is.
+  bool accepts(std::string_view bytes) const {
+    JsonObjectPrefix trial = *this;  // a few bytes: the copy is the cheap way
+    return trial.feed(bytes);
+  }
   // The text is one whole JSON object (trailing whitespace allowed).
   bool complete() const { return mode_ == Mode::Done; }
   // Inside a string value, where any plain character may come (room: -1, no limit).

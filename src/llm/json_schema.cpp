@@ -26,18 +26,26 @@ JsonSchemaMatcher::JsonSchemaMatcher(std::shared_ptr<const JsonSchema> schema) :
   readings_.emplace_back();  // a value of node 0
 }
 
-bool JsonSchemaMatcher::feed(std::string_view bytes) {
-  std::vector<Reading> current = readings_, next;
-  for (char c : bytes) {
+std::vector<JsonSchemaMatcher::Reading> JsonSchemaMatcher::advance(std::string_view bytes) const {
+  std::vector<Reading> current, next;
+  for (size_t i = 0; i < bytes.size(); ++i) {
     next.clear();
-    for (const Reading& r : current) step(r, c, next);
-    if (next.empty()) return false;
+    for (const Reading& r : i == 0 ? readings_ : current) step(r, bytes[i], next);
+    if (next.empty()) return {};
     if (next.size() > kMaxReadings) next.resize(kMaxReadings);
     std::swap(current, next);
   }
-  readings_ = std::move(current);
+  return bytes.empty() ? readings_ : current;
+}
+
+bool JsonSchemaMatcher::feed(std::string_view bytes) {
+  std::vector<Reading> next = advance(bytes);
+  if (next.empty()) return false;
+  readings_ = std::move(next);
   return true;
 }
+
+bool JsonSchemaMatcher::accepts(std::string_view bytes) const { return !advance(bytes).empty(); }
 
 bool JsonSchemaMatcher::complete() const {
   return std::any_of(readings_.begin(), readings_.end(), [](const Reading& r) { return r.mode == Mode::Done; });

@@ -37,6 +37,8 @@ class JsonSchemaMatcher {
   explicit JsonSchemaMatcher(std::shared_ptr<const JsonSchema> schema);
   // False (and the state unchanged) when `bytes` cannot continue the text.
   bool feed(std::string_view bytes);
+  // Whether feed(bytes) would succeed, leaving the state as it is.
+  bool accepts(std::string_view bytes) const;
   // The text is one whole value of the schema (trailing whitespace allowed).
   bool complete() const;
   // Inside a string whose content nothing constrains but its length: how
@@ -70,6 +72,8 @@ class JsonSchemaMatcher {
   };
 
   void step(Reading r, char c, std::vector<Reading>& out) const;
+  // The readings after `bytes` (empty: none survives).
+  std::vector<Reading> advance(std::string_view bytes) const;
   void literal_matched(Reading r, std::vector<Reading>& out) const;
   void start_value(Reading r, int32_t node, char c, std::vector<Reading>& out) const;
   void end_value(Reading& r) const;
