@@ -59,16 +59,6 @@ std::vector<uint8_t> halves(const std::vector<float>& v) {
   return out;
 }
 
-std::vector<float> floats_of_halves(std::span<const uint8_t> bytes) {
-  std::vector<float> out(bytes.size() / 2);
-  for (size_t i = 0; i < out.size(); ++i) {
-    uint16_t h;
-    std::memcpy(&h, bytes.data() + 2 * i, 2);
-    out[i] = f16_to_f32(h);
-  }
-  return out;
-}
-
 constexpr int64_t kN = 7;  // odd: the last f16 word holds one element
 
 // x (f16 input), c (f16 constant): t = x * c; y = t + x (f16 output), and
@@ -144,7 +134,7 @@ TEST_F(WidenF16Gpu, RunsAsTheHostComputesIt) {
   const auto out = eg->execute(in);
   ASSERT_EQ(out.size(), 2u);
   ASSERT_EQ(out[0].dtype, DType::F16);
-  const auto y = floats_of_halves(out[0].data);
+  const auto y = test::as_floats(DType::F16, out[0].data);
   ASSERT_EQ(y.size(), size_t(kN));
   for (size_t i = 0; i < y.size(); ++i) {
     // f32 arithmetic on the f16 values, rounded to f16 once at the end.
@@ -182,7 +172,7 @@ TEST_F(WidenF16Gpu, LinearKeepsItsWeightF16) {
     const std::vector<float> xs = {1, -2, 0.5f, 3, -1.25f, 0.75f, 2, -0.5f, 1.5f, -3};
     const auto xb = halves(std::vector<float>(xs.begin(), xs.begin() + rows * kIn));
     const HostTensorView in[] = {{DType::F16, {rows, kIn}, xb}};
-    const auto y_out = floats_of_halves(eg->execute(in)[0].data);
+    const auto y_out = test::as_floats(DType::F16, eg->execute(in)[0].data);
     ASSERT_EQ(y_out.size(), size_t(rows * kOut));
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t o = 0; o < kOut; ++o) {
@@ -223,7 +213,7 @@ TEST_F(WidenF16Gpu, MatrixProductsKeepTheirConstantOperandF16) {
     auto eg = ExecutableGraph::load(device(), std::move(g), test::load_options());
     const auto xb = halves(xs);
     const HostTensorView in[] = {{DType::F16, {kM, kK}, xb}};
-    const auto got = floats_of_halves(eg->execute(in)[0].data);
+    const auto got = test::as_floats(DType::F16, eg->execute(in)[0].data);
     ASSERT_EQ(got.size(), size_t(kM * kN));
     for (int64_t m = 0; m < kM; ++m) {
       for (int64_t n = 0; n < kN; ++n) {
@@ -254,7 +244,7 @@ TEST_F(WidenF16Gpu, EmbeddingKeepsItsTableF16) {
   const std::vector<int64_t> id_values = {3, 0, 1};
   const HostTensorView in[] = {
       {DType::I64, {3}, std::span(reinterpret_cast<const uint8_t*>(id_values.data()), id_values.size() * 8)}};
-  const auto got = floats_of_halves(eg->execute(in)[0].data);
+  const auto got = test::as_floats(DType::F16, eg->execute(in)[0].data);
   ASSERT_EQ(got.size(), size_t(3 * kDim));
   for (size_t t = 0; t < 3; ++t) {
     for (int64_t d = 0; d < kDim; ++d) EXPECT_EQ(got[t * kDim + d], table[size_t(id_values[t] * kDim + d)]) << t;
