@@ -3,8 +3,10 @@
 // core/npy.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -17,6 +19,29 @@ namespace wgrt::pte::testing {
 
 inline std::string fixture(const std::string& name) {
   return std::string(WGRT_FIXTURES_DIR) + "/pte/" + name;
+}
+
+// Every .pte fixture with a manifest, as its path under pte/ without
+// ".json" ("ops/conv2d"), sorted.
+inline std::vector<std::string> fixture_names() {
+  std::vector<std::string> names;
+  // models_local/ (git-ignored) holds what is too big to commit (resnet18).
+  for (const char* sub : {"", "ops/", "quant/", "models/", "models_local/"}) {
+    const std::filesystem::path dir = std::string(WGRT_FIXTURES_DIR) + "/pte/" + sub;
+    if (!std::filesystem::is_directory(dir)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".json") names.push_back(sub + e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The folder part of a fixture name ("ops/" for "ops/conv2d"): the manifest's
+// file names are relative to it.
+inline std::string folder_of(const std::string& name) {
+  const size_t slash = name.rfind('/');
+  return slash == std::string::npos ? "" : name.substr(0, slash + 1);
 }
 
 inline std::vector<uint8_t> read_bytes(const std::string& path) {

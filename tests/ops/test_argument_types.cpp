@@ -13,6 +13,7 @@
 // argument and must still match torch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -179,25 +180,16 @@ struct Fixture {
 
 std::vector<Fixture> fixtures() {
   std::vector<Fixture> out;
-  for (const char* sub : {"", "ops/", "quant/", "models/"}) {
-    const std::filesystem::path dir = std::string(WGRT_FIXTURES_DIR) + "/pte/" + sub;
-    if (!std::filesystem::is_directory(dir)) continue;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() != ".json") continue;
-      out.push_back({sub + e.path().stem().string(), sub, read_json(e.path().string())});
-    }
+  for (const std::string& name : pte::testing::fixture_names()) {
+    const std::string folder = pte::testing::folder_of(name);
+    out.push_back({name, folder, read_json(pte::testing::fixture(name + ".json"))});
   }
-  std::sort(out.begin(), out.end(), [](const Fixture& a, const Fixture& b) {
-    // One-op programs first: the GPU run of each (op, kind) uses the smallest program that has it.
-    const bool ao = a.folder == "ops/", bo = b.folder == "ops/";
-    return ao != bo ? ao : a.name < b.name;
-  });
+  // One-op programs first: the GPU run of each (op, kind) uses the smallest program that has it.
+  std::stable_partition(out.begin(), out.end(), [](const Fixture& f) { return f.folder == "ops/"; });
   return out;
 }
 
-std::string path_of(const Fixture& f, const std::string& file) {
-  return std::string(WGRT_FIXTURES_DIR) + "/pte/" + f.folder + file;
-}
+std::string path_of(const Fixture& f, const std::string& file) { return pte::testing::fixture(f.folder + file); }
 
 pte::Program load(const Fixture& f) {
   std::vector<std::filesystem::path> ptd;

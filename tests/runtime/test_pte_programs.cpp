@@ -20,28 +20,9 @@ namespace wgrt {
 namespace {
 
 using pte::testing::Json;
+using pte::testing::fixture_names;
+using pte::testing::folder_of;
 using pte::testing::read_json;
-
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> names;
-  // models_local/ (git-ignored) holds what is too big to commit (resnet18).
-  for (const char* sub : {"", "ops/", "quant/", "models/", "models_local/"}) {
-    const std::filesystem::path dir = std::string(WGRT_FIXTURES_DIR) + "/pte/" + sub;
-    if (!std::filesystem::is_directory(dir)) continue;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() == ".json") names.push_back(sub + e.path().stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The folder part of a fixture name ("ops/" for "ops/conv2d"): the manifest's
-// file names are relative to it.
-std::string folder_of(const std::string& name) {
-  const size_t slash = name.rfind('/');
-  return slash == std::string::npos ? "" : name.substr(0, slash + 1);
-}
 
 class PteProgramTest : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
