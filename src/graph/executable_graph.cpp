@@ -25,7 +25,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
       registry.run_passes(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage})) {
     registry.check_graph(graph);
   }
-  registry.prepare_constants(graph, options.tuning);
+  registry.prepare_constants(graph, options.tuning, device.split_bytes());
   plan_lifetimes(graph, [&](std::string_view op) {
     const OpDef* def = registry.find(op);
     return def != nullptr && def->is_view;
@@ -37,7 +37,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   st.tuning = options.tuning;
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});
-  eg->memory_ = MemoryPlan::create(device, st.graph, options.on_upload);
+  eg->memory_ = MemoryPlan::create(device, st.graph, registry.parts_dims(st.graph), options.on_upload);
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.tuning.scratch_pool);
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);

@@ -58,7 +58,7 @@ void check_fits(const gpu::Device& device, const std::string& what, uint64_t byt
                   (buffer ? "maxBufferSize of " + std::to_string(l.max_buffer_size)
                           : "maxStorageBufferBindingSize of " + std::to_string(l.max_storage_buffer_binding_size)) +
                   " bytes (--limits " + gpu::limits_mode_name(device.limits_mode()) +
-                  "); only constants split by rows into several buffers");
+                  "); only constants (by rows) and KV caches (by heads) are stored in parts");
 }
 
 // Rows per buffer of a constant above the binding limit `cap`: as many whole
@@ -79,20 +79,25 @@ int64_t rows_per_segment(const std::string& what, const Tensor& t, uint64_t cap)
 
 }  // namespace
 
-std::vector<TensorSegment> MemoryPlan::segments(ValueId id, const Tensor& t) const {
-  if (!is_segmented(id)) return {{&buffer(id), 0, t.max_dims.empty() ? 1 : t.max_dims[0]}};
+std::vector<TensorSegment> MemoryPlan::segments(ValueId id, const Tensor& t, size_t dim) const {
+  if (!is_segmented(id)) return {{&buffer(id), 0, dim < t.max_dims.size() ? t.max_dims[dim] : 1, dim}};
   const Segmented& s = segmented_[size_t(segment_index_[id])];
+  if (s.dim != dim) {
+    throw Error(ErrorCode::Internal, "tensor " + std::to_string(id) + " is stored in parts along dim " +
+                                         std::to_string(s.dim) + ", not " + std::to_string(dim));
+  }
   std::vector<TensorSegment> out;
   for (size_t i = 0; i < s.buffers.size(); ++i) {
-    const int64_t first = int64_t(i) * s.rows_per_buffer;
-    out.push_back({&s.buffers[i], first, std::min(s.rows_per_buffer, s.rows - first)});
+    const int64_t first = int64_t(i) * s.per_buffer;
+    out.push_back({&s.buffers[i], first, std::min(s.per_buffer, s.count - first), dim});
   }
   return out;
 }
 
-MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
+MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std::vector<int>& parts_dims,
                               const std::function<void(uint64_t, uint64_t)>& on_upload) {
   MemoryPlan plan;
+  const auto parts_dim = [&](ValueId id) { return id < parts_dims.size() ? parts_dims[id] : -1; };
   uint64_t upload_total = 0, upload_done = 0;
   for (const Value& v : graph.values) {
     const auto* t = std::get_if<Tensor>(&v);
@@ -134,6 +139,11 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
       case StorageKind::Input:
       case StorageKind::Output:
       case StorageKind::State:  // WebGPU zero-fills new buffers
+        if (t->storage == StorageKind::State && parts_dim(id) >= 0 && t->max_device_bytes() > device.split_bytes()) {
+          plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
+          plan.add_parts(device, id, *t, size_t(parts_dim(id)), describe(label, *t, t->max_device_bytes()));
+          break;
+        }
         if (t->storage != StorageKind::Intermediate) {
           plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
         }
@@ -143,7 +153,12 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
         break;
       case StorageKind::Constant: {
         if (t->max_device_bytes() > device.split_bytes()) {
-          plan.add_segmented(device, id, *t, describe(label, *t, t->max_device_bytes()));
+          const std::string what = describe(label, *t, t->max_device_bytes());
+          if (parts_dim(id) >= 0) {
+            plan.add_parts(device, id, *t, size_t(parts_dim(id)), what);
+          } else {
+            plan.add_segmented(device, id, *t, what);
+          }
           upload_done += t->bytes.size();
           if (on_upload) on_upload(upload_done, upload_total);
           break;
@@ -170,12 +185,12 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph,
 
 void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what) {
   Segmented seg;
-  seg.rows = t.max_dims.empty() ? 1 : t.max_dims[0];
-  seg.rows_per_buffer = rows_per_segment(what, t, device.split_bytes());
+  seg.count = t.max_dims.empty() ? 1 : t.max_dims[0];
+  seg.per_buffer = rows_per_segment(what, t, device.split_bytes());
   const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, what);
-  const uint64_t row_bytes = bytes.size() / uint64_t(seg.rows);
-  for (int64_t first = 0; first < seg.rows; first += seg.rows_per_buffer) {
-    const int64_t rows = std::min(seg.rows_per_buffer, seg.rows - first);
+  const uint64_t row_bytes = bytes.size() / uint64_t(seg.count);
+  for (int64_t first = 0; first < seg.count; first += seg.per_buffer) {
+    const int64_t rows = std::min(seg.per_buffer, seg.count - first);
     gpu::Buffer buf = gpu::Buffer::create(device, uint64_t(rows) * row_bytes, gpu::BufferKind::Storage,
                                           what + " rows " + std::to_string(first) + "+" + std::to_string(rows));
     buf.write(0, bytes.data() + uint64_t(first) * row_bytes, uint64_t(rows) * row_bytes);
@@ -185,9 +200,52 @@ void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t,
   segmented_.push_back(std::move(seg));
 }
 
+void MemoryPlan::add_parts(gpu::Device& device, ValueId id, const Tensor& t, size_t dim, const std::string& what) {
+  Segmented seg;
+  seg.dim = dim;
+  seg.state = t.storage == StorageKind::State;
+  seg.count = dim < t.max_dims.size() ? t.max_dims[dim] : 1;
+  const uint64_t slab = seg.count > 0 ? t.max_device_bytes() / uint64_t(seg.count) : 0;  // one index of `dim`
+  const uint64_t cap = device.split_bytes();
+  if (seg.count <= 1 || slab > cap) {
+    throw Error(ErrorCode::NotSupported, what + ": one index of dim " + std::to_string(dim) + " takes " +
+                                             std::to_string(slab) + " bytes, above the device's binding limit of " +
+                                             std::to_string(cap) + " bytes, so it cannot be split into buffers that fit");
+  }
+  // As few parts as fit, then the dim spread evenly over them.
+  const int64_t parts = (seg.count + int64_t(cap / slab) - 1) / int64_t(cap / slab);
+  seg.per_buffer = (seg.count + parts - 1) / parts;
+  // A constant's bytes, rearranged: part p holds, for each index of the dims
+  // before `dim`, its `n` consecutive slices of the dims after it.
+  std::vector<uint8_t> bytes;
+  if (!seg.state) bytes = to_device_layout(t.dtype, t.bytes, what);
+  uint64_t outer = 1;
+  for (size_t i = 0; i < dim; ++i) outer *= uint64_t(t.max_dims[i]);
+  const uint64_t inner = outer > 0 ? slab / outer : 0;  // bytes of one index of `dim` under one outer index
+  for (int64_t first = 0; first < seg.count; first += seg.per_buffer) {
+    const int64_t n = std::min(seg.per_buffer, seg.count - first);
+    gpu::Buffer buf = gpu::Buffer::create(device, uint64_t(n) * slab, gpu::BufferKind::Storage,
+                                          what + " dim " + std::to_string(dim) + " " + std::to_string(first) + "+" +
+                                              std::to_string(n));
+    if (!seg.state) {
+      std::vector<uint8_t> part(uint64_t(n) * slab);
+      for (uint64_t o = 0; o < outer; ++o) {
+        std::memcpy(part.data() + o * uint64_t(n) * inner,
+                    bytes.data() + (o * uint64_t(seg.count) + uint64_t(first)) * inner, uint64_t(n) * inner);
+      }
+      buf.write(0, part.data(), part.size());
+    } else {
+      state_bytes_ += buf.size();
+    }
+    seg.buffers.push_back(std::move(buf));
+  }
+  segment_index_[id] = int32_t(segmented_.size());
+  segmented_.push_back(std::move(seg));
+}
+
 const gpu::Buffer& MemoryPlan::buffer(ValueId id) const {
   if (is_segmented(id)) {
-    throw Error(ErrorCode::NotSupported, "constant tensor " + std::to_string(id) +
+    throw Error(ErrorCode::NotSupported, "tensor " + std::to_string(id) +
                                              " is stored in several buffers (above the device's binding limit) and "
                                              "cannot be bound whole");
   }
@@ -205,7 +263,7 @@ void MemoryPlan::add_to(MemoryStats& stats) const {
   stats.state_bytes += state_bytes_;
   for (const auto& b : constants_) stats.constant_bytes += b.size();
   for (const auto& s : segmented_) {
-    for (const auto& b : s.buffers) stats.constant_bytes += b.size();
+    for (const auto& b : s.buffers) (s.state ? stats.unshared_bytes : stats.constant_bytes) += b.size();
   }
   stats.tensor_bytes = stats.shared_bytes + stats.unshared_bytes;
   stats.unaliased_bytes += unaliased_tensor_bytes_ + stats.constant_bytes;

@@ -42,7 +42,7 @@ gpu::BufferBinding OpContext::tensor(ValueId id) const {
     }
     const Tensor& t = tensor_info(id);
     throw Error(ErrorCode::NotSupported,
-                "op " + std::to_string(op_index_) + " (" + call().name + "): " + arg + " (constant " +
+                "op " + std::to_string(op_index_) + " (" + call().name + "): " + arg + " (" + std::string(storage_name(t.storage)) + " " +
                     dims_string(t.max_dims) + " " + std::string(dtype_name(t.dtype)) + ", " +
                     std::to_string(t.max_device_bytes()) + " bytes) is above the device's binding limit of " +
                     std::to_string(device_.split_bytes()) +

@@ -46,10 +46,12 @@ class OpContext : public ResizeContext {
   // device's binding limit, memory_plan.h) has none: Error(NotSupported)
   // naming the op and argument, unless the op reads it through segments().
   gpu::BufferBinding tensor(ValueId id) const;
-  // A tensor's buffers by runs of rows (its first dim): one segment for a
-  // tensor in one buffer. Ops that can read a weight in several bindings
-  // record one dispatch per segment.
-  std::vector<TensorSegment> segments(ValueId id) const { return memory_.segments(id, tensor_info(id)); }
+  // A tensor's buffers by ranges of `dim` (runs of rows for constants): one
+  // segment for a tensor in one buffer. Ops that can read a weight or a KV
+  // cache in several bindings record one dispatch per segment.
+  std::vector<TensorSegment> segments(ValueId id, size_t dim = 0) const {
+    return memory_.segments(id, tensor_info(id), dim);
+  }
   // Whether two tensors live in one buffer (a view planned in place).
   bool same_buffer(ValueId a, ValueId b) const {
     return memory_.has_buffer(a) && memory_.has_buffer(b) && &memory_.buffer(a) == &memory_.buffer(b);

@@ -156,8 +156,8 @@ const ValueList& OpArgs::value_list(size_t i) const {
   fail(i, "expected a value list, got " + std::string(value_kind_name(v)));
 }
 
-ConstantPrep::ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning)
-    : graph_(graph), args_(graph, graph.ops[op_index], op_index), tuning_(tuning) {}
+ConstantPrep::ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, uint64_t max_binding_bytes)
+    : graph_(graph), args_(graph, graph.ops[op_index], op_index), tuning_(tuning), max_binding_bytes_(max_binding_bytes) {}
 
 const Tensor& ConstantPrep::constant(size_t i) const {
   const Tensor& t = args_.tensor(i);
@@ -231,6 +231,27 @@ bool OpRegistry::run_passes(Graph& graph, const PassLimits& limits) const {
   return changed;
 }
 
+std::vector<int> OpRegistry::parts_dims(const Graph& graph) const {
+  constexpr int kUnseen = -2;
+  std::vector<int> dims(graph.values.size(), kUnseen);
+  for (const OpCall& op : graph.ops) {
+    const OpDef* def = find(op.name);
+    for (size_t i = 0; i < op.args.size(); ++i) {
+      const ValueId id = op.args[i];
+      if (!graph.is_tensor(id)) continue;
+      const StorageKind storage = graph.tensor(id).storage;
+      if (storage != StorageKind::State && storage != StorageKind::Constant) continue;
+      int dim = -1;
+      for (const auto& a : def != nullptr ? def->parts_args : std::vector<OpDef::PartsArg>{}) {
+        if (a.arg == i) dim = int(a.dim);
+      }
+      dims[id] = dims[id] == kUnseen || dims[id] == dim ? dim : -1;
+    }
+  }
+  for (int& d : dims) d = d == kUnseen ? -1 : d;
+  return dims;
+}
+
 bool OpRegistry::reads_f16_constant(std::string_view op, size_t arg) const {
   const OpDef* def = find(op);
   return def != nullptr &&
@@ -251,11 +272,11 @@ std::vector<std::string> OpRegistry::blockers(const Graph& graph) const {
   return out;
 }
 
-void OpRegistry::prepare_constants(Graph& graph, const Tuning& tuning) const {
+void OpRegistry::prepare_constants(Graph& graph, const Tuning& tuning, uint64_t max_binding_bytes) const {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpDef* def = find(graph.ops[i].name);
     if (def == nullptr || !def->prepare) continue;
-    ConstantPrep prep(graph, i, tuning);
+    ConstantPrep prep(graph, i, tuning, max_binding_bytes);
     def->prepare(prep);
   }
 }

@@ -71,9 +71,13 @@ class OpArgs {
 // constants in their file's layout and knows nothing of kernel layouts).
 class ConstantPrep {
  public:
-  ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning);
+  ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, uint64_t max_binding_bytes = UINT64_MAX);
   // The load's tuning: layouts that depend on a kernel choice (GEMV weights, convolutions).
   const Tuning& tuning() const { return tuning_; }
+  // The device's split size (gpu::Device::split_bytes): a constant above it
+  // is stored in runs of its first dim (memory_plan.h), so a layout whose
+  // first dim cannot be read in parts must not be chosen past it.
+  uint64_t max_binding_bytes() const { return max_binding_bytes_; }
 
   const OpArgs& args() const { return args_; }
   // The constant tensor at argument i; fails via OpArgs if it is anything else.
@@ -86,6 +90,7 @@ class ConstantPrep {
   Graph& graph_;
   OpArgs args_;
   const Tuning& tuning_;
+  uint64_t max_binding_bytes_;
 };
 
 struct OpDef {
@@ -108,6 +113,16 @@ struct OpDef {
   // Constant arguments the op reads as f16 when an fp16 program has them so
   // (ops/passes/widen_f16.h keeps such constants f16: half their memory).
   std::vector<size_t> f16_constant_args;
+  // Arguments the op can read in parts along a dim other than the first
+  // when one is above the device's binding limit (KV caches, by heads): each
+  // part holds a range of that dim, laid out as a tensor of its own
+  // (MemoryPlan). A state or constant tensor is split so only where every op
+  // using it lists it, along one dim; other constants are split by rows.
+  struct PartsArg {
+    size_t arg;
+    size_t dim;
+  };
+  std::vector<PartsArg> parts_args;
 };
 
 // What a load-time pass may depend on: the device's limits.
@@ -143,10 +158,14 @@ class OpRegistry {
   void add_pass(std::string name, GraphPass pass);
   // Runs every pass; true when any changed the graph.
   bool run_passes(Graph& graph, const PassLimits& limits) const;
+  // For each value, the dim along which a state or constant tensor may be
+  // stored in parts (OpDef::parts_args), or -1: some op using it does not
+  // list it, or two disagree.
+  std::vector<int> parts_dims(const Graph& graph) const;
   // Whether `op` reads argument `arg` as f16 when it is an f16 constant.
   bool reads_f16_constant(std::string_view op, size_t arg) const;
   // Runs every op's prepare step in op order; call after check_graph.
-  void prepare_constants(Graph& graph, const Tuning& tuning) const;
+  void prepare_constants(Graph& graph, const Tuning& tuning, uint64_t max_binding_bytes = UINT64_MAX) const;
 
  private:
   void check_op(const Graph& graph, size_t i) const;  // a known op's check

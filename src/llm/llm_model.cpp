@@ -23,17 +23,19 @@ LoadOptions graph_options(const LlmLoadOptions& options) {
   if (lopt.tuning.submit_every < 0) lopt.tuning.submit_every = 0;
   return lopt;
 }
-// A layer's K (or V) cache is one tensor, [1, context, KV heads, head dim],
-// and must fit one binding (KV caches are not split into runs): refuse a
-// context past that before anything is allocated, naming the largest that fits.
+// A layer's K (or V) cache is one tensor, [1, context, KV heads, head dim];
+// above the binding limit it is stored in parts by KV heads (memory_plan.h),
+// so one head's positions must fit one binding: refuse a context past that
+// before anything is allocated, naming the largest that fits.
 void check_kv_cache_fits(const gpu::Device& device, const gguf::LlamaGraph& lg, bool kv_f16) {
-  const uint64_t per_position = uint64_t(lg.config.n_kv_heads) * uint64_t(lg.config.head_dim) * (kv_f16 ? 2 : 4);
+  const uint64_t per_position = uint64_t(lg.config.head_dim) * (kv_f16 ? 2 : 4);
   const uint64_t limit = device.max_binding_bytes();
   if (per_position == 0 || uint64_t(lg.max_context) * per_position <= limit) return;
   throw Error(ErrorCode::NotSupported,
               "a context of " + std::to_string(lg.max_context) + " tokens needs " +
                   std::to_string(uint64_t(lg.max_context) * per_position) +
-                  " bytes of KV cache per layer, above the device's binding limit of " + std::to_string(limit) +
+                  " bytes of KV cache per layer and KV head, above the device's binding limit of " +
+                  std::to_string(limit) +
                   " bytes (--limits " + gpu::limits_mode_name(device.limits_mode()) +
                   "); the largest context that fits is " + std::to_string(limit / per_position) + " (--ctx)" +
                   (kv_f16 ? "" : ", or twice that with the f16 KV cache (--kv-f16)"));

@@ -55,11 +55,11 @@ def model(request, tmp_path_factory):
     path.unlink()
 
 
-def run_wgrt(model_path, limits, tmp_path):
+def run_wgrt(model_path, limits, tmp_path, extra=()):
     dump = tmp_path / f"logits_{limits}.npy"
     cmd = [str(WGRT), "generate", "--model", str(model_path), "--prompt-tokens", ",".join(map(str, PROMPT)),
            "-n", str(N_DECODE), "--temp", "0", "--ignore-eos", "--print-token-ids", "--dump-logits", str(dump),
-           "--limits", limits]
+           "--limits", limits, *extra]
     env = {**os.environ, "WGRT_MATMUL": "f32", "WGRT_GEMV_ACT": "f32"}
     env.pop("WGRT_LIMITS", None)  # the option decides
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
@@ -82,13 +82,31 @@ def test_both_limit_modes_match_the_reference(model, tmp_path):
         assert ids == ref_ids, (limits, ids, ref_ids)
 
 
-def test_a_kv_cache_above_one_binding_is_refused_naming_the_context_that_fits(model):
-    """KV caches are not split into runs (one tensor a layer): under the default
-    128 MiB binding limit a longer context is refused before anything is
-    allocated, naming the largest that fits."""
-    path, _, _ = model
-    per_position = 8 * (64 if "1b" in path.name else 128) * 4  # KV heads x head dim x f32
-    largest = 134217728 // per_position
+@pytest.mark.parametrize("model", ["llama1b_1layer"], indirect=True)
+def test_a_kv_cache_above_one_binding_is_stored_by_heads(model, tmp_path):
+    """--ctx 131072 makes each of the 1B file's KV caches 256 MiB (8 KV heads
+    x 64 x f32 a position): under the default limits each is stored in two
+    parts of 4 heads, which prefill (flash attention), the cache writes and
+    the decode kernel read part by part; the logits still match."""
+    path, ref_ids, ref_logits = model
+    ids, logits = run_wgrt(path, "default", tmp_path, ["--ctx", "131072"])
+    diff = float(np.abs(logits[0] - ref_logits).max())
+    print(f"{path.name} --limits default --ctx 131072: max |logit diff| {diff:.3g}, greedy {ids} vs {ref_ids}")
+    assert diff <= LOGIT_TOL, diff
+    assert ids == ref_ids, (ids, ref_ids)
+
+
+def test_a_kv_cache_above_one_binding_is_refused_naming_the_context_that_fits(tmp_path):
+    """KV caches above one binding are stored in parts by KV heads, so one
+    head's positions must fit: under the default 128 MiB binding limit a
+    longer context is refused before anything is allocated, naming the
+    largest that fits. (The shapes above are trained for 131,072 positions,
+    which their heads fit: this small file claims 4M.)"""
+    path = tmp_path / "long_context.gguf"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_llama1b_gguf.py"), str(path), "--layers", "1",
+                    "--hidden", "256", "--heads", "4", "--kv-heads", "2", "--ffn", "512", "--vocab", "512",
+                    "--context", str(1 << 22)], check=True, capture_output=True)
+    largest = 134217728 // (64 * 4)  # one KV head's row: head dim 64, f32
     proc = subprocess.run([str(WGRT), "generate", "--model", str(path), "--prompt-tokens", "1", "-n", "1",
                            "--ctx", str(2 * largest), "--limits", "default"],
                           capture_output=True, text=True, timeout=600)

@@ -1,5 +1,6 @@
-// Constants above the device's binding limit (memory_plan.h): stored in runs
-// of rows, read by the embedding and the GGUF linears one run per dispatch.
+// Tensors above the device's binding limit (memory_plan.h): constants stored
+// in runs of rows, read by the embedding and the linears one run per
+// dispatch; KV caches stored in parts by heads, read by attention per part.
 // A device whose split size is forced low (DeviceOptions::
 // split_bytes_for_test) must give what the shared device gives, hold the
 // same constant bytes, and refuse clearly where an op cannot read parts.
@@ -249,6 +250,89 @@ TEST_F(BindingSplitPteOps, F32LinearOfAProgram) {
   }
 }
 
+// KV caches above the split size: stored in parts by KV heads (dim 2,
+// memory_plan.h), which the cache writes, the decode kernel, flash attention
+// and the three passes read part by part. 5 KV heads of 128 positions x 16
+// f32 (8 KiB each) come in parts of 2, 2 and 1 heads; f16 (4 KiB), in 3 and 2.
+struct KvCase {
+  const char* name;
+  DType cache;
+  FlashAttention flash;
+  int64_t window;
+  bool constant_caches;  // as a .pte holds them: constants with initial bytes, not state
+};
+
+Graph kv_graph(const KvCase& c, int64_t max_s, int64_t cache, int64_t heads, int64_t kv_heads, int64_t dim) {
+  GraphBuilder b;
+  const ValueId q = b.add_tensor(DType::F32, {1, max_s, heads, dim});
+  const ValueId k = b.add_tensor(DType::F32, {1, max_s, kv_heads, dim});
+  const ValueId v = b.add_tensor(DType::F32, {1, max_s, kv_heads, dim});
+  for (ValueId id : {q, k, v}) b.mark_input(id);
+  const ValueId start = b.add_symint(0);
+  b.mark_input(start);
+  const Dims cache_dims = {1, cache, kv_heads, dim};
+  const auto make_cache = [&](uint32_t seed) {
+    if (!c.constant_caches) return b.add_state(c.cache, cache_dims);
+    return b.add_constant(DType::F32, cache_dims, test::bytes_of(test::random_floats(size_t(numel(cache_dims)), seed)));
+  };
+  const ValueId kc = make_cache(41), vc = make_cache(42);
+  const ValueId out = b.add_tensor(DType::F32, {1, max_s, heads, dim});
+  std::vector<ValueId> args = {q, k, v, kc, vc, start, b.add_int(max_s), b.add_null(), b.add_double(0.0),
+                               b.add_bool(true), b.add_null(), out};
+  if (c.window > 0) args.push_back(b.add_int(c.window));
+  b.add_op(c.window > 0 ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", args);
+  b.mark_output(out);
+  return std::move(b).build();
+}
+
+class KvCacheSplitTest : public SplitDeviceTest, public ::testing::WithParamInterface<KvCase> {};
+
+TEST_P(KvCacheSplitTest, PartsByHeadsMatchTheUnsplitCache) {
+  const KvCase c = GetParam();
+  constexpr int64_t kMaxS = 8, kCache = 128, kHeads = 10, kKvHeads = 5, kDim = 16;
+  LoadOptions options;
+  options.tuning.flash_attention = c.flash;
+  options.tuning.sdpa_split = 16;  // decode steps past 16 positions take several splits and the combine
+  auto whole = ExecutableGraph::load(device(), kv_graph(c, kMaxS, kCache, kHeads, kKvHeads, kDim), options);
+  auto split = ExecutableGraph::load(*split_device(), kv_graph(c, kMaxS, kCache, kHeads, kKvHeads, kDim), options);
+  // Nothing is held twice: the parts together are the caches' bytes.
+  const uint64_t cache_bytes = uint64_t(2 * kCache * kKvHeads * kDim) * device_size(c.cache);
+  if (c.constant_caches) {
+    EXPECT_EQ(split->memory_stats().constant_bytes, whole->memory_stats().constant_bytes);
+    EXPECT_EQ(split->memory_stats().constant_bytes, cache_bytes);
+  } else {
+    EXPECT_EQ(split->memory_stats().state_bytes, whole->memory_stats().state_bytes);
+    EXPECT_EQ(split->memory_stats().state_bytes, cache_bytes);
+  }
+  EXPECT_GT(split->dispatch_count(), whole->dispatch_count());  // one set per part
+  // (start, S): prefills, decode steps (one split, then several), chunks.
+  // Constant caches start at position 4: positions 0-3 are their initial bytes.
+  const std::pair<int64_t, int64_t> steps[] = {{c.constant_caches ? 4 : 0, c.constant_caches ? 4 : 8},
+                                               {8, 1}, {9, 1}, {10, 5}, {15, 8}, {23, 1},
+                                               {24, 8}, {32, 8}, {40, 8}, {48, 1}, {49, 3}, {52, 1}};
+  for (auto [pos, s] : steps) {
+    SCOPED_TRACE(std::string(c.name) + " start_pos=" + std::to_string(pos) + " S=" + std::to_string(s));
+    const auto qs = test::random_floats(size_t(s * kHeads * kDim), uint32_t(3 * pos + 1));
+    const auto ks = test::random_floats(size_t(s * kKvHeads * kDim), uint32_t(3 * pos + 2));
+    const auto vs = test::random_floats(size_t(s * kKvHeads * kDim), uint32_t(3 * pos + 3));
+    const std::vector<int64_t> start{pos};
+    const HostTensorView in[] = {test::f32_view(qs, {1, s, kHeads, kDim}), test::f32_view(ks, {1, s, kKvHeads, kDim}),
+                                 test::f32_view(vs, {1, s, kKvHeads, kDim}), test::i64_view(start, {1})};
+    const auto want = test::floats(whole->execute(in)[0]), got = test::floats(split->execute(in)[0]);
+    ASSERT_EQ(got.size(), size_t(s * kHeads * kDim));
+    // The same arithmetic per head, in another dispatch: 1e-6 relative.
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-6f * (1.0f + std::abs(want[i]))) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, KvCacheSplitTest,
+                         ::testing::Values(KvCase{"F32Flash", DType::F32, FlashAttention::Auto, 0, false},
+                                           KvCase{"F32ThreePasses", DType::F32, FlashAttention::Off, 0, false},
+                                           KvCase{"F16Cache", DType::F16, FlashAttention::Auto, 0, false},
+                                           KvCase{"SlidingWindow", DType::F32, FlashAttention::Auto, 20, false},
+                                           KvCase{"PteConstantCaches", DType::F32, FlashAttention::Auto, 0, true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 class BindingLimitTest : public test::GpuTest {};
 
 // An op that cannot read a weight in parts names itself, the argument and the limit.
@@ -257,11 +341,11 @@ TEST_F(BindingLimitTest, OpWithoutSplitPathIsRefusedByName) {
   constexpr int64_t kK = 64, kN = 128;  // 32 KiB of f32 weight
   const auto weight = test::random_floats(kK * kN, 4);
   GraphBuilder b;
-  const ValueId x = b.add_tensor(DType::F32, {2, kK});
+  const ValueId x = b.add_tensor(DType::F32, {kK, kN});
   b.mark_input(x);
   const ValueId w = b.add_constant(DType::F32, {kK, kN}, test::bytes_of(weight));
-  const ValueId out = b.add_tensor(DType::F32, {2, kN});
-  b.add_op("aten.mm.default", {x, w, out});
+  const ValueId out = b.add_tensor(DType::F32, {kK, kN});
+  b.add_op("aten.mul.Tensor", {x, w, out});
   b.mark_output(out);
   const uint64_t live_before = split_device()->live_buffer_bytes();
   try {
@@ -270,7 +354,7 @@ TEST_F(BindingLimitTest, OpWithoutSplitPathIsRefusedByName) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
     const std::string m = e.what();
-    EXPECT_NE(m.find("aten.mm.default"), std::string::npos) << m;
+    EXPECT_NE(m.find("aten.mul.Tensor"), std::string::npos) << m;
     EXPECT_NE(m.find("argument 1"), std::string::npos) << m;
     EXPECT_NE(m.find("32768 bytes"), std::string::npos) << m;
     EXPECT_NE(m.find("binding limit of 16384"), std::string::npos) << m;

@@ -60,7 +60,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     for (var e = tid; e < BKV * D4; e += 64u) {
       let c = c0 + e / D4;
       var r = vec4<f32>(0.0);
-      if (c <= last) { r = load_k((c * params.kv_heads + kvh) * D4 + e % D4); }
+      if (c <= last) { r = load_k((c * params.cache_heads + kvh) * D4 + e % D4); }
       kv[(e / D4) * KS + e % D4] = r;
     }
     workgroupBarrier();
@@ -74,7 +74,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     for (var e = tid; e < BKV * D4; e += 64u) {
       let c = c0 + e / D4;
       var r = vec4<f32>(0.0);
-      if (c <= last) { r = load_v((c * params.kv_heads + kvh) * D4 + e % D4); }
+      if (c <= last) { r = load_v((c * params.cache_heads + kvh) * D4 + e % D4); }
       kv[(e / D4) * KS + e % D4] = r;
     }
     workgroupBarrier();

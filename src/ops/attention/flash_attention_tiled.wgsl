@@ -41,7 +41,7 @@ var<workgroup> sums: array<f32, THREADS>;       // after the last tile: the soft
 fn load_kv(c0: u32, e: u32, last: u32, kvh: u32) -> array<vec4<f32>, 2> {
   let c = c0 + e / D4;
   if (e >= BKV * D4 || c > last) { return array<vec4<f32>, 2>(vec4<f32>(0.0), vec4<f32>(0.0)); }
-  let i = (c * params.kv_heads + kvh) * D4 + e % D4;
+  let i = (c * params.cache_heads + kvh) * D4 + e % D4;
   return array<vec4<f32>, 2>(load_k(i), load_v(i));
 }
 

@@ -2,15 +2,22 @@
 // flash_attention_tiled.wgsl) share: their parameters and the q and out
 // bindings (the caches come from cache_f32.wgsl or cache_f16.wgsl).
 
+// The caches bound hold KV heads [head0 / group, + cache_heads): all Hkv,
+// or one part of caches stored in parts by heads (one dispatch per part,
+// over the query heads [head0, head0 + heads) that read it).
 struct Params {
   seq: u32,          // live S
   start: u32,        // cache positions before this query block
   q_heads: u32,      // H
   group: u32,        // H / Hkv
-  kv_heads: u32,     // Hkv
+  cache_heads: u32,  // KV heads in the bound caches
   scale: f32,
   window: u32,       // 0: none
-  pad: u32,
+  head0: u32,        // the dispatch's first query head
+  heads: u32,        // its query heads (cache_heads * group)
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -31,7 +38,7 @@ fn visible(c: u32, pos: u32) -> bool {
 }
 
 // The query block of workgroup (wid, nwg) when blocks hold `rows` queries:
-// head h (kv head kvh), queries q0 .. q0 + rows - 1, the last blocks (the
+// head h (kvh: its KV head's index in the bound caches), queries q0 .. q0 + rows - 1, the last blocks (the
 // most keys) first; the cache positions any of them sees, [first, last].
 // live is false for a folded grid's spare workgroups (uniform per workgroup).
 struct FlashBlock {
@@ -47,11 +54,11 @@ fn flash_block(wid: vec3<u32>, nwg: vec3<u32>, rows: u32) -> FlashBlock {
   var b: FlashBlock;
   let blocks = (params.seq + rows - 1u) / rows;
   let g = wid.y * nwg.x + wid.x;
-  b.live = g < blocks * params.q_heads;
+  b.live = g < blocks * params.heads;
   if (!b.live) { return b; }
-  b.h = g % params.q_heads;
-  b.kvh = b.h / params.group;
-  b.q0 = (blocks - 1u - g / params.q_heads) * rows;
+  b.h = params.head0 + g % params.heads;
+  b.kvh = (b.h - params.head0) / params.group;
+  b.q0 = (blocks - 1u - g / params.heads) * rows;
   b.last = params.start + min(b.q0 + rows, params.seq) - 1u;
   if (params.window > 0u && params.start + b.q0 + 1u > params.window) {
     b.first = params.start + b.q0 + 1u - params.window;

@@ -15,9 +15,12 @@ constexpr uint32_t kWorkgroup = 256;
 struct CacheParams {
   uint32_t count = 0;
   uint32_t dst_offset = 0;
-  uint32_t pad[2] = {};
+  uint32_t part_row = 0;
+  uint32_t value_row = 0;
+  uint32_t value_offset = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(CacheParams) == 16, "must match Params in update_cache.wgsl");
+static_assert(sizeof(CacheParams) == 32, "must match Params in update_cache.wgsl");
 
 void check_update_cache(const OpArgs& args) {
   args.expect_count(4);
@@ -47,16 +50,38 @@ void lower_update_cache(OpContext& ctx) {
 
 }  // namespace
 
+std::vector<CachePart> cache_parts(OpContext& ctx, const std::vector<ValueId>& caches) {
+  std::vector<CachePart> parts;
+  for (ValueId cache : caches) {
+    const std::vector<TensorSegment> segs = ctx.segments(cache, kCacheHeadsDim);
+    if (parts.empty()) {
+      for (const TensorSegment& s : segs) parts.push_back({s.first_row, s.rows, {}});
+    }
+    if (segs.size() != parts.size()) {
+      throw Error(ErrorCode::Internal, ctx.call().name + ": KV caches of one shape stored in different parts");
+    }
+    for (size_t i = 0; i < segs.size(); ++i) parts[i].buffers.push_back(gpu::BufferBinding{segs[i].buffer});
+  }
+  return parts;
+}
+
 CacheWrite record_cache_write(OpContext& ctx, std::initializer_list<std::pair<ValueId, ValueId>> pairs) {
   CacheWrite w;
-  w.uniform = ctx.uniform(sizeof(CacheParams));
-  for (const auto& [value, cache] : pairs) {
-    // f16 caches (the opt-in f16 KV cache) are written two values per invocation.
-    w.f16 = ctx.tensor_info(cache).dtype == DType::F16;
-    const auto& pipeline = ctx.pipeline(w.f16 ? "attention/update_cache_f16.wgsl" : "attention/update_cache.wgsl", "main",
-                                        {{"WG", kWorkgroup}});
-    w.dispatches.push_back(ctx.dispatch(pipeline, {ctx.tensor(value), ctx.tensor(cache), ctx.uniform_binding(w.uniform)},
-                                        ctx.call().name + " cache write"));
+  std::vector<ValueId> caches;
+  for (const auto& pair : pairs) caches.push_back(pair.second);
+  // f16 caches (the opt-in f16 KV cache) are written two values per invocation.
+  w.f16 = ctx.tensor_info(caches.front()).dtype == DType::F16;
+  const auto& pipeline = ctx.pipeline(w.f16 ? "attention/update_cache_f16.wgsl" : "attention/update_cache.wgsl", "main",
+                                      {{"WG", kWorkgroup}});
+  for (const CachePart& cp : cache_parts(ctx, caches)) {
+    CacheWrite::Part part{ctx.uniform(sizeof(CacheParams)), {}, cp.first_head, cp.heads};
+    size_t c = 0;
+    for (const auto& pair : pairs) {
+      part.dispatches.push_back(ctx.dispatch(
+          pipeline, {ctx.tensor(pair.first), cp.buffers[c++], ctx.uniform_binding(part.uniform)},
+          ctx.call().name + " cache write"));
+    }
+    w.parts.push_back(std::move(part));
   }
   return w;
 }
@@ -69,17 +94,25 @@ void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_d
                                                 std::to_string(start_pos + s) + ") do not fit a cache of " +
                                                 std::to_string(cache_max));
   }
-  const int64_t row = value_dims[2] * value_dims[3];
-  CacheParams p;
-  p.count = static_cast<uint32_t>(s * row);
-  p.dst_offset = static_cast<uint32_t>(start_pos * row);
-  r.write_uniform(w.uniform, p);
+  const int64_t head_dim = value_dims[3];
   const uint64_t per_invocation = w.f16 ? 2 : 1;
-  for (DispatchId d : w.dispatches) r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup * per_invocation)));
+  for (const CacheWrite::Part& part : w.parts) {
+    const int64_t part_row = part.heads * head_dim;
+    CacheParams p;
+    p.count = static_cast<uint32_t>(s * part_row);
+    p.dst_offset = static_cast<uint32_t>(start_pos * part_row);
+    p.part_row = static_cast<uint32_t>(part_row);
+    p.value_row = static_cast<uint32_t>(value_dims[2] * head_dim);
+    p.value_offset = static_cast<uint32_t>(part.first_head * head_dim);
+    r.write_uniform(part.uniform, p);
+    for (DispatchId d : part.dispatches) r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup * per_invocation)));
+  }
 }
 
 void register_update_cache(OpRegistry& registry) {
-  registry.add("update_cache.default", {check_update_cache, lower_update_cache});
+  OpDef def{check_update_cache, lower_update_cache};
+  def.parts_args = {{1, kCacheHeadsDim}};
+  registry.add("update_cache.default", std::move(def));
 }
 
 }  // namespace wgrt::ops

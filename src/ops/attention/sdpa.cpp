@@ -47,25 +47,25 @@ struct SdpaParams {
   uint32_t head_begin = 0;
   uint32_t q_heads = 0;
   uint32_t group = 0;
-  uint32_t kv_heads = 0;
+  uint32_t cache_heads = 0;
   uint32_t dim4 = 0;
   uint32_t row_stride = 0;
   float scale = 0;
   uint32_t window = 0;  // 0: no sliding window
-  uint32_t pad = 0;
+  uint32_t kv_head0 = 0;
 };
 static_assert(sizeof(SdpaParams) == 48, "must match Params in sdpa.wgsl");
 
 // Mirrors `Params` in sdpa_decode.wgsl.
 struct DecodeParams {
   uint32_t start = 0;
-  uint32_t kv_heads = 0;
+  uint32_t cache_heads = 0;
   uint32_t first = 0;
   uint32_t split_len = 0;
   uint32_t splits = 0;
   float scale = 0;
   uint32_t q_heads = 0;
-  uint32_t pad = 0;
+  uint32_t kv_head0 = 0;
 };
 static_assert(sizeof(DecodeParams) == 32, "must match Params in sdpa_decode.wgsl");
 
@@ -96,11 +96,11 @@ DecodeSplits decode_splits(uint32_t positions, uint32_t per_split, uint32_t max_
 
 // Mirrors `Params` in flash_io.wgsl.
 struct FlashParams {
-  uint32_t seq = 0, start = 0, q_heads = 0, group = 0, kv_heads = 0;
+  uint32_t seq = 0, start = 0, q_heads = 0, group = 0, cache_heads = 0;
   float scale = 0;
-  uint32_t window = 0, pad = 0;
+  uint32_t window = 0, head0 = 0, heads = 0, pad[3] = {};
 };
-static_assert(sizeof(FlashParams) == 32, "must match Params in flash_io.wgsl");
+static_assert(sizeof(FlashParams) == 48, "must match Params in flash_io.wgsl");
 constexpr uint32_t kFlashRows = 16, kFlashKeys = 32;  // BQ, BKV in flash_attention.wgsl
 constexpr int64_t kFlashMaxHeadDim = 128;             // MAX_SLICE * 4 lanes * 4
 
@@ -221,8 +221,16 @@ void lower(OpContext& ctx) {
   const int64_t pass_seq = flash ? 1 : max_seq;  // the largest S the three passes see
   const uint32_t group = heads / kv_heads;
   const bool has_decode = decode_fits(group, head_dim);
-  UniformId decode_uniform = 0;
-  DispatchId decode = 0, decode_combine = 0;
+  // Caches above the binding limit come in parts by KV heads (memory_plan.h):
+  // every kernel reading them runs once per part, over that part's heads.
+  const std::vector<CachePart> parts = cache_parts(ctx, {ctx.arg(kKCache), ctx.arg(kVCache)});
+  struct PartDispatch {
+    UniformId uniform = 0;
+    DispatchId dispatch = 0;
+    uint32_t kv_head0 = 0, kv_heads = 0;
+  };
+  std::vector<PartDispatch> decode;
+  DispatchId decode_combine = 0;
   // The splits' partials (D + 4 floats per head each) take no more scratch
   // than one score per head and cached position would.
   const auto max_splits = static_cast<uint32_t>(
@@ -230,20 +238,26 @@ void lower(OpContext& ctx) {
   // P (Tuning::sdpa_split), read once when the op is lowered (not per decode step).
   const uint32_t split_positions = has_decode ? ctx.tuning().sdpa_split : 0;
   if (has_decode) {
-    decode_uniform = ctx.uniform(sizeof(DecodeParams));
-    const auto parts = ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
+    const auto split_parts =
+        ctx.scratch(uint64_t(max_splits) * heads * (head_dim + 4) * sizeof(float), "sdpa decode splits");
     const gpu::OverrideConstants constants = {{"GROUP", group}, {"DIM4", double(head_dim / 4)}};
     const std::string_view reduce = reduce_shader(ctx.device());
     const char* cache = f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
     const auto& pipeline =
         ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "main", constants);
-    decode = ctx.dispatch(pipeline,
-                          {ctx.uniform_binding(decode_uniform), ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)),
-                           ctx.tensor(ctx.arg(kVCache)), ctx.tensor(k), ctx.tensor(v), parts, ctx.tensor(out)},
-                          "sdpa decode");
+    for (const CachePart& part : parts) {
+      PartDispatch d{ctx.uniform(sizeof(DecodeParams)), 0, static_cast<uint32_t>(part.first_head),
+                     static_cast<uint32_t>(part.heads)};
+      d.dispatch = ctx.dispatch(pipeline,
+                                {ctx.uniform_binding(d.uniform), ctx.tensor(q), part.buffers[0], part.buffers[1],
+                                 ctx.tensor(k), ctx.tensor(v), split_parts, ctx.tensor(out)},
+                                "sdpa decode");
+      decode.push_back(d);
+    }
     const auto& combine =
         ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "combine", constants);
-    decode_combine = ctx.dispatch(combine, {ctx.uniform_binding(decode_uniform), parts, ctx.tensor(out)},
+    // The combine reads only q_heads and splits, alike in every part's uniform.
+    decode_combine = ctx.dispatch(combine, {ctx.uniform_binding(decode.front().uniform), split_parts, ctx.tensor(out)},
                                   "sdpa decode combine");
   }
 
@@ -259,25 +273,30 @@ void lower(OpContext& ctx) {
     UniformId uniform;
     DispatchId qk, softmax, av;
     uint32_t head_begin, heads;
+    uint32_t kv_head0, kv_heads;  // the cache part read
   };
   std::vector<Chunk> chunks;
-  for (uint32_t begin = 0; begin < heads && !f16_cache; begin += chunk) {
-    Chunk c;
-    c.head_begin = begin;
-    c.heads = std::min(chunk, heads - begin);
-    c.uniform = ctx.uniform(sizeof(SdpaParams));
-    const auto params = ctx.uniform_binding(c.uniform);
-    c.qk = ctx.dispatch(qk, {params, ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)), scores}, "sdpa scores");
-    c.softmax = ctx.dispatch(softmax, {params, scores}, "sdpa softmax");
-    c.av = ctx.dispatch(av, {params, scores, ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)}, "sdpa weighted sum");
-    chunks.push_back(c);
+  for (const CachePart& part : parts) {
+    const auto part_begin = static_cast<uint32_t>(part.first_head) * group;
+    const auto part_end = part_begin + static_cast<uint32_t>(part.heads) * group;
+    for (uint32_t begin = part_begin; begin < part_end && !f16_cache; begin += chunk) {
+      Chunk c;
+      c.head_begin = begin;
+      c.heads = std::min(chunk, part_end - begin);
+      c.kv_head0 = static_cast<uint32_t>(part.first_head);
+      c.kv_heads = static_cast<uint32_t>(part.heads);
+      c.uniform = ctx.uniform(sizeof(SdpaParams));
+      const auto params = ctx.uniform_binding(c.uniform);
+      c.qk = ctx.dispatch(qk, {params, ctx.tensor(q), part.buffers[0], scores}, "sdpa scores");
+      c.softmax = ctx.dispatch(softmax, {params, scores}, "sdpa softmax");
+      c.av = ctx.dispatch(av, {params, scores, part.buffers[1], ctx.tensor(out)}, "sdpa weighted sum");
+      chunks.push_back(c);
+    }
   }
-  UniformId flash_u = 0;
-  DispatchId flash_d = 0;
+  std::vector<PartDispatch> flash_parts;
   const bool tiled = flash && flash_tiled(ctx.device(), ctx.tuning(), head_dim);
   const uint32_t flash_rows = tiled ? kTiledRows : kFlashRows;  // query rows per workgroup
   if (flash) {
-    flash_u = ctx.uniform(sizeof(FlashParams));
     const char* cache = f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
     const auto& pipeline =
         tiled ? ctx.pipeline({cache, "attention/flash_io.wgsl", "attention/flash_attention_tiled.wgsl"}, "flash_tiled",
@@ -287,10 +306,15 @@ void lower(OpContext& ctx) {
                               {"KS", double(head_dim / 4 + 1)},
                               {"Q_LEN", double(kFlashRows * head_dim / 4)},
                               {"KV_LEN", double(kFlashKeys * (head_dim / 4 + 1))}});
-    flash_d = ctx.dispatch(pipeline,
-                           {ctx.uniform_binding(flash_u), ctx.tensor(q), ctx.tensor(ctx.arg(kKCache)),
-                            ctx.tensor(ctx.arg(kVCache)), ctx.tensor(out)},
-                           tiled ? "flash attention tiled" : "flash attention");
+    for (const CachePart& part : parts) {
+      PartDispatch d{ctx.uniform(sizeof(FlashParams)), 0, static_cast<uint32_t>(part.first_head),
+                     static_cast<uint32_t>(part.heads)};
+      d.dispatch = ctx.dispatch(pipeline,
+                                {ctx.uniform_binding(d.uniform), ctx.tensor(q), part.buffers[0], part.buffers[1],
+                                 ctx.tensor(out)},
+                                tiled ? "flash attention tiled" : "flash attention");
+      flash_parts.push_back(d);
+    }
   }
 
   ctx.on_resize({q, k, v, start_pos}, [=](ResizeContext& r) {
@@ -307,43 +331,51 @@ void lower(OpContext& ctx) {
     const uint64_t context = uint64_t(start + s);
     const bool one_step = has_decode && s == 1;
     if (has_decode && !one_step) {
-      r.set_workgroups(decode, gpu::WorkgroupCount{0, 1, 1});
+      for (const PartDispatch& d : decode) r.set_workgroups(d.dispatch, gpu::WorkgroupCount{0, 1, 1});
       r.set_workgroups(decode_combine, gpu::WorkgroupCount{0, 1, 1});
     }
     if (one_step) {
       DecodeParams dp;
       dp.start = static_cast<uint32_t>(start);
-      dp.kv_heads = kv_heads;
       dp.first = window > 0 && start + 1 > int64_t(window) ? static_cast<uint32_t>(start + 1 - window) : 0;
       const DecodeSplits split = decode_splits(static_cast<uint32_t>(start) + 1 - dp.first, split_positions, max_splits);
       dp.split_len = split.split_len;
       dp.splits = split.splits;
       dp.scale = scale;
       dp.q_heads = heads;
-      r.write_uniform(decode_uniform, dp);
-      r.set_workgroups(decode, r.fold(uint64_t(kv_heads) * split.splits));
+      for (const PartDispatch& d : decode) {
+        dp.cache_heads = d.kv_heads;
+        dp.kv_head0 = d.kv_head0;
+        r.write_uniform(d.uniform, dp);
+        r.set_workgroups(d.dispatch, r.fold(uint64_t(d.kv_heads) * split.splits));
+      }
       const uint64_t combine_groups = split.splits > 1 ? gpu::div_up(uint64_t(heads) * (head_dim / 4), 256) : 0;
       r.set_workgroups(decode_combine, gpu::WorkgroupCount{static_cast<uint32_t>(combine_groups), 1, 1});
       // The decode kernel writes the cache itself.
-      if (flash) r.set_workgroups(flash_d, gpu::WorkgroupCount{0, 1, 1});
-      for (DispatchId d : cache_write.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+      for (const PartDispatch& d : flash_parts) r.set_workgroups(d.dispatch, gpu::WorkgroupCount{0, 1, 1});
+      for (const CacheWrite::Part& part : cache_write.parts) {
+        for (DispatchId d : part.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+      }
       for (const Chunk& c : chunks) {
         for (DispatchId d : {c.qk, c.softmax, c.av}) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
       }
       return;
     }
     const bool use_flash = flash && (s > 1 || f16_cache);  // one_step returned above
-    if (flash) {
+    for (const PartDispatch& d : flash_parts) {
       FlashParams p;
       p.seq = static_cast<uint32_t>(s);
       p.start = static_cast<uint32_t>(start);
       p.q_heads = heads;
-      p.group = heads / kv_heads;
-      p.kv_heads = kv_heads;
+      p.group = group;
+      p.cache_heads = d.kv_heads;
       p.scale = scale;
       p.window = window;
-      r.write_uniform(flash_u, p);
-      r.set_workgroups(flash_d, use_flash ? r.fold(uint64_t(heads) * gpu::div_up(s, flash_rows)) : gpu::WorkgroupCount{0, 1, 1});
+      p.head0 = d.kv_head0 * group;
+      p.heads = d.kv_heads * group;
+      r.write_uniform(d.uniform, p);
+      r.set_workgroups(d.dispatch, use_flash ? r.fold(uint64_t(p.heads) * gpu::div_up(s, flash_rows))
+                                             : gpu::WorkgroupCount{0, 1, 1});
     }
     for (const Chunk& c : chunks) {
       SdpaParams p;
@@ -352,8 +384,9 @@ void lower(OpContext& ctx) {
       p.heads = c.heads;
       p.head_begin = c.head_begin;
       p.q_heads = heads;
-      p.group = heads / kv_heads;
-      p.kv_heads = kv_heads;
+      p.group = group;
+      p.cache_heads = c.kv_heads;
+      p.kv_head0 = c.kv_head0;
       p.dim4 = static_cast<uint32_t>(head_dim / 4);
       p.row_stride = static_cast<uint32_t>(cache_max);
       p.scale = scale;
@@ -387,8 +420,11 @@ uint32_t sdpa_heads_per_chunk(uint32_t heads, int64_t max_seq, int64_t max_conte
 }
 
 void register_sdpa(OpRegistry& registry) {
-  registry.add("sdpa_with_kv_cache.default", {check<false>, lower<false>});
-  registry.add("wgrt.sdpa_with_kv_cache_window", {check<true>, lower<true>});
+  for (auto [name, def] : {std::pair{"sdpa_with_kv_cache.default", OpDef{check<false>, lower<false>}},
+                           std::pair{"wgrt.sdpa_with_kv_cache_window", OpDef{check<true>, lower<true>}}}) {
+    def.parts_args = {{kKCache, kCacheHeadsDim}, {kVCache, kCacheHeadsDim}};
+    registry.add(name, std::move(def));
+  }
 }
 
 }  // namespace wgrt::ops

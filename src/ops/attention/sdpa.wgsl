@@ -7,7 +7,9 @@
 //                   as the lowest f32 (their probability is exactly 0)
 //   softmax         each score row normalised over its causal prefix [0, start + s]
 //   weighted_sum    out[s, h] = sum_c p[hl, s, c] * v_cache[c, h / group]
-// q, out: [S, H, D]; caches: [MAX, Hkv, D]; D % 4 == 0 (vec4 rows).
+// q, out: [S, H, D]; caches: [MAX, n, D], KV heads [kv_head0, kv_head0 + n)
+// (all Hkv, or one part of caches stored in parts by heads, whose chunks
+// hold only the query heads reading that part); D % 4 == 0 (vec4 rows).
 // Score rows are `row_stride` (the cache's MAX) apart; row = hl * S + s.
 // Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
 
@@ -20,12 +22,12 @@ struct Params {
   head_begin: u32,   // the chunk's first query head
   q_heads: u32,      // H
   group: u32,        // H / Hkv
-  kv_heads: u32,     // Hkv
+  cache_heads: u32,  // n: KV heads in the bound caches
   dim4: u32,         // D / 4
   row_stride: u32,
   scale: f32,
   window: u32,       // 0: none
-  pad0: u32,
+  kv_head0: u32,     // the bound caches' first KV head
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -61,7 +63,7 @@ fn scores(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
   }
   let h = params.head_begin + row / params.seq;
   let qb = (s * params.q_heads + h) * params.dim4;
-  let kb = (c * params.kv_heads + h / params.group) * params.dim4;
+  let kb = (c * params.cache_heads + h / params.group - params.kv_head0) * params.dim4;
   var acc = 0.0;
   for (var j = 0u; j < params.dim4; j++) {
     acc += dot(q4[qb + j], k4[kb + j]);
@@ -117,12 +119,12 @@ fn weighted_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
   let hl = (t / params.dim4) % params.heads;
   let s = t / (params.dim4 * params.heads);
   let h = params.head_begin + hl;
-  let kvh = h / params.group;
+  let kvh = h / params.group - params.kv_head0;
   let base = (hl * params.seq + s) * params.row_stride;
   let len = params.start + s + 1u;
   var acc = vec4<f32>(0.0);
   for (var c = 0u; c < len; c++) {
-    acc += probs[base + c] * v4[(c * params.kv_heads + kvh) * params.dim4 + d4];
+    acc += probs[base + c] * v4[(c * params.cache_heads + kvh) * params.dim4 + d4];
   }
   out4[(s * params.q_heads + h) * params.dim4 + d4] = acc;
 }

@@ -24,8 +24,10 @@
 // k_new/v_new by the split holding `start`, so no workgroup reads what
 // another writes in the same dispatch. (With an f16 cache the new row is
 // attended unrounded; later steps read it rounded.)
-// q, out: [H, D]; k_new, v_new: [Hkv, D]; caches: [MAX, Hkv, D];
-// parts: [splits, H, DIM4 + 1] vec4s. sdpa.cpp checks decode_fits.
+// q, out: [H, D]; k_new, v_new: [Hkv, D]; caches: [MAX, n, D], KV heads
+// [kv_head0, kv_head0 + n) (all Hkv, or one part of caches stored in parts
+// by heads: one dispatch per part); parts: [splits, H, DIM4 + 1] vec4s.
+// sdpa.cpp checks decode_fits.
 
 const WG: u32 = 256u;
 // Known when the pipeline is made, so loops over heads unroll and the
@@ -34,14 +36,14 @@ override GROUP: u32 = 4;  // query heads per KV head (<= 8)
 override DIM4: u32 = 16;  // D / 4, a power of two (<= 64)
 
 struct Params {
-  start: u32,      // position of the new token
-  kv_heads: u32,
-  first: u32,      // first position attended (> 0 under a sliding window)
-  split_len: u32,  // positions per split (the last may have fewer)
+  start: u32,        // position of the new token
+  cache_heads: u32,  // n: KV heads in the bound caches (and this dispatch)
+  first: u32,        // first position attended (> 0 under a sliding window)
+  split_len: u32,    // positions per split (the last may have fewer)
   splits: u32,
   scale: f32,
   q_heads: u32,
-  pad: u32,
+  kv_head0: u32,     // the first of them
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -79,8 +81,9 @@ fn merge_states(a: SoftmaxState, b: SoftmaxState) -> SoftmaxState {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let wg = flat_group(wid, nwg);
-  let kvh = wg % params.kv_heads;
-  let split = wg / params.kv_heads;
+  let part_head = wg % params.cache_heads;
+  let kvh = params.kv_head0 + part_head;
+  let split = wg / params.cache_heads;
   let dim4 = DIM4;
   let teams = WG / dim4;
   let team = tid / dim4;
@@ -90,7 +93,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let new_at = kvh * dim4 + j;
 
   if (split == 0u && tid < dim4) {
-    let row = (start * params.kv_heads + kvh) * dim4 + tid;
+    let row = (start * params.cache_heads + part_head) * dim4 + tid;
     store_kv(row, k_new[new_at], v_new[new_at]);
   }
 
@@ -114,7 +117,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         kv = k_new[new_at];
         vv = v_new[new_at];
       } else {
-        let at = (c * params.kv_heads + kvh) * dim4 + j;
+        let at = (c * params.cache_heads + part_head) * dim4 + j;
         kv = load_k(at);
         vv = load_v(at);
       }

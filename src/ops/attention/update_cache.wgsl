@@ -1,13 +1,20 @@
-// cache[dst_offset + i] = value[i] for i < count: writes S new positions of a
-// KV cache ([1, MAX, H, D] rows) at start_pos. 2D-folded workgroups.
+// Writes S new positions of a KV cache ([1, MAX, H, D] rows) at start_pos:
+// the write of one part of a cache stored in parts by heads (memory_plan.h),
+// heads [h0, h0 + n), each position's row of n * D values taken from the
+// value's row of H * D at h0 * D. A cache in one part has n = H: element i
+// then lands at dst_offset + i. 2D-folded workgroups.
 
 override WG: u32 = 256;
 
 struct Params {
-  count: u32,
-  dst_offset: u32,
+  count: u32,         // S * part_row
+  dst_offset: u32,    // start_pos * part_row
+  part_row: u32,      // n * D
+  value_row: u32,     // H * D
+  value_offset: u32,  // h0 * D
   pad0: u32,
   pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> value: array<f32>;
@@ -19,5 +26,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
   if (i >= params.count) { return; }
-  cache[params.dst_offset + i] = value[i];
+  let pos = i / params.part_row;
+  cache[params.dst_offset + i] = value[pos * params.value_row + params.value_offset + i % params.part_row];
 }
