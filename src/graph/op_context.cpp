@@ -46,7 +46,7 @@ gpu::BufferBinding OpContext::tensor(ValueId id) const {
                     dims_string(t.max_dims) + " " + std::string(dtype_name(t.dtype)) + ", " +
                     std::to_string(t.max_device_bytes()) + " bytes) is above the device's binding limit of " +
                     std::to_string(device_.split_bytes()) +
-                    " bytes and this op cannot read it in parts (embeddings and GGUF linears can)");
+                    " bytes and this op cannot read it in parts (embeddings, linears, matmuls and non-transposed convolutions can)");
   }
   return {&memory_.buffer(id)};
 }

@@ -15,6 +15,7 @@
 #include "host_tensors.h"
 #include "ops/quant/quant_layout.h"
 #include "ops/random_blocks.h"
+#include "split_device.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -25,32 +26,11 @@ struct Case {
   const char* name;
 };
 
-// 16 KiB: with 256-element rows (144 to 1,024 bytes) the 200-row tables
-// below come in 4 to 13 runs, the last one short.
-constexpr uint64_t kSplitBytes = 16384;
-
-gpu::Device* split_device() {
-  static std::unique_ptr<gpu::Device> device = [] {
-    gpu::DeviceOptions o = test::device_options_from_env();
-    o.split_bytes_for_test = kSplitBytes;
-    try {
-      return gpu::Device::create(o);
-    } catch (const Error&) {
-      return std::unique_ptr<gpu::Device>();
-    }
-  }();
-  return device.get();
-}
-
-class SplitDeviceTest : public test::GpuTest {
- protected:
-  void SetUp() override {
-    test::GpuTest::SetUp();
-    if (HasFatalFailure() || IsSkipped()) return;
-    ASSERT_NE(split_device(), nullptr);
-    ASSERT_EQ(split_device()->split_bytes(), kSplitBytes);
-  }
-};
+// The split device's 16 KiB (split_device.h): with 256-element rows (144 to
+// 1,024 bytes) the 200-row tables below come in 4 to 13 runs, the last one
+// short.
+using test::split_device;
+using test::SplitDeviceTest;
 
 class BindingSplitTest : public SplitDeviceTest, public ::testing::WithParamInterface<Case> {};
 class BindingSplitPteOps : public SplitDeviceTest {};
@@ -347,19 +327,8 @@ TEST_F(BindingLimitTest, OpWithoutSplitPathIsRefusedByName) {
   const ValueId out = b.add_tensor(DType::F32, {kK, kN});
   b.add_op("aten.mul.Tensor", {x, w, out});
   b.mark_output(out);
-  const uint64_t live_before = split_device()->live_buffer_bytes();
-  try {
-    ExecutableGraph::load(*split_device(), std::move(b).build(), test::load_options());
-    FAIL() << "expected Error(NotSupported)";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
-    const std::string m = e.what();
-    EXPECT_NE(m.find("aten.mul.Tensor"), std::string::npos) << m;
-    EXPECT_NE(m.find("argument 1"), std::string::npos) << m;
-    EXPECT_NE(m.find("32768 bytes"), std::string::npos) << m;
-    EXPECT_NE(m.find("binding limit of 16384"), std::string::npos) << m;
-  }
-  EXPECT_EQ(split_device()->live_buffer_bytes(), live_before);  // nothing left allocated
+  test::expect_split_load_refused(std::move(b).build(),
+                                  {"aten.mul.Tensor", "argument 1", "32768 bytes", "binding limit of 16384"});
 }
 
 // A single row above the limit cannot be split into buffers that fit.

@@ -109,8 +109,16 @@ void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_d
   }
 }
 
+void idle_cache_write(ResizeContext& r, const CacheWrite& w) {
+  for (const CacheWrite::Part& part : w.parts) {
+    for (DispatchId d : part.dispatches) r.set_workgroups(d, gpu::WorkgroupCount{0, 1, 1});
+  }
+}
+
 void register_update_cache(OpRegistry& registry) {
-  OpDef def{check_update_cache, lower_update_cache};
+  OpDef def;
+  def.check = check_update_cache;
+  def.lower = lower_update_cache;
   def.parts_args = {{1, kCacheHeadsDim}};
   registry.add("update_cache.default", std::move(def));
 }

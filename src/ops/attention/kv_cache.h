@@ -37,6 +37,9 @@ CacheWrite record_cache_write(OpContext& ctx, std::initializer_list<std::pair<Va
 
 // Sets the write of `value_dims` ([1, S, H, D]) at start_pos, after checking
 // that it fits a cache of `cache_max` positions.
+// Gives the write no workgroups (a step whose attention writes the cache itself).
+void idle_cache_write(ResizeContext& r, const CacheWrite& w);
+
 void plan_cache_write(ResizeContext& r, const CacheWrite& w, const Dims& value_dims, int64_t start_pos,
                       int64_t cache_max, const char* op);
 

@@ -13,6 +13,13 @@
 // main_depthwise's loop over the window) for A/B; WGRT_CONV=nosplit runs
 // conv_igemm without split-K; WGRT_CONV=dwloop keeps only the depthwise loop.
 // N, H and W may change at run time; channels may not.
+// A constant weight above the binding limit (graph/memory_plan.h) comes in
+// runs of output channels: it is left unpacked (conv_igemm reads only whole
+// weights) and main_gemm / main_depthwise record a dispatch per run (main_gemm:
+// per run's part in one group where a run starts or ends mid-group, else the
+// run's whole groups), each writing its channels. A transposed convolution's
+// weight rows are input channels, its reduction: refused (NotSupported).
+#include "gpu/device.h"
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/conv/window.h"
@@ -38,8 +45,9 @@ struct ConvParams {
   float out_min, out_max;
   uint32_t row_tiles, chunks;  // main_depthwise's 4-pixel tiles a row; main_igemm's 16-channel chunks
   uint32_t splits, slices_per_split, cout_g4, pad;  // main_igemm only
+  uint32_t g0, co0, co_count, w_row0;               // the dispatch's output channels (conv_params.wgsl)
 };
-static_assert(sizeof(ConvParams) == 112, "must match Params in conv_params.wgsl");
+static_assert(sizeof(ConvParams) == 128, "must match Params in conv_params.wgsl");
 
 constexpr uint32_t kDepthwiseWorkgroup = 64;
 constexpr uint32_t kTile = 64;    // main_gemm's and main_igemm's output tile edge (pixels and channels)
@@ -205,6 +213,10 @@ void pack_weight(ConstantPrep& prep, ConvOp op) {
   const int64_t cout_g = c.cout / c.groups, cin_p = (c.cin_g + kChunk - 1) / kChunk * kChunk;
   const int64_t cout_p = (cout_g + 3) / 4 * 4, window = c.kh * c.kw;
   const Dims packed = {c.groups, c.kh, c.kw, cin_p, cout_p};
+  // Above the binding limit the weight is stored in runs of its first dim:
+  // main_gemm reads [cout, ...] runs of output channels; the packed layout's
+  // first dim (groups) cannot be cut so.
+  if (uint64_t(numel(packed)) * sizeof(float) > prep.max_binding_bytes()) return;
   std::vector<float> dst(size_t(numel(packed)), 0.0f);
   const auto* src = reinterpret_cast<const float*>(w.bytes.data());
   for (int64_t g = 0; g < c.groups; ++g) {
@@ -241,6 +253,7 @@ ConvParams params_for(const ConvArgs& c, const Dims& xd, const Dims& od) {
   p.k_total = p.cin_g * p.kh * p.kw;
   p.m_total = p.n * p.oh * p.ow;
   p.out_min = c.out_min, p.out_max = c.out_max;
+  p.co_count = p.cout_g;  // every channel of every group (main_depthwise's: see lower)
   return p;
 }
 
@@ -309,6 +322,40 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   });
 }
 
+// One dispatch's output channels (ConvParams g0 .. w_row0): main_gemm's
+// `groups` groups from g0, channels co0 .. co0 + co_count of each;
+// main_depthwise's channels co0 .. co0 + co_count (groups unused). The
+// weight binding starts at output channel w_row0.
+struct ConvPiece {
+  uint32_t g0 = 0, groups = 0, co0 = 0, co_count = 0, w_row0 = 0;
+  UniformId u = 0;
+  DispatchId d = 0;
+};
+
+// The pieces of a run of output channels [c0, end) of the weight: one per
+// part of a group where the run starts or ends mid-group, one for the whole
+// groups between (one piece of every group when the weight is whole).
+std::vector<ConvPiece> gemm_pieces(uint32_t c0, uint32_t end, uint32_t cout_g) {
+  std::vector<ConvPiece> pieces;
+  for (uint32_t c = c0; c < end;) {
+    ConvPiece piece;
+    piece.g0 = c / cout_g;
+    piece.w_row0 = c0;
+    piece.co0 = c % cout_g;
+    if (piece.co0 != 0 || end - c < cout_g) {
+      piece.groups = 1;
+      piece.co_count = std::min(cout_g - piece.co0, end - c);
+      c += piece.co_count;
+    } else {
+      piece.groups = (end - c) / cout_g;
+      piece.co_count = cout_g;
+      c += piece.groups * cout_g;
+    }
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
 void lower(OpContext& ctx, ConvOp op) {
   const OpArgs& args = ctx.args();
   const ConvArgs c = read_args(args, op);
@@ -316,6 +363,16 @@ void lower(OpContext& ctx, ConvOp op) {
   if (c.packed) return lower_igemm(ctx, c, has_bias);
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(c.out_arg);
   const bool dw = depthwise(c);
+  const std::vector<TensorSegment> runs = ctx.segments(w);
+  if (runs.size() > 1 && c.transposed) {
+    const Tensor& t = ctx.tensor_info(w);
+    throw Error(ErrorCode::NotSupported,
+                ctx.call().name + ": argument 1 (transposed convolution weight " + dims_string(t.max_dims) + ", " +
+                    std::to_string(t.max_device_bytes()) + " bytes) is above the device's binding limit of " +
+                    std::to_string(ctx.device().split_bytes()) +
+                    " bytes; its rows are input channels, a split of the reduction, which this op does not "
+                    "accumulate across buffers");
+  }
   const auto& pipeline =
       dw ? ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
                         {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c, ctx.tuning().conv_kernel) ? 1.0 : 0.0},
@@ -324,11 +381,22 @@ void lower(OpContext& ctx, ConvOp op) {
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});
-  const UniformId u = ctx.uniform(sizeof(ConvParams));
   // The weight stands in for an absent bias, x for an absent residual (never read).
   const ValueId res_id = c.residual_arg >= 0 ? ctx.arg(size_t(c.residual_arg)) : x;
-  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(has_bias ? ctx.arg(2) : w),
-                                               ctx.tensor(out), ctx.uniform_binding(u), ctx.tensor(res_id)});
+  const gpu::BufferBinding bias = has_bias ? ctx.tensor(ctx.arg(2)) : gpu::BufferBinding{runs[0].buffer};
+  const uint32_t cout_g = uint32_t(c.cout / c.groups);
+  std::vector<ConvPiece> pieces;
+  for (const TensorSegment& run : runs) {
+    const uint32_t c0 = uint32_t(run.first_row), end = uint32_t(run.first_row + run.rows);
+    std::vector<ConvPiece> part =
+        dw ? std::vector<ConvPiece>{{0, 0, c0, end - c0, c0}} : gemm_pieces(c0, end, cout_g);
+    for (ConvPiece& piece : part) {
+      piece.u = ctx.uniform(sizeof(ConvParams));
+      piece.d = ctx.dispatch(pipeline, {ctx.tensor(x), gpu::BufferBinding{run.buffer}, bias, ctx.tensor(out),
+                                        ctx.uniform_binding(piece.u), ctx.tensor(res_id)});
+      pieces.push_back(piece);
+    }
+  }
   ctx.on_resize({x, res_id}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
     const Dims od = out_dims(c, xd);
@@ -336,11 +404,16 @@ void lower(OpContext& ctx, ConvOp op) {
     r.set_dims(out, od);
     ConvParams p = params_for(c, xd, od);
     p.row_tiles = uint32_t(gpu::div_up(p.ow, 4));
-    r.write_uniform(u, p);
-    if (dw) {
-      r.set_workgroups(d, r.fold(gpu::div_up(uint64_t(p.n) * p.cout * p.oh * p.row_tiles, kDepthwiseWorkgroup)));
-    } else {
-      r.set_workgroups(d, {uint32_t(gpu::div_up(p.m_total, kTile)), uint32_t(gpu::div_up(p.cout_g, kTile)), p.groups});
+    for (const ConvPiece& piece : pieces) {
+      p.g0 = piece.g0, p.co0 = piece.co0, p.co_count = piece.co_count, p.w_row0 = piece.w_row0;
+      r.write_uniform(piece.u, p);
+      if (dw) {
+        r.set_workgroups(piece.d,
+                         r.fold(gpu::div_up(uint64_t(p.n) * p.co_count * p.oh * p.row_tiles, kDepthwiseWorkgroup)));
+      } else {
+        r.set_workgroups(piece.d, {uint32_t(gpu::div_up(p.m_total, kTile)), uint32_t(gpu::div_up(p.co_count, kTile)),
+                                   piece.groups});
+      }
     }
   });
 }

@@ -17,6 +17,10 @@
 // reading each weight once for the four. ROW3 (3 wide, undilated, stride 1 or
 // 2 across): each input row segment is read once for all three taps (6 or 9
 // values instead of 12), branch-free at the borders.
+//
+// Both cover the output channels that p.g0, p.co0 and p.co_count name
+// (conv_params.wgsl): all of them, or one run of a weight above the binding
+// limit, whose binding holds only its channels' rows (from p.w_row0).
 
 override TRANSPOSED: u32 = 0u;
 override POINTWISE: u32 = 0u;
@@ -93,22 +97,24 @@ fn load_a(r: Row, k: u32) -> f32 {
   return x[r.plane + ci * plane_size + u32(iy) * p.w + u32(ix)];
 }
 
-// Weight element (k, output channel co of group g). Regular weights are
-// [cout, cin_g, kh, kw]; transposed ones [cin, cout_g, kh, kw].
-fn load_b(g: u32, k: u32, co: u32) -> f32 {
-  if (k >= p.k_total || co >= p.cout_g) { return 0.0; }
+// Weight element (k, the dispatch's output channel co of group g, whose
+// row in the binding is wrow + co). Regular weights are [cout, cin_g, kh,
+// kw]; transposed ones [cin, cout_g, kh, kw] (never split: co0 = 0).
+fn load_b(g: u32, wrow: u32, k: u32, co: u32) -> f32 {
+  if (k >= p.k_total || co >= p.co_count) { return 0.0; }
   if (TRANSPOSED != 0u) {
     let window = p.kh * p.kw;
     let ci = k / window;
     return weight[((g * p.cin_g + ci) * p.cout_g + co) * window + (k - ci * window)];
   }
-  return weight[(g * p.cout_g + co) * p.k_total + k];
+  return weight[(wrow + co) * p.k_total + k];
 }
 
-// Four outputs of one channel (pixels m .. m + 3), bias and clamp applied.
+// Four outputs of the dispatch's channel co_local of group g (pixels m ..
+// m + 3), bias and clamp applied.
 fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
-  if (co_local >= p.cout_g) { return; }
-  let co = g * p.cout_g + co_local;
+  if (co_local >= p.co_count) { return; }
+  let co = g * p.cout_g + p.co0 + co_local;
   let pixels = p.oh * p.ow;
   for (var i = 0u; i < 4u; i++) {
     if (m + i < p.m_total) {
@@ -123,7 +129,8 @@ fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
 // whether or not the driver unrolls loops.
 @compute @workgroup_size(256)
 fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
-  let g = wid.z;
+  let g = p.g0 + wid.z;
+  let wrow = g * p.cout_g + p.co0 - p.w_row0;  // the binding's row of the dispatch's channel 0 in group g
   let m0 = wid.x * BM;
   let n0 = wid.y * BN;
   // Staging: this invocation loads im2col row a_m at depths a_k + 4i (i < 4)
@@ -142,8 +149,8 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   var acc3 = vec4<f32>(0.0);
   // The next slice's elements, read from memory while this one is multiplied.
   var a_next = vec4<f32>(load_a(row, a_k), load_a(row, a_k + 4u), load_a(row, a_k + 8u), load_a(row, a_k + 12u));
-  var b_next = vec4<f32>(load_b(g, b_k, n0 + b_n), load_b(g, b_k, n0 + b_n + 16u), load_b(g, b_k, n0 + b_n + 32u),
-                         load_b(g, b_k, n0 + b_n + 48u));
+  var b_next = vec4<f32>(load_b(g, wrow, b_k, n0 + b_n), load_b(g, wrow, b_k, n0 + b_n + 16u),
+                         load_b(g, wrow, b_k, n0 + b_n + 32u), load_b(g, wrow, b_k, n0 + b_n + 48u));
   for (var k0 = 0u; k0 < p.k_total; k0 += BK) {
     a_tile[a_k * BM + a_m] = a_next.x;
     a_tile[(a_k + 4u) * BM + a_m] = a_next.y;
@@ -158,8 +165,8 @@ fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     if (k1 < p.k_total) {
       a_next = vec4<f32>(load_a(row, k1 + a_k), load_a(row, k1 + a_k + 4u), load_a(row, k1 + a_k + 8u),
                          load_a(row, k1 + a_k + 12u));
-      b_next = vec4<f32>(load_b(g, k1 + b_k, n0 + b_n), load_b(g, k1 + b_k, n0 + b_n + 16u),
-                         load_b(g, k1 + b_k, n0 + b_n + 32u), load_b(g, k1 + b_k, n0 + b_n + 48u));
+      b_next = vec4<f32>(load_b(g, wrow, k1 + b_k, n0 + b_n), load_b(g, wrow, k1 + b_k, n0 + b_n + 16u),
+                         load_b(g, wrow, k1 + b_k, n0 + b_n + 32u), load_b(g, wrow, k1 + b_k, n0 + b_n + 48u));
     }
     for (var k = 0u; k < BK; k++) {
       let a = vec4<f32>(a_tile[k * BM + tm], a_tile[k * BM + tm + 1u], a_tile[k * BM + tm + 2u], a_tile[k * BM + tm + 3u]);
@@ -183,7 +190,7 @@ fn row_at(row: u32, ix: i32) -> f32 {
   return select(0.0, v, ix >= 0 && ix < i32(p.w));
 }
 
-// Workgroups: linear index over (n * cout) * oh * row_tiles, 64 per group.
+// Workgroups: linear index over (n * co_count) * oh * row_tiles, 64 per group.
 @compute @workgroup_size(64)
 fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -191,10 +198,11 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
   let tile = t % p.row_tiles;
   let rest = t / p.row_tiles;
   let oy = rest % p.oh;
-  let plane = rest / p.oh;  // img * cout + co
-  if (plane >= p.n * p.cout) { return; }
-  let co = plane % p.cout;
-  let img = plane / p.cout;
+  let plane = rest / p.oh;  // img * co_count + the dispatch's channel
+  if (plane >= p.n * p.co_count) { return; }
+  let co = p.co0 + plane % p.co_count;
+  let img = plane / p.co_count;
+  let wco = co - p.w_row0;  // the channel's row in the weight binding
   let c = co / p.cout_g;  // the group's only input channel
   let ox0 = tile * 4u;
   let in_plane = (img * p.cin + c) * p.h * p.w;
@@ -204,7 +212,7 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     if (iy < 0 || iy >= i32(p.h)) { continue; }
     let row = in_plane + u32(iy) * p.w;
     if (ROW3 != 0u) {
-      let wi = (co * p.kh + ky) * 3u;
+      let wi = (wco * p.kh + ky) * 3u;
       let w0 = weight[wi];
       let w1 = weight[wi + 1u];
       let w2 = weight[wi + 2u];
@@ -226,7 +234,7 @@ fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
       continue;
     }
     for (var kx = 0u; kx < p.kw; kx++) {
-      let wv = weight[(co * p.kh + ky) * p.kw + kx];
+      let wv = weight[(wco * p.kh + ky) * p.kw + kx];
       let ix0 = i32(ox0) * p.stride_w - p.pad_w + i32(kx) * p.dil_w;
       var v = vec4<f32>(0.0);
       for (var i = 0u; i < 4u; i++) {

@@ -13,6 +13,13 @@ struct Params {
   cin_g: u32, cout_g: u32, k_total: u32, m_total: u32,
   out_min: f32, out_max: f32, row_tiles: u32, chunks: u32,
   splits: u32, slices_per_split: u32, cout_g4: u32, pad: u32,
+  // The output channels of one dispatch (conv2d.wgsl; a weight above the
+  // binding limit comes in runs of output channels, a dispatch per run, or
+  // per run's part in one group). main_gemm: groups g0 .. g0 + wid.z,
+  // channels co0 .. co0 + co_count of each; main_depthwise: channels co0 ..
+  // co0 + co_count. The weight binding starts at output channel w_row0.
+  // Unsplit: 0, 0 (main_gemm) or cout_g (main_depthwise: cout), 0.
+  g0: u32, co0: u32, co_count: u32, w_row0: u32,
 }
 
 // Bias, residual and clamp of the output element `at` (channel co).

@@ -4,9 +4,13 @@
 // VulkanQuantizer's weight-only 8-bit and 4-bit flows produce it (the bias,
 // when there is one, follows as an aten.add). x is f32 [..., K]; every dim
 // of x but K may change at run time. linear_qcw.wgsl has the numerics.
+// A weight above the binding limit comes in runs of rows (output features,
+// graph/memory_plan.h), like aten.linear's: one dispatch per run, writing
+// its columns of out with its scales (one run, row0 0, otherwise).
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/qparams.h"
+#include "ops/common/row_runs.h"
 #include "ops/register_ops.h"
 
 namespace wgrt::ops {
@@ -14,8 +18,9 @@ namespace {
 
 struct QcwParams {
   uint32_t m = 0, n = 0, k = 0, w_row_bytes = 0;
+  uint32_t row0 = 0, out_cols = 0, pad[2] = {};  // a run of weight rows: n of them, out's columns row0 ..
 };
-static_assert(sizeof(QcwParams) == 16, "must match Params in linear_qcw.wgsl");
+static_assert(sizeof(QcwParams) == 32, "must match Params in linear_qcw.wgsl");
 
 void check(const OpArgs& args, uint32_t bits) {
   args.expect_count(4);
@@ -40,21 +45,27 @@ void check(const OpArgs& args, uint32_t bits) {
 void lower(OpContext& ctx, uint32_t bits) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(3);
   const auto& pipeline = ctx.pipeline("linear/linear_qcw.wgsl", "main", {{"W_BITS", double(bits)}});
-  const UniformId u = ctx.uniform(sizeof(QcwParams));
-  const DispatchId d = ctx.dispatch(
-      pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(ctx.arg(2)), ctx.tensor(out), ctx.uniform_binding(u)});
+  const gpu::BufferBinding scales = ctx.tensor(ctx.arg(2));
+  const std::vector<RowRunDispatch> runs =
+      dispatch_row_runs(ctx, w, sizeof(QcwParams), pipeline, [&](gpu::BufferBinding run, gpu::BufferBinding u) {
+        return std::vector<gpu::BufferBinding>{ctx.tensor(x), run, scales, ctx.tensor(out), u};
+      });
   QcwParams base;
-  base.n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
+  base.out_cols = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   base.k = static_cast<uint32_t>(ctx.max_dims(x).back());
   base.w_row_bytes = static_cast<uint32_t>(ctx.max_dims(w)[1]);
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dims dims = r.dims(x);
     QcwParams p = base;
     p.m = static_cast<uint32_t>(numel(dims) / p.k);
-    dims.back() = p.n;
+    dims.back() = p.out_cols;
     r.set_dims(out, dims);
-    r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), 64)));
+    for (const RowRunDispatch& run : runs) {
+      p.row0 = run.first_row;
+      p.n = run.rows;
+      r.write_uniform(run.uniform, p);
+      r.set_workgroups(run.dispatch, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), 64)));
+    }
   });
 }
 

@@ -4,7 +4,10 @@
 // (w[2j] + 8) << 4 | (w[2j+1] + 8), K padded to even).
 //   out[m, n] = (sum_k x[m, k] * w[n, k]) * scales[n]
 // Four consecutive outputs per invocation (a row of x and up to four weight
-// rows); bytes are read from u32 words.
+// rows); bytes are read from u32 words. A weight above the binding limit
+// comes in runs of rows, one dispatch each: n counts the run's rows, w holds
+// only them, and output column (and scale) row0 + n of out_cols (unsplit:
+// row0 = 0, out_cols = n).
 
 override W_BITS: u32 = 8u;
 
@@ -13,6 +16,10 @@ struct Params {
   n: u32,
   k: u32,
   w_row_bytes: u32,  // bytes per weight row (K for 8-bit, K/2 rounded up for 4-bit)
+  row0: u32,
+  out_cols: u32,
+  pad0: u32,
+  pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -46,6 +53,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     for (var k = 0u; k < p.k; k++) {
       acc += x[row * p.k + k] * weight(col, k);
     }
-    out[i] = acc * scales[col];
+    out[row * p.out_cols + p.row0 + col] = acc * scales[p.row0 + col];
   }
 }

@@ -8,6 +8,12 @@
 // groups never change. linear's GEMM is the family's (linear/gemm.h, the
 // weight rows read as ggml F32 rows) when K % 32 == 0 and the device fits it. mm and bmm use the GEMM alone. Every live dim may
 // change between runs, up to its maximum.
+// A constant weight or b above the binding limit comes in runs of its rows
+// (graph/memory_plan.h), one dispatch (linear: one pair) per run: linear's
+// runs of N write their columns of out; mm's and addmm's runs of K each add
+// their part of the sum (the first writes, with the bias; the later ones
+// add to out: ACCUMULATE in matmul.wgsl); bmm's runs of batches write
+// their batches.
 #include "ops/linear/matmul.h"
 
 #include <cstdio>
@@ -37,9 +43,11 @@ struct MatmulParams {
   uint32_t a_batch_stride = 0;
   uint32_t b_batch_stride = 0;
   uint32_t batches = 0;
-  uint32_t row0 = 0, out_cols = 0, pad[2] = {};  // a run of aten.linear's weight rows
+  // A run of b's rows (matmul.wgsl): linear's of N, mm's of K, bmm's of batches.
+  uint32_t row0 = 0, out_cols = 0, a_cols = 0, k0 = 0;
+  uint32_t batch0 = 0, pad[3] = {};
 };
-static_assert(sizeof(MatmulParams) == 48, "must match Params in matmul.wgsl");
+static_assert(sizeof(MatmulParams) == 64, "must match Params in matmul.wgsl");
 
 MatmulParams params_for(int64_t batches, int64_t m, int64_t k, int64_t n) {
   MatmulParams p;
@@ -52,6 +60,7 @@ MatmulParams params_for(int64_t batches, int64_t m, int64_t k, int64_t n) {
   p.b_batch_stride = static_cast<uint32_t>(k * n);
   p.batches = static_cast<uint32_t>(batches);
   p.out_cols = p.n;
+  p.a_cols = p.k;
   return p;
 }
 
@@ -168,19 +177,39 @@ void check_mm(const OpArgs& args, size_t rank) {
 }
 
 // mm and bmm are (a, b, out); addmm is (bias, a, b, beta, alpha, out) with
-// the bias added per output column.
+// the bias added per output column. A constant b above the binding limit
+// comes in runs of rows: of K for mm and addmm (each run one GEMM over its
+// columns of a; the first writes out with the bias, the later ones add to
+// it), of batches for bmm (each run its batches). One run otherwise: the
+// same single dispatch and uniform values as before splits existed.
 void lower_mm(OpContext& ctx, bool batched, bool addmm = false) {
   const size_t first = addmm ? 1 : 0;
   const ValueId a = ctx.arg(first), b = ctx.arg(first + 1), out = ctx.arg(first + (addmm ? 4 : 2));
-  const UniformId u = ctx.uniform(sizeof(MatmulParams));
+  const double b_f16 = ctx.tensor_info(b).dtype == DType::F16 ? 1 : 0;
   const auto& gemm = ctx.pipeline("linear/matmul.wgsl", "gemm",
                                   {{"B_TRANSPOSED", 0}, {"HAS_BIAS", addmm ? 1 : 0}, {"BATCHED", batched ? 1 : 0},
-                                   {"B_F16", ctx.tensor_info(b).dtype == DType::F16 ? 1 : 0}});
-  // Without a bias, b again as its placeholder.
-  const DispatchId d = ctx.dispatch(gemm,
-                                    {ctx.tensor(a), ctx.tensor(b), ctx.tensor(addmm ? ctx.arg(0) : b), ctx.tensor(out),
-                                     ctx.uniform_binding(u)},
-                                    kMatmulGemmLabel);
+                                   {"B_F16", b_f16}});
+  const std::vector<TensorSegment> segments = ctx.segments(b);
+  // Later runs of K add their part to out, without the bias.
+  const gpu::ComputePipeline* accumulate =
+      segments.size() > 1 && !batched ? &ctx.pipeline("linear/matmul.wgsl", "gemm",
+                                                      {{"B_TRANSPOSED", 0}, {"HAS_BIAS", 0}, {"BATCHED", 0},
+                                                       {"B_F16", b_f16}, {"ACCUMULATE", 1}})
+                                      : nullptr;
+  // Without a bias, a again as its placeholder.
+  const gpu::BufferBinding bias = ctx.tensor(addmm ? ctx.arg(0) : a);
+  std::vector<LinearRunDispatch> runs;
+  for (const TensorSegment& s : segments) {
+    LinearRunDispatch run;
+    run.params = ctx.uniform(sizeof(MatmulParams));
+    run.row0 = static_cast<uint32_t>(s.first_row);
+    run.rows = static_cast<uint32_t>(s.rows);
+    run.gemm = ctx.dispatch(runs.empty() || batched ? gemm : *accumulate,
+                            {ctx.tensor(a), gpu::BufferBinding{s.buffer}, bias, ctx.tensor(out),
+                             ctx.uniform_binding(run.params)},
+                            kMatmulGemmLabel);
+    runs.push_back(run);
+  }
   ctx.on_resize({a, b}, [=](ResizeContext& r) {
     const Dims& da = r.dims(a);
     const Dims& db = r.dims(b);
@@ -189,9 +218,19 @@ void lower_mm(OpContext& ctx, bool batched, bool addmm = false) {
     Dims dims = da;
     dims.back() = db.back();
     r.set_dims(out, dims);
-    const MatmulParams p = params_for(batched ? da[0] : 1, da[i], da[i + 1], db.back());
-    r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gemm_workgroups(p)));
+    for (const LinearRunDispatch& run : runs) {
+      // One run: the whole of b (row0 0, rows its first dim).
+      MatmulParams p = params_for(batched ? da[0] : 1, da[i], da[i + 1], db.back());
+      if (batched) {
+        p.batch0 = run.row0;
+        p.batches = run.rows;
+      } else {
+        p.k0 = run.row0;
+        p.k = run.rows;
+      }
+      r.write_uniform(run.params, p);
+      r.set_workgroups(run.gemm, r.fold(gemm_workgroups(p)));
+    }
   });
 }
 

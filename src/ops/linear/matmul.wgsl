@@ -6,6 +6,8 @@
 //   B_F16         b holds f16 values, two to a word (an fp16 program's linear
 //                 weight kept f16: ops/passes/widen_f16.h), read through
 //                 WGSL's core unpack2x16float (no shader-f16 needed)
+//   ACCUMULATE    adds to what out holds (a later run of a constant b split
+//                 by rows of K: aten.mm / aten.addmm above the binding limit)
 // Entry points, chosen from the live shapes by the host (the other gets 0 workgroups):
 //   gemm  TILE x TILE output tiles per workgroup, 8 x 8 invocations each owning
 //         a 4 x 4 micro-tile, K in steps of TILE_K through workgroup memory
@@ -17,6 +19,7 @@ override B_TRANSPOSED: bool = false;
 override HAS_BIAS: bool = false;
 override BATCHED: bool = false;
 override B_F16: bool = false;
+override ACCUMULATE: bool = false;
 override WG: u32 = 64;  // gemv; a power of two
 
 struct Params {
@@ -28,13 +31,21 @@ struct Params {
   a_batch_stride: u32, // elements; used with BATCHED
   b_batch_stride: u32,
   batches: u32,
-  // aten.linear's weight above the binding limit comes in runs of rows, one
-  // dispatch each: n counts this run's rows, row0 + n the output's column
-  // (and the bias's), out_cols wide; row0 = 0 and out_cols = n otherwise.
+  // A constant b above the binding limit comes in runs of its rows, one
+  // dispatch each (unsplit: row0 = 0, out_cols = n, a_cols = k, k0 = 0,
+  // batch0 = 0). aten.linear's runs are runs of N: n counts this run's rows,
+  // row0 + n the output's column (and the bias's), out_cols wide. mm's and
+  // addmm's are runs of K: k counts this run's rows, reading a's columns
+  // k0 .. k0 + k of a_cols (later runs ACCUMULATE). bmm's are runs of
+  // batches: batches counts this run's, batch0 the first one's index in a and out.
   row0: u32,
   out_cols: u32,
+  a_cols: u32,
+  k0: u32,
+  batch0: u32,
   pad0: u32,
   pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -43,9 +54,12 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> params: Params;
 
-fn finish(n: u32, acc: f32) -> f32 {
-  if (HAS_BIAS) { return acc + bias[params.row0 + n]; }
-  return acc;
+// Output element `at` (column n of this run) from its sum.
+fn finish(n: u32, acc: f32, at: u32) -> f32 {
+  var v = acc;
+  if (HAS_BIAS) { v += bias[params.row0 + n]; }
+  if (ACCUMULATE) { v += out[at]; }
+  return v;
 }
 
 // Element i of b as f32.
@@ -78,13 +92,14 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let in_batch = tile % per_batch;
   let m0 = (in_batch / params.tiles_n) * TILE;
   let n0 = (in_batch % params.tiles_n) * TILE;
-  var a_base = 0u;
+  let out_batch = params.batch0 + batch;
+  var a_base = params.k0;
   var b_base = 0u;
   if (BATCHED) {
-    a_base = batch * params.a_batch_stride;
+    a_base += out_batch * params.a_batch_stride;
     b_base = batch * params.b_batch_stride;
   }
-  let out_base = batch * params.m * params.out_cols + params.row0;
+  let out_base = out_batch * params.m * params.out_cols + params.row0;
   var acc: array<vec4<f32>, MICRO>;
   for (var k0 = 0u; k0 < params.k; k0 += TILE_K) {
     // TILE x TILE_K values of each operand, 16 per invocation; the fastest
@@ -95,7 +110,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       let m = m0 + row;
       let k = k0 + col;
       var v = 0.0;
-      if (m < params.m && k < params.k) { v = a[a_base + m * params.k + k]; }
+      if (m < params.m && k < params.k) { v = a[a_base + m * params.a_cols + k]; }
       a_tile[row][col] = v;
       if (B_TRANSPOSED) {  // b[n][k]: row is n, col is k
         b_tile[col][row / 4u][row % 4u] = load_b(b_base, k, n0 + row);
@@ -117,7 +132,10 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     if (m >= params.m) { break; }
     for (var j = 0u; j < MICRO; j++) {
       let n = n0 + lid.x * MICRO + j;
-      if (n < params.n) { out[out_base + m * params.out_cols + n] = finish(n, acc[i][j]); }
+      if (n < params.n) {
+        let at = out_base + m * params.out_cols + n;
+        out[at] = finish(n, acc[i][j], at);
+      }
     }
   }
 }
@@ -144,6 +162,7 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     workgroupBarrier();
   }
   if (lid.x < ROWS && first + lid.x < params.n) {
-    out[params.row0 + first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+    let at = params.row0 + first + lid.x;
+    out[at] = finish(first + lid.x, row_partial[0][lid.x], at);
   }
 }
