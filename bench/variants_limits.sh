@@ -10,6 +10,9 @@
 # Models (MODELS, default "llama1b smollm2 llama8b"): the Llama-3.2-1B-shaped
 # Q4_0 file (tied head), SmolLM2-135M Q4_1 (random weights in its skeleton) and
 # a Llama-3.1-8B-shaped Q4_0 with a Q6_K head (32 layers), all made in /tmp.
+# llama1b_long is the 1B file at --ctx 131072 with 2,048 tokens cached before
+# tg: each KV cache is 256 MiB, so under the default limits it comes in two
+# parts by heads (one binding with the adapter's); list it after llama1b, whose file it uses.
 #
 # On the device, after `source bench/device/env.sh .device` and PYTHONPATH=$PWD/.device/py:
 #   WGRT=.device/wgrt WGRT_BASE=.device/wgrt-base bash bench/variants_limits.sh
@@ -28,7 +31,8 @@ RUN=${RUN:-/tmp/variants-limits}
 mkdir -p "$RUN"
 
 declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-135m-q4_1.gguf
-                       [llama8b]=/tmp/llama8b-q4_0.gguf)
+                       [llama8b]=/tmp/llama8b-q4_0.gguf [llama1b_long]=/tmp/llama1b-q4_0.gguf)
+declare -A MODEL_ARGS=([llama1b_long]="--ctx 131072 --tg-prefill 2048")
 declare -A MODEL_GEN=(
   [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
   [smollm2]="python3 bench/random_gguf.py fill $SKEL ${MODEL_PATH[smollm2]} --seed 0"
@@ -37,6 +41,7 @@ t0=$SECONDS
 pids=()
 for m in $MODELS; do
   [ -s "${MODEL_PATH[$m]}" ] && continue
+  [ -n "${MODEL_GEN[$m]:-}" ] || continue  # another entry's file
   ( timeout 240 ${MODEL_GEN[$m]} >"$RUN/gen-$m.log" 2>&1 || echo "making $m failed: $(tail -3 "$RUN/gen-$m.log")" ) &
   pids+=($!)
 done
@@ -53,7 +58,8 @@ for m in $MODELS; do
       default) cmd=("$WGRT" bench --limits default) ;;
     esac
     echo "=== $m $v (t=${SECONDS}s)"
-    timeout -k 5 "$STEP_S" "${cmd[@]}" --model "${MODEL_PATH[$m]}" -p "$PP" -n "$TG" -r "$REPS" \
+    # shellcheck disable=SC2086  # MODEL_ARGS holds several words
+    timeout -k 5 "$STEP_S" "${cmd[@]}" --model "${MODEL_PATH[$m]}" ${MODEL_ARGS[$m]:-} -p "$PP" -n "$TG" -r "$REPS" \
         --max-seconds 10 --json "$RUN/$m-$v.json" >"$RUN/$m-$v.out" 2>&1
     echo "rc=$?"; tail -n 4 "$RUN/$m-$v.out"
   done
