@@ -60,7 +60,11 @@ DecodeAttention DecodeAttention::record(OpContext& ctx, const AttentionShape& sh
   // than one score per head and cached position would.
   a.max_splits_ = static_cast<uint32_t>(
       std::clamp<uint64_t>(uint64_t(shape.cache_max) / uint64_t(shape.head_dim + 4), 1, kDecodeMaxSplits));
-  a.split_positions_ = ctx.tuning().sdpa_split;  // read once at load, not per step
+  // P, read once at load (not per step). Caches in parts run one dispatch per
+  // part, one after another (they share the partials and the output), each
+  // over a part's heads: shorter splits give each as many workgroups as one
+  // dispatch over every head would have had.
+  a.split_positions_ = std::max<uint32_t>(16, ctx.tuning().sdpa_split / static_cast<uint32_t>(parts.size()));
   const auto split_parts = ctx.scratch(uint64_t(a.max_splits_) * shape.heads * (shape.head_dim + 4) * sizeof(float),
                                        "sdpa decode splits");
   const gpu::OverrideConstants constants = {{"GROUP", shape.group}, {"DIM4", double(shape.head_dim / 4)}};
