@@ -10,7 +10,7 @@
 #include "gpu/buffer.h"
 #include "gpu/device.h"
 #include "gpu/native.h"
-#include "gpu/shader_source.h"
+#include "gpu/shader_program.h"
 #include "gpu/webgpu_util.h"
 #include "wgrt/error.h"
 
@@ -42,7 +42,7 @@ ComputePipeline::ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::stri
 
 const ComputePipeline& PipelineCache::get(std::string_view shader_path, std::string_view entry,
                                           const OverrideConstants& constants, ShaderChecks checks) {
-  return get_from_source(shader_source(shader_path), entry, constants, shader_path, checks);
+  return get_from_source(shader_program(shader_path), entry, constants, shader_path, checks);
 }
 
 const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std::string_view entry,

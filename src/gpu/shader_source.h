@@ -4,10 +4,13 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace wgrt::gpu {
 
 // Throws Error(NotFound) for a name that was not embedded.
 std::string_view shader_source(std::string_view path);
+// Every embedded shader's name.
+std::vector<std::string_view> shader_names();
 
 }  // namespace wgrt::gpu

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "gpu/device.h"
-#include "gpu/shader_source.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -17,18 +16,14 @@ OpContext::OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& m
       args_(state.graph, state.graph.ops[op_index], op_index) {}
 
 const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, std::string_view entry,
-                                                const gpu::OverrideConstants& constants) {
-  return device_.pipelines().get(shader_path, entry, constants, state_.tuning.shader_checks);
-}
-
-const gpu::ComputePipeline& OpContext::pipeline(std::initializer_list<std::string_view> shader_paths,
-                                                std::string_view entry, const gpu::OverrideConstants& constants) {
-  std::string source, label;
-  for (std::string_view path : shader_paths) {
-    source.append(gpu::shader_source(path)).push_back('\n');
-    label += (label.empty() ? "" : "+") + std::string(path);
-  }
-  return device_.pipelines().get_from_source(source, entry, constants, label, state_.tuning.shader_checks);
+                                                const gpu::OverrideConstants& constants,
+                                                std::initializer_list<gpu::ShaderSlot> slots) {
+  const gpu::ShaderSlot device_slots[] = {{"reduce", device_.features().subgroups ? "subgroup" : "workgroup"}};
+  const std::span<const gpu::ShaderSlot> given(slots.begin(), slots.size());
+  std::string label(shader_path);
+  for (const gpu::ShaderSlot& s : slots) label += " " + std::string(s.name) + "=" + std::string(s.value);
+  return device_.pipelines().get_from_source(gpu::shader_program(shader_path, given, device_slots), entry, constants,
+                                             label, state_.tuning.shader_checks);
 }
 
 gpu::BufferBinding OpContext::tensor(ValueId id) const {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/shader_program.h"
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
 #include "graph/resize_context.h"
@@ -36,12 +37,13 @@ class OpContext : public ResizeContext {
   // The load's tuning switches (wgrt/tuning.h).
   const Tuning& tuning() const { return state_.tuning; }
 
+  // The pipeline of an embedded shader and the shaders it imports
+  // (gpu/shader_program.h); `slots` fill the {slots} of its imports. The
+  // device's own choices fill the rest: {reduce} is "subgroup" where the
+  // device has subgroups, else "workgroup" (common/reduce_*.wgsl).
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
-                                       const gpu::OverrideConstants& constants = {});
-  // A pipeline from several embedded shaders concatenated in order (shared
-  // WGSL functions first), e.g. {"quant/dequant.wgsl", "quant/linear.wgsl"}.
-  const gpu::ComputePipeline& pipeline(std::initializer_list<std::string_view> shader_paths, std::string_view entry,
-                                       const gpu::OverrideConstants& constants = {});
+                                       const gpu::OverrideConstants& constants = {},
+                                       std::initializer_list<gpu::ShaderSlot> slots = {});
   // The buffer of a tensor. A constant stored in several buffers (above the
   // device's binding limit, memory_plan.h) has none: Error(NotSupported)
   // naming the op and argument, unless the op reads it through segments().

@@ -6,7 +6,6 @@
 
 #include "gpu/workgroups.h"
 #include "ops/attention/attention_paths.h"
-#include "ops/common/reduce.h"
 
 namespace wgrt::ops {
 namespace {
@@ -68,10 +67,8 @@ DecodeAttention DecodeAttention::record(OpContext& ctx, const AttentionShape& sh
   const auto split_parts = ctx.scratch(uint64_t(a.max_splits_) * shape.heads * (shape.head_dim + 4) * sizeof(float),
                                        "sdpa decode splits");
   const gpu::OverrideConstants constants = {{"GROUP", shape.group}, {"DIM4", double(shape.head_dim / 4)}};
-  const std::string_view reduce = reduce_shader(ctx.device());
-  const char* cache = shape.f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
-  const auto& pipeline =
-      ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "main", constants);
+  const gpu::ShaderSlot cache = {"cache", shape.f16_cache ? "f16" : "f32"};
+  const auto& pipeline = ctx.pipeline("attention/sdpa_decode.wgsl", "main", constants, {cache});
   for (const CachePart& part : parts) {
     PartDispatch d{ctx.uniform(sizeof(DecodeParams)), 0, static_cast<uint32_t>(part.first_head),
                    static_cast<uint32_t>(part.heads)};
@@ -81,8 +78,7 @@ DecodeAttention DecodeAttention::record(OpContext& ctx, const AttentionShape& sh
                               "sdpa decode");
     a.parts_.push_back(d);
   }
-  const auto& combine =
-      ctx.pipeline({"common/prelude.wgsl", reduce, cache, "attention/sdpa_decode.wgsl"}, "combine", constants);
+  const auto& combine = ctx.pipeline("attention/sdpa_decode.wgsl", "combine", constants, {cache});
   // The combine reads only q_heads and splits, alike in every part's uniform.
   a.combine_ =
       ctx.dispatch(combine, {ctx.uniform_binding(a.parts_.front().uniform), split_parts, io.out}, "sdpa decode combine");

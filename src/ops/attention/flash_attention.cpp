@@ -58,15 +58,16 @@ FlashAttentionPath FlashAttentionPath::record(OpContext& ctx, const AttentionSha
   const int64_t d = shape.head_dim;
   const bool tiled = use_tiled(ctx.device(), ctx.tuning(), d);
   a.rows_ = tiled ? kTiledRows : kFlashRows;
-  const char* cache = shape.f16_cache ? "attention/cache_f16.wgsl" : "attention/cache_f32.wgsl";
+  const gpu::ShaderSlot cache = {"cache", shape.f16_cache ? "f16" : "f32"};
   const auto& pipeline =
-      tiled ? ctx.pipeline({cache, "attention/flash_io.wgsl", "attention/flash_attention_tiled.wgsl"}, "flash_tiled",
-                           {{"D4", double(d / 4)}, {"TILE_LEN", double(d * 8)}})
-            : ctx.pipeline({cache, "attention/flash_io.wgsl", "attention/flash_attention.wgsl"}, "flash",
+      tiled ? ctx.pipeline("attention/flash_attention_tiled.wgsl", "flash_tiled",
+                           {{"D4", double(d / 4)}, {"TILE_LEN", double(d * 8)}}, {cache})
+            : ctx.pipeline("attention/flash_attention.wgsl", "flash",
                            {{"D4", double(d / 4)},
                             {"KS", double(d / 4 + 1)},
                             {"Q_LEN", double(kFlashRows * d / 4)},
-                            {"KV_LEN", double(kFlashKeys * (d / 4 + 1))}});
+                            {"KV_LEN", double(kFlashKeys * (d / 4 + 1))}},
+                           {cache});
   for (const CachePart& part : parts) {
     PartDispatch p{ctx.uniform(sizeof(FlashParams)), 0, static_cast<uint32_t>(part.first_head),
                    static_cast<uint32_t>(part.heads)};

@@ -11,6 +11,8 @@
 // with a sliding window also c > p - window.
 // Workgroups: H * ceil(S / BQ), possibly 2D-folded; the last query blocks
 // (the most keys) first. Params and the q/out bindings: flash_io.wgsl.
+//! import attention/cache_{cache}.wgsl
+//! import attention/flash_io.wgsl
 
 override D4: u32 = 16;  // head dim / 4
 // Set by the host: KS = D4 + 1 (kv row stride, padded so that the 4 lanes'

@@ -20,6 +20,8 @@
 // reads them); D = 4 * D4 <= 64. Visible keys: flash_io.wgsl's visible().
 // Workgroups: H * ceil(S / BQ), possibly 2D-folded; the last query blocks
 // (the most keys) first.
+//! import attention/cache_{cache}.wgsl
+//! import attention/flash_io.wgsl
 
 override D4: u32 = 16;        // head dim / 4, at most 16
 override TILE_LEN: u32 = 512;  // D * 8: vec4s of Q^T, K^T and V (set by the host)

@@ -1,5 +1,5 @@
 // Decode attention (S = 1), split over the cached positions (flash decoding).
-// Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl and
+// Imports (below): common/prelude.wgsl, the device's common/reduce_*.wgsl and
 // attention/cache_f32.wgsl or cache_f16.wgsl (the caches' bindings 2 and 3,
 // load_k, load_v, store_kv).
 //
@@ -28,6 +28,9 @@
 // [kv_head0, kv_head0 + n) (all Hkv, or one part of caches stored in parts
 // by heads: one dispatch per part); parts: [splits, H, DIM4 + 1] vec4s.
 // sdpa.cpp checks decode_fits.
+//! import common/prelude.wgsl
+//! import common/reduce_{reduce}.wgsl
+//! import attention/cache_{cache}.wgsl
 
 const WG: u32 = 256u;
 // Known when the pipeline is made, so loops over heads unroll and the

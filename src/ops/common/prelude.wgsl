@@ -1,4 +1,4 @@
-// Shared WGSL helpers, prepended to shaders that list "common/prelude.wgsl"
+// Shared WGSL helpers, for shaders that import common/prelude.wgsl
 // among their sources (OpContext::pipeline with several paths).
 
 // The flat index of a workgroup whose grid may be 2D-folded (gpu/workgroups.h:

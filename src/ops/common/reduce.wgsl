@@ -1,5 +1,6 @@
-// Reductions built on lanes_sum, which a common/reduce_*.wgsl variant
-// (prepended before this file) defines along with reduce_scratch.
+// Reductions built on lanes_sum, which the device's common/reduce_*.wgsl
+// variant (imported below) defines along with reduce_scratch.
+//! import common/reduce_{reduce}.wgsl
 
 // The sum of v over the whole workgroup of `size` invocations, in every
 // invocation. Call from uniform control flow.

@@ -1,8 +1,9 @@
 // Sums across invocations, for adapters with subgroups (wgpu-native's native
 // Subgroup feature: no `enable subgroups;`, and the adapter reports no size,
-// so the size is counted in the shader). One of reduce_subgroup.wgsl and
-// reduce_workgroup.wgsl is prepended (ops/common/reduce.h picks); both define
-// lanes_sum with the same meaning, and common/reduce.wgsl builds on it.
+// so the size is counted in the shader). Shaders import
+// common/reduce_{reduce}.wgsl: this file or reduce_workgroup.wgsl, the
+// device's choice (OpContext::pipeline); both define lanes_sum with the same
+// meaning, and common/reduce.wgsl builds on it.
 // Workgroups are at most 256 invocations, and subgroups are taken to be runs
 // of consecutive local_invocation_index (as on every Vulkan driver for 1D
 // workgroups).

@@ -281,8 +281,8 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
   const gpu::OverrideConstants constants = {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                             {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                                             {"POINTWISE", pointwise(c) ? 1.0 : 0.0}};
-  const auto& gemm = ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv_igemm.wgsl"}, "main_igemm", constants);
-  const auto& reduce = ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv_igemm.wgsl"}, "main_reduce", constants);
+  const auto& gemm = ctx.pipeline("conv/conv_igemm.wgsl", "main_igemm", constants);
+  const auto& reduce = ctx.pipeline("conv/conv_igemm.wgsl", "main_reduce", constants);
   const uint32_t chunks = uint32_t(gpu::div_up(uint64_t(c.cin_g), uint64_t(kChunk)));
   const uint32_t slices = uint32_t(c.kh * c.kw) * chunks;
   // Partial sums for the split count of the largest shape.
@@ -374,10 +374,10 @@ void lower(OpContext& ctx, ConvOp op) {
                     "accumulate across buffers");
   }
   const auto& pipeline =
-      dw ? ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_depthwise",
+      dw ? ctx.pipeline("conv/conv2d.wgsl", "main_depthwise",
                         {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c, ctx.tuning().conv_kernel) ? 1.0 : 0.0},
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0}})
-         : ctx.pipeline({"common/prelude.wgsl", "conv/conv_params.wgsl", "conv/conv2d.wgsl"}, "main_gemm",
+         : ctx.pipeline("conv/conv2d.wgsl", "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                          {"POINTWISE", pointwise(c) ? 1.0 : 0.0}});

@@ -21,6 +21,8 @@
 // Both cover the output channels that p.g0, p.co0 and p.co_count name
 // (conv_params.wgsl): all of them, or one run of a weight above the binding
 // limit, whose binding holds only its channels' rows (from p.w_row0).
+//! import common/prelude.wgsl
+//! import conv/conv_params.wgsl
 
 override TRANSPOSED: u32 = 0u;
 override POINTWISE: u32 = 0u;

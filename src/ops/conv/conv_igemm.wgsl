@@ -17,6 +17,8 @@
 // wid.z also picks one of p.splits contiguous ranges of slices, whose partial
 // sums go to `part` [split][cout][pixel]; main_reduce adds them up with the
 // bias and clamp. With p.splits == 1 main_igemm finishes the outputs itself.
+//! import common/prelude.wgsl
+//! import conv/conv_params.wgsl
 
 override POINTWISE: u32 = 0u;
 

@@ -1,5 +1,5 @@
 // The parameters every convolution kernel takes (ConvParams in conv2d.cpp),
-// and the epilogue they share. Prepended to conv2d.wgsl and conv_igemm.wgsl,
+// and the epilogue they share. Imported by conv2d.wgsl and conv_igemm.wgsl,
 // which declare `bias`, `residual` and `p`.
 
 override HAS_BIAS: u32 = 0u;

@@ -20,7 +20,7 @@ Fill record_fill(OpContext& ctx, ValueId out, double value) {
     f.bits = static_cast<uint32_t>(static_cast<int32_t>(value));
   }
   f.uniform = ctx.uniform(sizeof(FillParams));
-  f.dispatch = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "creation/fill.wgsl"}, "main", {{"MODE", 0}}),
+  f.dispatch = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"MODE", 0}}),
                             {ctx.tensor(out), ctx.uniform_binding(f.uniform)});
   return f;
 }

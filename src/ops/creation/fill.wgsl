@@ -3,6 +3,7 @@
 // arange: word i = start + i * step, as f32 or, with INT_OUT, as i32;
 // MODE 2 writes et_vk.grid_priors' [H * W, 2] anchor centres: row y * W + x
 // is ((x + start) * step, (y + start) * step), with W in `bits`.
+//! import common/prelude.wgsl
 
 override MODE: u32 = 0u;
 override INT_OUT: u32 = 0u;

@@ -222,7 +222,7 @@ void lower(const TypedDef& def, OpContext& ctx) {
   if (def.mode) {
     op = std::get<std::string>(args.value(mode_arg(def))) == "floor" ? TypedOp::DivFloor : TypedOp::DivTrunc;
   }
-  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "elementwise/typed.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("elementwise/typed.wgsl", "main",
       {{"WG", kWorkgroup}, {"OP", double(op)}, {"A_TYPE", double(codes[0])}, {"B_TYPE", double(codes[1])},
        {"C_TYPE", double(codes[2])}, {"OUT_TYPE", double(type_code(ctx.tensor_info(out).dtype))},
        {"INT_MATH", int_math ? 1.0 : 0.0}});

@@ -10,6 +10,7 @@
 // INT_MATH: every operand is an integer or bool: compare and combine as i32
 // (exact, wrapping like torch's int32), not f32.
 // add/sub carry their alpha in the scalar slot (scalar_f, scalar_i).
+//! import common/prelude.wgsl
 
 override WG: u32 = 256u;
 override OP: u32 = 0u;

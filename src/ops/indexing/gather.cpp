@@ -101,7 +101,7 @@ void lower(OpContext& ctx, Form form) {
   const size_t dim = check(ctx.args(), form);
   const ValueId x = ctx.arg(0), index = index_and_dim(ctx.args(), form).first, out = ctx.arg(slots(form).out);
   const UniformId u = ctx.uniform(sizeof(GatherParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "indexing/gather.wgsl"}, "main", {{"MODE", gather ? 1.0 : 0.0}}),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("indexing/gather.wgsl", "main", {{"MODE", gather ? 1.0 : 0.0}}),
                                     {ctx.tensor(x), ctx.tensor(index), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x, index}, [=](ResizeContext& r) {
     const Dims od = out_dims(gather, r.dims(x), dim, r.dims(index));

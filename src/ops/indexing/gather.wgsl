@@ -2,6 +2,7 @@
 // out[c] = x[c with c[DIM] replaced by idx], where idx (i32; negative counts
 // from the end) is index[c[DIM]] for index_select (MODE 0) or index[c] for
 // gather (MODE 1, index shaped like out).
+//! import common/prelude.wgsl
 
 override MODE: u32 = 0u;
 

@@ -121,12 +121,11 @@ bool gemm_choose_large(const gpu::Device& device, const Tuning& tuning, const Ge
 const gpu::ComputePipeline& gemm_pipeline(OpContext& ctx, const GemmChoice& choice, const char* decoder,
                                           gpu::OverrideConstants constants) {
   const bool f16 = choice.precision == MatmulPrecision::F16 || choice.precision == MatmulPrecision::F16Acc;
-  const char* depth = choice.ku == 4 ? "linear/gemm_k4.wgsl" : choice.ku == 2 ? "linear/gemm_k2.wgsl" : "linear/gemm_k1.wgsl";
+  const char* depth = choice.ku == 4 ? "4" : choice.ku == 2 ? "2" : "1";
   constants.emplace_back("ACC_UNITS", choice.precision == MatmulPrecision::F16 ? choice.f16_span / 32 : 0.0);
-  // common/prelude.wgsl after the precision prelude: `enable f16;` must come first.
-  return ctx.pipeline({f16 ? "linear/gemm_f16.wgsl" : "linear/gemm_f32.wgsl", "common/prelude.wgsl", choice.tile.prelude,
-                       depth, decoder, "quant/linear_io.wgsl", "linear/gemm.wgsl"},
-                      "gemm", constants);
+  return ctx.pipeline("linear/gemm.wgsl", "gemm", constants,
+                      {{"precision", f16 ? "f16" : "f32"}, {"tile", choice.tile.prelude}, {"ku", depth},
+                       {"decoder", decoder}});
 }
 
 const char* matmul_precision_name(MatmulPrecision precision) {

@@ -1,8 +1,8 @@
 // Prefill GEMM: out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) for M > 1,
 // W in any format whose decoder defines UnitWords, fetch_unit and unit_from
 // (quant/dequant.wgsl: the ggml block formats, wgrt's planar layout and plain
-// f32/f16 rows; linear/q4gsw_unit.wgsl), prepended
-// after a precision prelude (gemm_f32.wgsl, gemm_f16.wgsl: FT, the type of
+// f32/f16 rows; linear/q4gsw_unit.wgsl: the {decoder} slot), imported with
+// a precision prelude (gemm_f32.wgsl, gemm_f16.wgsl: FT, the type of
 // staged operands and products), a tile prelude
 // (gemm_tile_*.wgsl: BM x BN outputs per workgroup, TM x TN per thread, TM and
 // TN each 4 or 8) and a depth prelude (gemm_k*.wgsl: KU 32-element units of
@@ -29,7 +29,7 @@
 // being 4-20x slower than the 2 x 4 tiles of quant/linear.wgsl on the H200.
 //
 // Bindings, Params and the epilogue come from quant/linear_io.wgsl
-// (prepended before this file, as for quant/linear.wgsl), with the fused
+// (imported, as by quant/linear.wgsl), with the fused
 // linears' optional parts: HAS_NORM (x RMS-normalized first:
 // staged x is multiplied by norm_w and each staging thread sums the squares
 // of its part of one row; the results are scaled by 1 / rms), HAS_BIAS,
@@ -37,6 +37,12 @@
 // out, [split1, split2) to out1, [split2, n) to out2 (split1 = split2 = n
 // when there is one output).
 // Workgroups: ceil(N / BN) * ceil(M / BM), possibly 2D-folded.
+//! import linear/gemm_{precision}.wgsl
+//! import common/prelude.wgsl
+//! import {tile}
+//! import linear/gemm_k{ku}.wgsl
+//! import {decoder}
+//! import quant/linear_io.wgsl
 
 // Binding 1, the weights as u32 words (linear_io.wgsl leaves it to each kernel).
 @group(0) @binding(1) var<storage, read> w: array<u32>;

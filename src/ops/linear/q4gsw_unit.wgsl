@@ -1,4 +1,4 @@
-// decode_unit for et_vk.linear_q4gsw's weights, prepended to linear/gemm.wgsl:
+// decode_unit for et_vk.linear_q4gsw's weights, imported by linear/gemm.wgsl ({decoder}):
 // rows of K/8 words (word j holds k = 8j..8j+7, value 8j+i in bits 4i..4i+3,
 // +8 offset), w[n, k] = (nibble - 8) * scales[k / GROUP_SIZE, n] with scale
 // rows SCALES_STRIDE apart. A 32-element unit is 4 words; GROUP_SIZE % 8 == 0,

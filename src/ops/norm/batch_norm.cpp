@@ -48,7 +48,7 @@ void lower(OpContext& ctx) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0), out = output_of(args);
   const bool has_weight = !args.is_null(1), has_bias = !args.is_null(2);
-  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "norm/batch_norm.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("norm/batch_norm.wgsl", "main",
                                       {{"HAS_WEIGHT", has_weight ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(BatchNormParams));
   const ValueId mean = ctx.arg(3);

@@ -1,6 +1,7 @@
 // Inference batch norm (aten._native_batch_norm_legit_no_training) on
 // contiguous [N, C, ...] f32: out = (x - mean[c]) * rsqrt(var[c] + eps) *
 // weight[c] + bias[c], one element per invocation (2D-folded workgroups).
+//! import common/prelude.wgsl
 
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;

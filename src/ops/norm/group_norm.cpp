@@ -67,7 +67,7 @@ void lower(OpContext& ctx) {
   const uint64_t stat_bytes = uint64_t(ctx.max_dims(x)[0] * groups) * sizeof(float);
   const gpu::BufferBinding mean = ids[1] == kNoValue ? ctx.scratch(stat_bytes, "group_norm mean") : ctx.tensor(ids[1]);
   const gpu::BufferBinding rstd = ids[2] == kNoValue ? ctx.scratch(stat_bytes, "group_norm rstd") : ctx.tensor(ids[2]);
-  const auto& pipeline = ctx.pipeline({"norm/reduce.wgsl", "norm/layer_norm.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("norm/layer_norm.wgsl", "main",
                                       {{"WG", kWorkgroup}, {"HAS_WEIGHT", has_weight ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"GROUPS", double(groups)}});
   const UniformId u = ctx.uniform(sizeof(NormParams));

@@ -87,7 +87,7 @@ void lower(OpContext& ctx) {
   const uint64_t stat_bytes = static_cast<uint64_t>(std::max<int64_t>(max_rows, 1)) * sizeof(float);
   const gpu::BufferBinding mean_binding = mean == kNoValue ? ctx.scratch(stat_bytes, "layer_norm mean") : ctx.tensor(mean);
   const gpu::BufferBinding rstd_binding = rstd == kNoValue ? ctx.scratch(stat_bytes, "layer_norm rstd") : ctx.tensor(rstd);
-  const auto& pipeline = ctx.pipeline({"norm/reduce.wgsl", "norm/layer_norm.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("norm/layer_norm.wgsl", "main",
                                       {{"WG", kWorkgroup}, {"HAS_WEIGHT", has_weight ? 1 : 0}, {"HAS_BIAS", has_bias ? 1 : 0}});
   const UniformId u = ctx.uniform(sizeof(LayerNormParams));
   // x stands in for an absent weight or bias (never read).

@@ -3,9 +3,10 @@
 // torch); out = (x - mean) * rstd * weight + bias with rstd = 1 / sqrt(var + eps).
 // mean[row] and rstd[row] are written too. HAS_WEIGHT / HAS_BIAS: without
 // them the binding is a placeholder. One workgroup per row (2D-folded);
-// reduce.wgsl, prepended, holds WG and reduce_sum.
+// reduce.wgsl, imported, holds WG and reduce_sum.
 // GROUPS > 0 makes it aten.native_group_norm: a row is one group of one
 // sample ([C / GROUPS, hw] values) and weight and bias are per channel.
+//! import norm/reduce.wgsl
 
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;

@@ -1,4 +1,4 @@
-// Workgroup-wide reductions shared by the norm shaders (their C++ prepends
+// Workgroup-wide reductions shared by the norm shaders (they import
 // this file). WG is the workgroup size, a power of two; every invocation of
 // the workgroup must make the call, since they meet at barriers. The closing
 // barrier lets the next reduction reuse `partial`.

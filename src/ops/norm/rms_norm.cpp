@@ -36,7 +36,7 @@ void check(const OpArgs& args) {
 void lower(OpContext& ctx) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(3);
   const float eps = static_cast<float>(ctx.args().number(2));
-  const auto& pipeline = ctx.pipeline({"norm/reduce.wgsl", "norm/rms_norm.wgsl"}, "main", {{"WG", kWorkgroup}});
+  const auto& pipeline = ctx.pipeline("norm/rms_norm.wgsl", "main", {{"WG", kWorkgroup}});
   const UniformId u = ctx.uniform(sizeof(RmsNormParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(w), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {

@@ -1,6 +1,7 @@
 // out[r, :] = x[r, :] * rsqrt(mean(x[r, :]^2) + eps) * weight, for f32 rows
 // of length D. One workgroup per row (2D-folded), WG threads striding the row
-// (reduce.wgsl, prepended, holds WG and reduce_sum).
+// (reduce.wgsl, imported, holds WG and reduce_sum).
+//! import norm/reduce.wgsl
 
 struct Params {
   rows: u32,

@@ -40,7 +40,7 @@ void check(const OpArgs& args) {
 void lower(OpContext& ctx, bool log) {
   const ValueId x = ctx.arg(0), out = ctx.arg(3);
   const size_t dim = softmax_dim(ctx.args());
-  const auto& pipeline = ctx.pipeline({"norm/reduce.wgsl", "norm/softmax.wgsl"}, "main", {{"WG", kWorkgroup}, {"LOG", log ? 1 : 0}});
+  const auto& pipeline = ctx.pipeline("norm/softmax.wgsl", "main", {{"WG", kWorkgroup}, {"LOG", log ? 1 : 0}});
   const UniformId u = ctx.uniform(sizeof(SoftmaxParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {

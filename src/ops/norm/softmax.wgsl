@@ -3,7 +3,8 @@
 // The tensor is viewed as [outer, D, inner] (inner = 1 for the last dim, whose
 // rows are contiguous); a row is the D values at one (outer, inner), strided by
 // inner. One workgroup per row (2D-folded), WG threads striding the row
-// (reduce.wgsl, prepended, holds WG and the reductions).
+// (reduce.wgsl, imported, holds WG and the reductions).
+//! import norm/reduce.wgsl
 
 override LOG: bool = false;
 

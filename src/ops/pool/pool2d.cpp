@@ -103,7 +103,7 @@ void lower(OpContext& ctx, Pool pool) {
   const PoolArgs a = read_args(ctx.graph(), args, pool);
   check(args, pool, ctx.graph());
   const ValueId x = ctx.arg(0);
-  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "pool/pool2d.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("pool/pool2d.wgsl", "main",
                                       {{"MODE", double(a.mode)}, {"WITH_INDICES", a.has_indices ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(PoolParams));
   // Without indices the output stands in for them (never written).

@@ -2,6 +2,7 @@
 // per invocation. MODE 0: max (with the argmax's flat h * W + w index, as
 // PyTorch's max_pool2d_with_indices gives it); 1: average over the window's
 // in-input elements, 2: average counting the padding, 3: a fixed divisor.
+//! import common/prelude.wgsl
 
 override MODE: u32 = 0u;
 override WITH_INDICES: u32 = 0u;

@@ -1,5 +1,5 @@
-// Helpers of the int8 kernels in qdq/ (placed before each kernel's own
-// source). Int8 tensors are packed four to a u32 word, element i in byte i % 4.
+// Helpers of the int8 kernels in qdq/ (imported by each kernel).
+// Int8 tensors are packed four to a u32 word, element i in byte i % 4.
 
 // The signed byte b (0..3) of a word.
 fn sbyte(word: u32, b: u32) -> i32 { return bitcast<i32>(word << (24u - 8u * b)) >> 24u; }

@@ -115,7 +115,7 @@ void lower(OpContext& ctx, Kind kind) {
   const Layout at = layout(kind);
   const ValueId x = ctx.arg(0), w = ctx.arg(3), out = ctx.arg(at.out);
   const bool has_bias = !args.is_null(8);
-  const auto& pipeline = ctx.pipeline({"qdq/int8.wgsl", "qdq/q8ta_conv2d.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("qdq/q8ta_conv2d.wgsl", "main",
                                       {{"LAYOUT", kind == Kind::Depthwise ? 1.0 : 0.0},
                                        {"TRANSPOSED", kind == Kind::Transposed ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0},

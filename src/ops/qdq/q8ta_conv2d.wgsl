@@ -9,6 +9,7 @@
 //   LAYOUT 1 (depthwise):            [KH, KW, OC4], one input channel per output
 // Int8 tensors are packed four to a u32 word; four consecutive outputs per
 // invocation, written as one word.
+//! import qdq/int8.wgsl
 
 override LAYOUT: u32 = 0u;
 override TRANSPOSED: bool = false;

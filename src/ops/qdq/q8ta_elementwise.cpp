@@ -72,7 +72,7 @@ void lower(OpContext& ctx, Op op) {
   const OpArgs& args = ctx.args();
   const ValueId a = ctx.arg(0), out = ctx.arg(arg_count(op) - 1);
   const ValueId b = op == kAdd ? ctx.arg(1) : a;
-  const auto& pipeline = ctx.pipeline({"qdq/int8.wgsl", "qdq/q8ta_elementwise.wgsl"}, "main", {{"OP", double(op)}});
+  const auto& pipeline = ctx.pipeline("qdq/q8ta_elementwise.wgsl", "main", {{"OP", double(op)}});
   const UniformId u = ctx.uniform(sizeof(EwParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(a), ctx.tensor(b), ctx.tensor(out), ctx.uniform_binding(u)});
   EwParams base;

@@ -5,6 +5,7 @@
 //   OP 2 q8ta_pixel_shuffle: y = (a[gathered] - a_zp) * a_scale (NCHW, upscale r)
 //   q = clamp(round(y * out_inv_scale) + out_zp, -128, 127)
 // Four consecutive outputs per invocation, written as one packed word.
+//! import qdq/int8.wgsl
 
 override OP: u32 = 0u;
 

@@ -86,7 +86,7 @@ void lower(OpContext& ctx, const Form& f) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0), w = ctx.arg(3), out = ctx.arg(f.count - 1);
   const bool has_bias = !args.is_null(f.bias);
-  const auto& pipeline = ctx.pipeline({"qdq/int8.wgsl", "qdq/q8ta_linear.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("qdq/q8ta_linear.wgsl", "main",
                                       {{"OUT_INT8", f.int8_io ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                        {"RELU", relu(args, f) ? 1.0 : 0.0}});

@@ -8,6 +8,7 @@
 // [M, K]; int8 tensors are packed four to a u32 word. Four
 // consecutive outputs per invocation, so int8 outputs are written a word at
 // a time.
+//! import qdq/int8.wgsl
 
 override OUT_INT8: bool = true;
 override HAS_BIAS: bool = false;

@@ -1,5 +1,5 @@
 // Decoding of ggml block formats, shared by the quantized linear and
-// embedding shaders (prepended to them by the op's C++). Weights sit in `w`
+// embedding shaders (they import it). Weights sit in `w`
 // as rows of blocks, each block padded to whole 32-bit words (quant_layout.h
 // says where the padding goes; no value changes). A "unit" is 32 consecutive
 // elements of a row: one block for 32-element formats, an eighth of a

@@ -1,7 +1,8 @@
-// out[t, :] = row ids[t] of a ggml-format table (dequant.wgsl, prepended).
+// out[t, :] = row ids[t] of a ggml-format table (dequant.wgsl, imported).
 // One workgroup per token (2D-folded); each thread decodes whole units.
 // A table above the binding limit is bound in runs of rows, one dispatch
 // each: a dispatch writes only the tokens whose row it holds.
+//! import quant/dequant.wgsl
 
 override WG: u32 = 64;
 

@@ -12,6 +12,9 @@
 // blocks). x is staged 2048 elements at a time in workgroup memory
 // (stage_x). Per-lane sums meet through lanes_sum (subgroup shuffles where
 // the device has them).
+//! import quant/gemv_skeleton.wgsl
+//! import quant/dequant.wgsl
+//! import quant/gemv_stage_x.wgsl
 
 const CHUNK_UNITS: u32 = 64u;  // x staged per pass: 64 units of 32 elements
 

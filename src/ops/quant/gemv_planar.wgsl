@@ -1,7 +1,6 @@
 // The decode GEMV for weights in the planar layout, on f32 x.
-// Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl,
-// common/reduce.wgsl, quant/linear_io.wgsl, quant/gemv_skeleton.wgsl,
-// quant/gemv_stage_x.wgsl, quant/gemv_planar_weights.wgsl.
+// Imports (below) the skeleton, which brings the prelude, the reductions and
+// linear_io.wgsl, and the staging of x and the planar weights.
 //
 // The skeleton is gemv.wgsl's (a workgroup of 256 owns ROWS weight rows,
 // LANES threads per row take its blocks lane-strided, x staged in workgroup
@@ -16,6 +15,9 @@
 //   instead of integer-to-float conversions (a quarter-rate instruction on
 //   NVIDIA GPUs); Q4_0's -8 and Q8_0's +128 bias fold into that subtraction,
 //   Q4_1's min is applied once per block as m * sum(x).
+//! import quant/gemv_skeleton.wgsl
+//! import quant/gemv_stage_x.wgsl
+//! import quant/gemv_planar_weights.wgsl
 
 const MAGIC: u32 = 0x4b000000u;  // the bits of 2^23
 

@@ -3,9 +3,8 @@
 // dot products (dot4I8Packed: one instruction on GPUs with integer dot
 // products) instead of ~130 float and integer instructions: at decode the
 // f32 kernel's nibble decoding, not the memory, bounds it on large GPUs.
-// Sources before this one: common/prelude.wgsl, a common/reduce_*.wgsl,
-// common/reduce.wgsl, quant/linear_io.wgsl, quant/gemv_skeleton.wgsl,
-// quant/gemv_planar_weights.wgsl.
+// Imports (below) the skeleton, which brings the prelude, the reductions and
+// linear_io.wgsl, and the planar weights.
 //
 // x is quantized per 32-element unit, as ggml's q8_1 does for its integer
 // GEMVs: scale = max|x| / 127, q = round(x / scale). With XQ_LEVELS = 2 (the
@@ -20,6 +19,8 @@
 //
 // The whole x row is staged at once where it fits (K <= 4096: no barriers
 // inside the weight loop), else in chunks of XQ_UNITS units.
+//! import quant/gemv_skeleton.wgsl
+//! import quant/gemv_planar_weights.wgsl
 
 override XQ_LEVELS: u32 = 2u;  // 1 or 2 roundings of x
 const XQ_UNITS: u32 = 128u;

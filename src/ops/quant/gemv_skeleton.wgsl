@@ -3,6 +3,10 @@
 // of one x row, LANES invocations per weight row; x is staged in workgroup
 // memory (as f32 by gemv_stage_x.wgsl, or as int8 by gemv_planar_q8.wgsl);
 // the lanes' sums meet through lanes_sum and go through the epilogue.
+//! import common/prelude.wgsl
+//! import common/reduce.wgsl
+//! import quant/linear_io.wgsl
+//! import quant/gemv_{rope}.wgsl
 
 override LANES: u32 = 16;  // invocations per weight row, a power of two
 override ROWS: u32 = 16;   // LANES * ROWS = 256

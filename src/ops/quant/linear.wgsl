@@ -1,5 +1,5 @@
 // out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) with W in a ggml block
-// format: the prefill GEMM (M > 1). Sources before this one:
+// format: the prefill GEMM (M > 1). Imports (below):
 // common/prelude.wgsl, quant/dequant.wgsl, quant/linear_io.wgsl (bindings,
 // Params and the epilogue it shares with the decode GEMV, gemv.wgsl).
 //
@@ -12,6 +12,10 @@
 // eighth of a row; the eight sums meet in row_squares before the epilogue
 // scales by 1 / rms. Workgroups:
 // ceil(N / TILE_N) * ceil(M / TILE_M), possibly 2D-folded.
+//! import common/prelude.wgsl
+//! import quant/dequant.wgsl
+//! import quant/linear_io.wgsl
+
 const TILE_M: u32 = 32u;
 const TILE_N: u32 = 64u;
 

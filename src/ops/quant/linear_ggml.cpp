@@ -45,7 +45,6 @@
 
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
-#include "ops/common/reduce.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
@@ -295,24 +294,14 @@ void lower_with(OpContext& ctx, const Slots& s) {
     gemv_constants.push_back({"PROBE", double(probe)});
   }
   if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
-  const std::string_view reduce = reduce_shader(ctx.device());
   // The RoPE GEMV alone binds the tables (10 storage buffers); the others
-  // stay within WebGPU's default 8.
-  const std::string_view rope_file = rope ? "quant/gemv_rope.wgsl" : "quant/gemv_rope_none.wgsl";
-  const auto& gemv_pipeline =
-      !planar ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/dequant.wgsl",
-                              "quant/linear_io.wgsl", rope_file, "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl",
-                              "quant/gemv.wgsl"},
-                             "main", gemv_constants)
-      : q8 ? ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl", rope_file,
-                          "quant/gemv_skeleton.wgsl", "quant/gemv_planar_weights.wgsl", "quant/gemv_planar_q8.wgsl"},
-                         "main", gemv_constants)
-          : ctx.pipeline({"common/prelude.wgsl", reduce, "common/reduce.wgsl", "quant/linear_io.wgsl", rope_file,
-                          "quant/gemv_skeleton.wgsl", "quant/gemv_stage_x.wgsl", "quant/gemv_planar_weights.wgsl",
-                          "quant/gemv_planar.wgsl"},
-                         "main", gemv_constants);
+  // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
+  const gpu::ShaderSlot rope_slot = {"rope", rope ? "rope" : "rope_none"};
+  const char* gemv_shader =
+      !planar ? "quant/gemv.wgsl" : q8 ? "quant/gemv_planar_q8.wgsl" : "quant/gemv_planar.wgsl";
+  const auto& gemv_pipeline = ctx.pipeline(gemv_shader, "main", gemv_constants, {rope_slot});
   const auto& tiled_pipeline =
-      ctx.pipeline({"common/prelude.wgsl", "quant/dequant.wgsl", "quant/linear_io.wgsl", "quant/linear.wgsl"}, "main_tiled", constants);
+      ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
   const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
@@ -399,13 +388,13 @@ void lower_with(OpContext& ctx, const Slots& s) {
   DispatchId pairs = gemm;
   const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
   if (s.swiglu) {
-    pairs = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "quant/swiglu_pairs.wgsl"}, "main"),
+    pairs = ctx.dispatch(ctx.pipeline("quant/swiglu_pairs.wgsl", "main"),
                          {gemm_out, ctx.tensor(out), ctx.uniform_binding(pair_u)}, "linear_ggml swiglu pairs");
   }
   DispatchId rope_pairs = gemm;
   const UniformId rope_u = rope ? ctx.uniform(sizeof(RopeParams)) : u;
   if (rope) {
-    rope_pairs = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "quant/rope_pairs.wgsl"}, "main"),
+    rope_pairs = ctx.dispatch(ctx.pipeline("quant/rope_pairs.wgsl", "main"),
                               {ctx.tensor(out), ctx.tensor(out1), ctx.tensor(cos), ctx.tensor(sin),
                                ctx.uniform_binding(rope_u)},
                               "linear_ggml rope pairs");

@@ -1,7 +1,7 @@
 // What the quantized linear kernels (gemv.wgsl for decode, linear.wgsl's
 // tiled GEMM and the GEMM family linear/gemm.wgsl for prefill) share:
 // parameters, bindings, and the epilogue that adds bias and residual and
-// stores a result. Prepended after dequant.wgsl.
+// stores a result. Imported by the GEMV skeleton and the GEMMs.
 //
 // Optional parts (override constants, set from the op's arguments):
 //   HAS_NORM: x is RMS-normalized first (x * norm_w / rms(x)); the kernels

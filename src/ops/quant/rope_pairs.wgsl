@@ -3,6 +3,7 @@
 // of head_dim), adjacent pairs (2i, 2i + 1) of a head rotated by
 // cos/sin[m, i] (as in rope/apply_rotary_emb.wgsl, which reads and writes
 // separate tensors). One invocation per pair; 2D-folded workgroups.
+//! import common/prelude.wgsl
 
 struct RopeParams {
   m: u32,

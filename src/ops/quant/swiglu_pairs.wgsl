@@ -1,6 +1,7 @@
 // out[i] = silu(y[2i]) * y[2i + 1]: the prefill half of
 // wgrt.linear_ggml_swiglu, whose GEMM (linear.wgsl) wrote the interleaved
-// gate/up columns into y. Sources before this one: common/prelude.wgsl.
+// gate/up columns into y.
+//! import common/prelude.wgsl
 
 struct PairParams {
   count: u32,  // outputs

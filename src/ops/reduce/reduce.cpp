@@ -92,7 +92,7 @@ void lower(OpContext& ctx, Reduce op) {
   const auto mask = reduced_mask(args, op, ctx.max_dims(x).size());
   const bool keepdim = args.boolean(2);
   const auto& pipeline =
-      ctx.pipeline({"common/prelude.wgsl", "reduce/reduce.wgsl"}, "main", {{"WG", kWorkgroup}, {"OP", static_cast<double>(op)}});
+      ctx.pipeline("reduce/reduce.wgsl", "main", {{"WG", kWorkgroup}, {"OP", static_cast<double>(op)}});
   const UniformId u = ctx.uniform(sizeof(ReduceParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {

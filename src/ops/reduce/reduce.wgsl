@@ -4,6 +4,7 @@
 // OP: 0 sum, 1 mean, 2 max, 3 min, 4 argmax, 5 argmin. The arg reductions
 // keep the first index of the extreme value (PyTorch's choice) and write i32;
 // the others write f32. Either way the output is stored as 32-bit words.
+//! import common/prelude.wgsl
 
 override WG: u32 = 64u;
 override OP: u32 = 0u;

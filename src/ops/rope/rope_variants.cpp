@@ -44,7 +44,7 @@ void lower_hf(OpContext& ctx) {
   const auto [qo, ko] = hf_outputs(args);
   const Dims table = ctx.max_dims(ctx.arg(2));
   const UniformId u = ctx.uniform(sizeof(RopeVariantParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "rope/rope_variants.wgsl"}, "main_hf"),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_hf"),
                                     {ctx.tensor(q), ctx.tensor(k), ctx.tensor(ctx.arg(2)), ctx.tensor(ctx.arg(3)),
                                      ctx.tensor(qo), ctx.tensor(ko), ctx.uniform_binding(u)});
   std::vector<ValueId> deps = {q, k};
@@ -88,7 +88,7 @@ void check_interleaved(const OpArgs& args) {
 void lower_interleaved(OpContext& ctx) {
   const ValueId x = ctx.arg(0), out = ctx.arg(2);
   const UniformId u = ctx.uniform(sizeof(RopeVariantParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline({"common/prelude.wgsl", "rope/rope_variants.wgsl"}, "main_interleaved"),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_interleaved"),
                                     {ctx.tensor(x), ctx.tensor(ctx.arg(1)), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);

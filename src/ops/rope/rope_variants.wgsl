@@ -10,6 +10,7 @@
 //
 // main_interleaved (et_vk.apply_rotary_emb_interleaved): x [B, N, C] holds
 // (real, imag) pairs; freqs_cis, flattened to [N, C], (cos, sin) pairs.
+//! import common/prelude.wgsl
 
 struct Params {
   q_count: u32, k_count: u32, d: u32, rot: u32,

@@ -50,7 +50,7 @@ GridSamplerArgs read_args(const OpArgs& args) {
 void lower(OpContext& ctx) {
   const GridSamplerArgs a = read_args(ctx.args());
   const ValueId x = ctx.arg(0), grid = ctx.arg(1), out = ctx.arg(5);
-  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "sample/grid_sampler.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("sample/grid_sampler.wgsl", "main",
                                       {{"MODE", double(a.mode)}, {"PADDING", double(a.padding)},
                                        {"ALIGN_CORNERS", a.align_corners ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(GridSamplerParams));

@@ -3,6 +3,7 @@
 // MODE 0 bilinear, 1 nearest (round half to even, as torch's nearbyint);
 // PADDING 0 zeros, 1 border, 2 reflection; ALIGN_CORNERS maps -1/1 to the
 // corner pixels' centres (1) or to the image's outer edges (0).
+//! import common/prelude.wgsl
 
 override MODE: u32 = 0u;
 override PADDING: u32 = 0u;

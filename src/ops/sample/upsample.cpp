@@ -79,7 +79,7 @@ void check(const OpArgs& args, bool bilinear) {
 void lower(OpContext& ctx, bool bilinear) {
   const UpsampleArgs a = read_args(ctx.args(), bilinear);
   const ValueId x = ctx.arg(0), out = ctx.arg(a.out_arg);
-  const auto& pipeline = ctx.pipeline({"common/prelude.wgsl", "sample/upsample.wgsl"}, "main",
+  const auto& pipeline = ctx.pipeline("sample/upsample.wgsl", "main",
                                       {{"BILINEAR", bilinear ? 1.0 : 0.0}, {"ALIGN_CORNERS", a.align_corners ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(UpsampleParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(out), ctx.uniform_binding(u)});

@@ -2,6 +2,7 @@
 // BILINEAR 0: nearest (PyTorch's legacy 'nearest': src = floor(dst * scale));
 // 1: bilinear, with ALIGN_CORNERS choosing how output pixels map to input ones.
 // scale_h / scale_w are input/output ratios as PyTorch computes them.
+//! import common/prelude.wgsl
 
 override BILINEAR: u32 = 0u;
 override ALIGN_CORNERS: u32 = 0u;

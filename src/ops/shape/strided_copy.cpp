@@ -35,7 +35,7 @@ StridedCopy record_strided_copy(OpContext& ctx, ValueId in, ValueId out, bool wo
   c.uniform = ctx.uniform(sizeof(CopyParams));
   const bool bytes = !words && one_byte(ctx.tensor_info(in).dtype);
   const char* kernel = bytes ? "shape/strided_copy_bytes.wgsl" : "shape/strided_copy.wgsl";
-  c.dispatch = ctx.dispatch(ctx.pipeline({"shape/strided_index.wgsl", kernel}, "main", {{"WG", kWorkgroup}}),
+  c.dispatch = ctx.dispatch(ctx.pipeline(kernel, "main", {{"WG", kWorkgroup}}),
                             {ctx.tensor(in), ctx.tensor(out), ctx.uniform_binding(c.uniform)});
   return c;
 }

@@ -1,5 +1,6 @@
 // The strided copy of 32-bit elements (with strided_index.wgsl): f32, and
 // i32 (the GPU form of i64) tensors.
+//! import shape/strided_index.wgsl
 
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 

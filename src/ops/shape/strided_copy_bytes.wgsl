@@ -2,6 +2,7 @@
 // int8, uint8; four to a 32-bit word. Invocations writing neighbouring bytes
 // share a word, so each replaces its own byte with two atomics (clear, then
 // set); the other bytes of the word are never touched.
+//! import shape/strided_index.wgsl
 
 @group(0) @binding(1) var<storage, read_write> dst: array<atomic<u32>>;
 
