@@ -1,5 +1,7 @@
 #include "ops/passes/fuse_linear.h"
 
+#include "ops/quant/linear_forms.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,11 +14,20 @@ namespace wgrt {
 namespace {
 
 constexpr std::string_view kNorm = "et_vk.rms_norm.default";
-constexpr std::string_view kLinear = "wgrt.linear_ggml";
-constexpr std::string_view kFused = "wgrt.linear_ggml_fused";
-constexpr std::string_view kSplit = "wgrt.linear_ggml_split";
-constexpr std::string_view kLinearSwiglu = "wgrt.linear_ggml_swiglu";
-constexpr std::string_view kSplitRope = "wgrt.linear_ggml_split_rope";
+// The linear forms the passes make and their argument lists (ops/quant/linear_forms.h).
+using ops::kLinearFused;
+using ops::kLinearPlain;
+using ops::kLinearSplit;
+using ops::kLinearSplitRope;
+using ops::kLinearSwiglu;
+using ops::kLinearW;
+using ops::kLinearX;
+using ops::LinearArgs;
+constexpr std::string_view kLinear = kLinearPlain.name;
+constexpr std::string_view kFused = kLinearFused.name;
+constexpr std::string_view kSplit = kLinearSplit.name;
+// Stands for the arguments a form lacks where a call is only read (never put in a list).
+constexpr ValueId kAbsent = std::numeric_limits<ValueId>::max();
 constexpr std::string_view kSwiglu = "wgrt.swiglu";
 constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacent pairs
 constexpr std::string_view kView = "aten.view_copy.default";
@@ -42,11 +53,11 @@ struct Uses {
     for (size_t i = 0; i < g.ops.size(); ++i) {
       const auto& args = g.ops[i].args;
       if (args.empty() || (i < removed.size() && removed[i])) continue;
-      // The split linears have three outputs (6..8, 8..10); every other op its last.
-      const std::string& name = g.ops[i].name;
-      const size_t first_out = name == kSplit && args.size() == 9         ? 6
-                               : name == kSplitRope && args.size() == 11 ? 8
-                                                                         : args.size() - 1;
+      // The split linears have three outputs (out, out1, out2); every other op its last.
+      const ops::LinearForm* form = ops::find_linear_form(g.ops[i].name);
+      const size_t first_out = form != nullptr && form->out2 != ops::kNoArg && args.size() == form->arg_count()
+                                   ? form->out
+                                   : args.size() - 1;
       for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
       for (size_t a = first_out; a < args.size(); ++a) producer[args[a]] = i;
     }
@@ -93,9 +104,13 @@ ValueId add_value(Graph& g, Value v) {
 // Turns a plain linear_ggml call into the fused form (no norm, no residual).
 void make_fused(OpCall& op, ValueId null) {
   if (op.name == kFused) return;
-  const auto& a = op.args;  // x, w, type, bias, out
-  op.args = {a[0], a[1], a[2], a[3], null, null, null, a[4]};
+  op.args = ops::linear_arg_list(kLinearFused, ops::linear_args(kLinearPlain, op.args, null));
   op.name = std::string(kFused);
+}
+
+// A call of one of the forms, its arguments by name.
+LinearArgs args_of(const OpCall& op, ValueId null) {
+  return ops::linear_args(*ops::find_linear_form(op.name), op.args, null);
 }
 
 // The norm's weight fits a GEMV prologue: K f32 values, a constant.
@@ -113,14 +128,14 @@ bool is_linear(const OpCall& op) { return op.name == kLinear || op.name == kFuse
 // A linear (plain, or fused without a norm yet) reading `v` as its x.
 bool linear_reads(const Graph& g, const OpCall& op, size_t arg) {
   if (arg != 0 || !is_linear(op)) return false;
-  return op.name == kLinear || is_null(g, op.args[4]);
+  return op.name == kLinear || is_null(g, op.args[kLinearFused.norm]);
 }
 
 void set_norm(Graph& g, OpCall& op, ValueId x, ValueId weight, ValueId eps, ValueId null) {
   make_fused(op, null);
-  op.args[0] = x;
-  op.args[4] = weight;
-  op.args[5] = eps;
+  op.args[kLinearX] = x;
+  op.args[kLinearFused.norm] = weight;
+  op.args[kLinearFused.eps] = eps;
 }
 
 // rms_norm whose every consumer is a linear: the norm moves into each.
@@ -201,7 +216,9 @@ std::optional<ResidualAdd> residual_add(const Graph& g, const Uses& uses, const 
 size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
   size_t fused = 0;
   const Uses uses(g, removed);
-  auto accepts = [&](const OpCall& op) { return is_linear(op) && (op.name != kFused || is_null(g, op.args[6])); };
+  auto accepts = [&](const OpCall& op) {
+    return is_linear(op) && (op.name != kFused || is_null(g, op.args[kLinearFused.residual]));
+  };
   for (size_t i = 0; i < g.ops.size(); ++i) {
     for (size_t side = 0; side < 2; ++side) {
       const auto m = residual_add(g, uses, removed, i, side, accepts);
@@ -210,8 +227,8 @@ size_t fuse_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
       if (memory_object_reused(g, m->r, m->p, i) || memory_object_reused(g, m->z, m->p, i)) continue;
       OpCall& lin = g.ops[m->p];
       make_fused(lin, null);
-      lin.args[6] = m->r;
-      lin.args[7] = m->z;
+      lin.args[kLinearFused.residual] = m->r;
+      lin.args[kLinearFused.out] = m->z;
       removed[i] = true;
       ++fused;
       break;
@@ -337,14 +354,15 @@ bool siblings(const Graph& g, const OpCall& a, const OpCall& b) {
     const auto* dv = std::get_if<double>(&g.values[v]);
     return du && dv && *du == *dv;
   };
-  if (a.args[0] != b.args[0] || !same_value(a.args[2], b.args[2])) return false;
-  if (!is_null(g, a.args[6]) || !is_null(g, b.args[6])) return false;
-  if (a.args[4] != b.args[4] || (!is_null(g, a.args[4]) && !same_value(a.args[5], b.args[5]))) return false;
-  if (is_null(g, a.args[3]) != is_null(g, b.args[3])) return false;
-  if (!is_null(g, a.args[3]) && !stackable(g, a.args[3], b.args[3])) return false;
-  if (!stackable(g, a.args[1], b.args[1])) return false;
-  const Tensor* oa = f32_tensor(g, a.args[7]);
-  const Tensor* ob = f32_tensor(g, b.args[7]);
+  const LinearArgs x = args_of(a, kAbsent), y = args_of(b, kAbsent);  // both in the fused form
+  if (x.x != y.x || !same_value(x.type, y.type)) return false;
+  if (!is_null(g, x.residual) || !is_null(g, y.residual)) return false;
+  if (x.norm != y.norm || (!is_null(g, x.norm) && !same_value(x.eps, y.eps))) return false;
+  if (is_null(g, x.bias) != is_null(g, y.bias)) return false;
+  if (!is_null(g, x.bias) && !stackable(g, x.bias, y.bias)) return false;
+  if (!stackable(g, x.w, y.w)) return false;
+  const Tensor* oa = f32_tensor(g, x.out);
+  const Tensor* ob = f32_tensor(g, y.out);
   return oa && ob && oa->max_dims.size() == ob->max_dims.size() &&
          std::equal(oa->max_dims.begin(), oa->max_dims.end() - 1, ob->max_dims.begin());
 }
@@ -364,30 +382,34 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null, uint64
       make_fused(candidate, null);
       if (!siblings(g, calls[0], candidate)) continue;
       // Its output is now written at op i: nothing in between may touch it.
-      if (memory_object_reused(g, candidate.args[7], i, j)) continue;
+      if (memory_object_reused(g, candidate.args[kLinearFused.out], i, j)) continue;
       // A stacked weight must stay within one binding (with room for the
       // GPU layout's row padding, 16 bytes a row at most): past that the
       // linears stay apart rather than split again into runs of rows.
       uint64_t stacked = 0;
-      for (const OpCall& c : calls) stacked += weight_bytes_bound(g, c.args[1]);
-      if (stacked + weight_bytes_bound(g, candidate.args[1]) > max_weight_bytes) continue;
+      for (const OpCall& c : calls) stacked += weight_bytes_bound(g, c.args[kLinearW]);
+      if (stacked + weight_bytes_bound(g, candidate.args[kLinearW]) > max_weight_bytes) continue;
       calls.push_back(std::move(candidate));
       group.push_back(j);
     }
     if (group.size() < 2) continue;
     std::vector<ValueId> weights, biases, outs;
     for (const OpCall& c : calls) {
-      weights.push_back(c.args[1]);
-      biases.push_back(c.args[3]);
-      outs.push_back(c.args[7]);
+      const LinearArgs a = args_of(c, null);
+      weights.push_back(a.w);
+      biases.push_back(a.bias);
+      outs.push_back(a.out);
     }
+    LinearArgs a = args_of(calls[0], null);
+    a.w = stack_constants(g, weights);
+    a.bias = is_null(g, biases[0]) ? null : stack_constants(g, biases);
+    a.out = outs[0];
+    a.out1 = outs[1];
+    a.out2 = outs.size() > 2 ? outs[2] : null;
     OpCall& first = g.ops[i];
     first = calls[0];
-    const ValueId w = stack_constants(g, weights);
-    const ValueId bias = is_null(g, biases[0]) ? null : stack_constants(g, biases);
     first.name = std::string(kSplit);
-    first.args = {first.args[0], w, first.args[2], bias, first.args[4], first.args[5], outs[0], outs[1],
-                  outs.size() > 2 ? outs[2] : null};
+    first.args = ops::linear_arg_list(kLinearSplit, a);
     for (size_t k = 1; k < group.size(); ++k) removed[group[k]] = true;
     ++merged;
   }
@@ -428,25 +450,29 @@ size_t fuse_swiglus(Graph& g, std::vector<bool>& removed) {
     const size_t p = uses.producer[gate];
     if (p == kNoOp || removed[p] || p != uses.producer[up] || g.ops[p].name != kSplit) continue;
     OpCall& lin = g.ops[p];
-    if (lin.args.size() != 9 || !is_null(g, lin.args[8]) || gate == up) continue;
-    const bool up_first = lin.args[6] == up;
+    if (lin.args.size() != kLinearSplit.arg_count() || gate == up) continue;
+    LinearArgs a = args_of(lin, kAbsent);
+    if (!is_null(g, a.out2)) continue;
+    const bool up_first = a.out == up;
     if (!uses.only_use(gate, i, 0) || !uses.only_use(up, i, 1)) continue;
     const Tensor* gt = f32_tensor(g, gate);
     const Tensor* ut = f32_tensor(g, up);
     const Tensor* ht = f32_tensor(g, h);
     if (!gt || !ut || !ht || gt->max_dims != ut->max_dims || ht->max_dims != gt->max_dims) continue;
-    const ValueId w = lin.args[1];
+    const ValueId w = a.w;
     if (!g.is_tensor(w) || g.tensor(w).storage != StorageKind::Constant ||
         g.tensor(w).max_dims.empty() || g.tensor(w).max_dims[0] != 2 * gt->max_dims.back()) {
       continue;
     }
     // h is now written at the linear: nothing in between may touch it.
     if (memory_object_reused(g, h, p, i)) continue;
-    const ValueId bias = lin.args[3];
+    const ValueId bias = a.bias;
     if (!is_null(g, bias) && (!g.is_tensor(bias) || g.tensor(bias).storage != StorageKind::Constant)) continue;
-    lin.name = std::string(kLinearSwiglu);
-    lin.args = {lin.args[0], interleave_halves(g, w, up_first), lin.args[2],
-                is_null(g, bias) ? bias : interleave_halves(g, bias, up_first), lin.args[4], lin.args[5], h};
+    a.w = interleave_halves(g, w, up_first);
+    a.bias = is_null(g, bias) ? bias : interleave_halves(g, bias, up_first);
+    a.out = h;
+    lin.name = std::string(kLinearSwiglu.name);
+    lin.args = ops::linear_arg_list(kLinearSwiglu, a);
     removed[i] = true;
     ++fused;
   }
@@ -479,9 +505,13 @@ size_t fuse_ropes(Graph& g, std::vector<bool>& removed) {
     const ValueId q = g.ops[vq].args[0], k = g.ops[vk].args[0];
     if (only_view_of(g, uses, q) != vq || only_view_of(g, uses, k) != vk) continue;
     const size_t p = uses.producer[q];
-    if (p == kNoOp || p != uses.producer[k] || g.ops[p].name != kSplit || g.ops[p].args.size() != 9) continue;
+    if (p == kNoOp || p != uses.producer[k] || g.ops[p].name != kSplit ||
+        g.ops[p].args.size() != kLinearSplit.arg_count()) {
+      continue;
+    }
     OpCall& lin = g.ops[p];
-    if (lin.args[6] != q || lin.args[7] != k) continue;
+    LinearArgs a = args_of(lin, kAbsent);
+    if (a.out != q || a.out1 != k) continue;
     // Shapes: qr, kr [..., heads, D] holding q's and k's values; cos, sin
     // [rows, D / 2] made before the linear.
     const Tensor *qt = f32_tensor(g, q), *kt = f32_tensor(g, k), *qrt = f32_tensor(g, qr), *krt = f32_tensor(g, kr);
@@ -494,9 +524,12 @@ size_t fuse_ropes(Graph& g, std::vector<bool>& removed) {
     const size_t cp = uses.producer[cos], sp = uses.producer[sin];
     if ((cp != kNoOp && cp >= p) || (sp != kNoOp && sp >= p)) continue;
     if (memory_object_reused(g, qr, p, i) || memory_object_reused(g, kr, p, i)) continue;
-    lin.name = std::string(kSplitRope);
-    lin.args = {lin.args[0], lin.args[1], lin.args[2], lin.args[3], lin.args[4], lin.args[5],
-                cos, sin, qr, kr, lin.args[8]};
+    a.cos = cos;
+    a.sin = sin;
+    a.out = qr;
+    a.out1 = kr;
+    lin.name = std::string(kLinearSplitRope.name);
+    lin.args = ops::linear_arg_list(kLinearSplitRope, a);
     removed[i] = removed[vq] = removed[vk] = true;
     ++fused;
   }

@@ -46,6 +46,7 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/linear/gemm.h"
+#include "ops/quant/linear_forms.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -123,28 +124,15 @@ uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
 }
 
 
-// Argument positions of the three ops (kNone: the op has no such argument).
-constexpr size_t kNone = SIZE_MAX;
-struct Slots {
-  size_t bias, norm, eps, residual, out, out1, out2;
-  bool swiglu = false;  // out is silu(gate) * up of interleaved rows, N / 2 wide
-  size_t cos = kNone, sin = kNone;  // RoPE tables: out and out1 are [..., heads, head_dim]
-};
-constexpr Slots kPlain{3, kNone, kNone, kNone, 4, kNone, kNone};
-constexpr Slots kFused{3, 4, 5, 6, 7, kNone, kNone};
-constexpr Slots kSplit{3, 4, 5, kNone, 6, 7, 8};
-constexpr Slots kSwiglu{3, 4, 5, kNone, 6, kNone, kNone, true};
-constexpr Slots kSplitRope{3, 4, 5, kNone, 8, 9, 10, false, 6, 7};
-
 struct RopeParams {
   uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
 };
 
 // An output's width and its dims with the width replaced by n; RoPE outputs
 // [..., heads, head_dim] count heads * head_dim.
-std::pair<int64_t, Dims> output_width(const Slots& s, size_t slot, const Dims& dims, int64_t n) {
+std::pair<int64_t, Dims> output_width(const LinearForm& s, size_t slot, const Dims& dims, int64_t n) {
   Dims lead = dims;
-  if (s.cos != kNone && slot != s.out2 && lead.size() >= 2) {
+  if (s.cos != kNoArg && slot != s.out2 && lead.size() >= 2) {
     const int64_t width = lead[lead.size() - 2] * lead.back();
     lead.pop_back();
     lead.back() = n;
@@ -159,12 +147,10 @@ struct PairParams {
   uint32_t count = 0, pad0 = 0, pad1 = 0, pad2 = 0;
 };
 
-size_t arg_count(const Slots& s) { return s.out2 != kNone ? s.out2 + 1 : s.out + 1; }
+bool present(const OpArgs& args, size_t slot) { return slot != kNoArg && !args.is_null(slot); }
 
-bool present(const OpArgs& args, size_t slot) { return slot != kNone && !args.is_null(slot); }
-
-void check_with(const OpArgs& args, const Slots& s) {
-  args.expect_count(arg_count(s));
+void check_with(const OpArgs& args, const LinearForm& s) {
+  args.expect_count(s.arg_count());
   const Tensor& x = args.tensor(0, {DType::F32});
   args.expect_rank_at_least(0, 1);
   const Tensor& w = args.tensor(1, {DType::U8});
@@ -202,7 +188,7 @@ void check_with(const OpArgs& args, const Slots& s) {
     if (n % 2 != 0) args.fail(1, "expected an even number of interleaved gate/up rows, got " + std::to_string(n));
     want.back() = n / 2;
   }
-  if (s.out1 == kNone) {
+  if (s.out1 == kNoArg) {
     const Tensor& out = args.tensor(s.out, {DType::F32});
     if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
   } else {  // the outputs' widths add up to N; each has x's leading dims
@@ -216,7 +202,7 @@ void check_with(const OpArgs& args, const Slots& s) {
     }
     if (total != n) args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) + " rows");
   }
-  if (s.cos != kNone) {
+  if (s.cos != kNoArg) {
     const int64_t head_dim = args.tensor(s.out).max_dims.back();
     if (head_dim % 2 != 0 || args.tensor(s.out1).max_dims.back() != head_dim) {
       args.fail(s.out1, "expected query and key heads of one even size, got " + dims_string(args.tensor(s.out).max_dims) +
@@ -241,10 +227,10 @@ void prepare(ConstantPrep& prep) {
   prepare_ggml_weight(prep, 1, 2, prep.args().tensor(0).max_dims.back());
 }
 
-void lower_with(OpContext& ctx, const Slots& s) {
+void lower_with(OpContext& ctx, const LinearForm& s) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(s.out);
-  const bool has_out1 = s.out1 != kNone, has_out2 = has_out1 && !args.is_null(s.out2);
+  const bool has_out1 = s.out1 != kNoArg, has_out2 = has_out1 && !args.is_null(s.out2);
   const bool has_bias = present(args, s.bias), has_norm = present(args, s.norm);
   const bool has_residual = present(args, s.residual);
   // Any buffer fills an unused binding.
@@ -255,7 +241,7 @@ void lower_with(OpContext& ctx, const Slots& s) {
   const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(args.integer(2)));
   const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
   const ValueId out1 = has_out1 ? ctx.arg(s.out1) : out, out2 = has_out2 ? ctx.arg(s.out2) : out;
-  const bool rope = s.cos != kNone;
+  const bool rope = s.cos != kNoArg;
   const uint32_t width0 = static_cast<uint32_t>(output_width(s, s.out, ctx.max_dims(out), n).first);
   const uint32_t width1 = has_out1 ? static_cast<uint32_t>(output_width(s, s.out1, ctx.max_dims(out1), n).first) : 0;
   const uint32_t split1 = has_out1 ? width0 : n;
@@ -454,21 +440,20 @@ void lower_with(OpContext& ctx, const Slots& s) {
 }  // namespace
 
 void register_linear_ggml(OpRegistry& registry) {
-  registry.add("wgrt.linear_ggml", {[](const OpArgs& a) { check_with(a, kPlain); },
-                                    [](OpContext& c) { lower_with(c, kPlain); }, false, prepare,
-                                    "f32 (GGML-quantized weights)"});
-  registry.add("wgrt.linear_ggml_fused", {[](const OpArgs& a) { check_with(a, kFused); },
-                                          [](OpContext& c) { lower_with(c, kFused); }, false, prepare,
-                                          "f32 (GGML-quantized weights; RMSNorm before, residual after)"});
-  registry.add("wgrt.linear_ggml_split", {[](const OpArgs& a) { check_with(a, kSplit); },
-                                          [](OpContext& c) { lower_with(c, kSplit); }, false, prepare,
-                                          "f32 (GGML-quantized weights; RMSNorm before, split outputs)"});
-  registry.add("wgrt.linear_ggml_split_rope",
-               {[](const OpArgs& a) { check_with(a, kSplitRope); }, [](OpContext& c) { lower_with(c, kSplitRope); },
-                false, prepare, "f32 (GGML-quantized weights; RMSNorm before, split outputs, RoPE on Q and K)"});
-  registry.add("wgrt.linear_ggml_swiglu", {[](const OpArgs& a) { check_with(a, kSwiglu); },
-                                           [](OpContext& c) { lower_with(c, kSwiglu); }, false, prepare,
-                                           "f32 (GGML-quantized weights; RMSNorm before, SwiGLU of gate/up after)"});
+  const std::pair<const LinearForm*, const char*> forms[] = {
+      {&kLinearPlain, "f32 (GGML-quantized weights)"},
+      {&kLinearFused, "f32 (GGML-quantized weights; RMSNorm before, residual after)"},
+      {&kLinearSplit, "f32 (GGML-quantized weights; RMSNorm before, split outputs)"},
+      {&kLinearSplitRope, "f32 (GGML-quantized weights; RMSNorm before, split outputs, RoPE on Q and K)"},
+      {&kLinearSwiglu, "f32 (GGML-quantized weights; RMSNorm before, SwiGLU of gate/up after)"}};
+  for (const auto& [form, dtypes] : forms) {
+    OpDef def;
+    def.check = [form](const OpArgs& a) { check_with(a, *form); };
+    def.lower = [form](OpContext& c) { lower_with(c, *form); };
+    def.prepare = prepare;
+    def.dtypes = dtypes;
+    registry.add(std::string(form->name), std::move(def));
+  }
 }
 
 }  // namespace wgrt::ops
