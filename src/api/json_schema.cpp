@@ -2,6 +2,7 @@
 // llm/json_schema.h matches. A keyword outside the subset is refused by name
 // rather than ignored, so that no reply silently breaks the schema.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -107,105 +108,127 @@ class Compiler {
       return any(where);
     }
     if (!s.is_object()) fail(where, "a schema must be an object");
+    check_keywords(s, where);
+    if (s.contains("$ref")) {
+      if (!s["$ref"].is_string()) fail(where + "/$ref", "must be a string");
+      return reference(s["$ref"].get<std::string>(), where + "/$ref");
+    }
+    if (s.contains("enum") || s.contains("const")) return literals(s, where);
+    for (const char* key : {"anyOf", "oneOf"}) {
+      if (s.contains(key)) return alternatives(s, key, where);
+    }
+    if (s.contains("type") && s["type"].is_array()) return type_alternatives(s, where);
+    const std::optional<std::string> type = type_of(s, where);
+    if (!type) return any(where);
+    JsonSchemaNode n;
+    if (*type == "object") {
+      object_node(s, where, n);
+    } else if (*type == "array") {
+      n.type = Type::Array;
+      n.items = s.contains("items") ? compile(s["items"], where + "/items") : any(where);
+      if (s.contains("minItems")) n.min_items = count(s, "minItems", where);
+      if (s.contains("maxItems")) n.max_items = count(s, "maxItems", where);
+      if (n.max_items >= 0 && n.min_items > n.max_items) fail(where, "minItems is above maxItems");
+    } else if (*type == "string") {
+      n.type = Type::String;
+      if (s.contains("maxLength")) n.max_length = count(s, "maxLength", where);
+    } else if (*type == "number" || *type == "integer" || *type == "boolean" || *type == "null") {
+      n.type = *type == "number" ? Type::Number : *type == "integer" ? Type::Integer
+             : *type == "boolean" ? Type::Boolean : Type::Null;
+    } else {
+      fail(where + "/type", "'" + *type + "' is not a JSON Schema type");
+    }
+    return add(std::move(n), where);
+  }
+
+  void check_keywords(const json& s, const std::string& where) {
     for (const auto& [key, value] : s.items()) {
       if (!kAnnotations.count(key) && !kEnforced.count(key)) {
         fail(where, "the keyword '" + key + "' is not supported by wgrt (supported: type, properties, required, "
                     "additionalProperties, items, minItems, maxItems, maxLength, enum, const, anyOf, oneOf, $ref)");
       }
     }
-    if (s.contains("$ref")) {
-      if (!s["$ref"].is_string()) fail(where + "/$ref", "must be a string");
-      return reference(s["$ref"].get<std::string>(), where + "/$ref");
-    }
-    if (s.contains("enum") || s.contains("const")) {
-      JsonSchemaNode n;
-      n.type = Type::Literals;
-      if (nests_deeper(s.value("const", json()), kMaxNesting) || nests_deeper(s.value("enum", json()), kMaxNesting)) {
-        fail(where, "an enum or const value nests more than " + std::to_string(kMaxNesting) + " deep");
-      }
-      if (s.contains("const")) n.literals.push_back(s["const"].dump());
-      if (s.contains("enum")) {
-        if (!s["enum"].is_array() || s["enum"].empty()) fail(where + "/enum", "must be a non-empty array");
-        for (const json& v : s["enum"]) n.literals.push_back(v.dump());
-      }
-      return add(std::move(n), where);
-    }
-    for (const char* key : {"anyOf", "oneOf"}) {
-      if (!s.contains(key)) continue;
-      if (!s[key].is_array() || s[key].empty()) fail(where + "/" + key, "must be a non-empty array");
-      JsonSchemaNode n;
-      n.type = Type::AnyOf;
-      for (size_t i = 0; i < s[key].size(); ++i) {
-        n.options.push_back(compile(s[key][i], where + "/" + key + "/" + std::to_string(i)));
-      }
-      return add(std::move(n), where);
-    }
-    if (s.contains("type") && s["type"].is_array()) {  // several types: one alternative each
-      JsonSchemaNode n;
-      n.type = Type::AnyOf;
-      for (const json& t : s["type"]) {
-        json one = s;
-        one["type"] = t;
-        n.options.push_back(compile(one, where));
-      }
-      if (n.options.empty()) fail(where + "/type", "must name at least one type");
-      return add(std::move(n), where);
-    }
-    std::string type;
-    if (s.contains("type")) {
-      if (!s["type"].is_string()) fail(where + "/type", "must be a string or an array of strings");
-      type = s["type"].get<std::string>();
-    } else if (s.contains("properties") || s.contains("additionalProperties") || s.contains("required")) {
-      type = "object";
-    } else if (s.contains("items")) {
-      type = "array";
-    } else {
-      return any(where);
-    }
+  }
+
+  // enum and const: the values' JSON texts.
+  int32_t literals(const json& s, const std::string& where) {
     JsonSchemaNode n;
-    if (type == "object") {
-      n.type = Type::Object;
-      if (s.contains("properties")) {
-        if (!s["properties"].is_object()) fail(where + "/properties", "must be an object");
-        for (const auto& [name, sub] : s["properties"].items()) {
-          n.property_names.push_back(name);
-          n.property_nodes.push_back(0);  // compiled below: `n` must not move while children are added
-        }
-      }
-      n.required.assign(n.property_names.size(), false);
-      if (s.contains("required")) {
-        if (!s["required"].is_array()) fail(where + "/required", "must be an array of property names");
-        for (const json& r : s["required"]) {
-          size_t i = 0;
-          while (i < n.property_names.size() && (!r.is_string() || n.property_names[i] != r.get<std::string>())) ++i;
-          if (i == n.property_names.size()) fail(where + "/required", "names " + r.dump() + ", which is not in properties");
-          n.required[i] = true;
-        }
-      }
-      const json properties = s.value("properties", json::object());
-      size_t i = 0;
-      for (const auto& [name, sub] : properties.items()) {
-        n.property_nodes[i++] = compile(sub, where + "/properties/" + name);
-      }
-      const json additional = s.value("additionalProperties", json(true));
-      n.additional = additional.is_boolean() ? (additional.get<bool>() ? any(where) : -1)
-                                             : compile(additional, where + "/additionalProperties");
-    } else if (type == "array") {
-      n.type = Type::Array;
-      n.items = s.contains("items") ? compile(s["items"], where + "/items") : any(where);
-      if (s.contains("minItems")) n.min_items = count(s, "minItems", where);
-      if (s.contains("maxItems")) n.max_items = count(s, "maxItems", where);
-      if (n.max_items >= 0 && n.min_items > n.max_items) fail(where, "minItems is above maxItems");
-    } else if (type == "string") {
-      n.type = Type::String;
-      if (s.contains("maxLength")) n.max_length = count(s, "maxLength", where);
-    } else if (type == "number" || type == "integer" || type == "boolean" || type == "null") {
-      n.type = type == "number" ? Type::Number : type == "integer" ? Type::Integer
-             : type == "boolean" ? Type::Boolean : Type::Null;
-    } else {
-      fail(where + "/type", "'" + type + "' is not a JSON Schema type");
+    n.type = Type::Literals;
+    if (nests_deeper(s.value("const", json()), kMaxNesting) || nests_deeper(s.value("enum", json()), kMaxNesting)) {
+      fail(where, "an enum or const value nests more than " + std::to_string(kMaxNesting) + " deep");
+    }
+    if (s.contains("const")) n.literals.push_back(s["const"].dump());
+    if (s.contains("enum")) {
+      if (!s["enum"].is_array() || s["enum"].empty()) fail(where + "/enum", "must be a non-empty array");
+      for (const json& v : s["enum"]) n.literals.push_back(v.dump());
     }
     return add(std::move(n), where);
+  }
+
+  // anyOf or oneOf (`key`): one option per schema in the list.
+  int32_t alternatives(const json& s, const char* key, const std::string& where) {
+    if (!s[key].is_array() || s[key].empty()) fail(where + "/" + key, "must be a non-empty array");
+    JsonSchemaNode n;
+    n.type = Type::AnyOf;
+    for (size_t i = 0; i < s[key].size(); ++i) {
+      n.options.push_back(compile(s[key][i], where + "/" + key + "/" + std::to_string(i)));
+    }
+    return add(std::move(n), where);
+  }
+
+  // Several types: one alternative each, the schema with that one type.
+  int32_t type_alternatives(const json& s, const std::string& where) {
+    JsonSchemaNode n;
+    n.type = Type::AnyOf;
+    for (const json& t : s["type"]) {
+      json one = s;
+      one["type"] = t;
+      n.options.push_back(compile(one, where));
+    }
+    if (n.options.empty()) fail(where + "/type", "must name at least one type");
+    return add(std::move(n), where);
+  }
+
+  // The type a schema names, or the one its keywords imply (none: any value).
+  std::optional<std::string> type_of(const json& s, const std::string& where) {
+    if (s.contains("type")) {
+      if (!s["type"].is_string()) fail(where + "/type", "must be a string or an array of strings");
+      return s["type"].get<std::string>();
+    }
+    if (s.contains("properties") || s.contains("additionalProperties") || s.contains("required")) return "object";
+    if (s.contains("items")) return "array";
+    return std::nullopt;
+  }
+
+  // properties, required (checked against them before any property compiles)
+  // and additionalProperties into `n`.
+  void object_node(const json& s, const std::string& where, JsonSchemaNode& n) {
+    n.type = Type::Object;
+    if (s.contains("properties")) {
+      if (!s["properties"].is_object()) fail(where + "/properties", "must be an object");
+      for (const auto& [name, sub] : s["properties"].items()) {
+        n.property_names.push_back(name);
+        n.property_nodes.push_back(0);  // compiled below: `n` must not move while children are added
+      }
+    }
+    n.required.assign(n.property_names.size(), false);
+    if (s.contains("required")) {
+      if (!s["required"].is_array()) fail(where + "/required", "must be an array of property names");
+      for (const json& r : s["required"]) {
+        size_t i = 0;
+        while (i < n.property_names.size() && (!r.is_string() || n.property_names[i] != r.get<std::string>())) ++i;
+        if (i == n.property_names.size()) fail(where + "/required", "names " + r.dump() + ", which is not in properties");
+        n.required[i] = true;
+      }
+    }
+    const json properties = s.value("properties", json::object());
+    size_t i = 0;
+    for (const auto& [name, sub] : properties.items()) {
+      n.property_nodes[i++] = compile(sub, where + "/properties/" + name);
+    }
+    const json additional = s.value("additionalProperties", json(true));
+    n.additional = additional.is_boolean() ? (additional.get<bool>() ? any(where) : -1)
+                                           : compile(additional, where + "/additionalProperties");
   }
 
   const json& root_;

@@ -12,7 +12,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -318,86 +317,96 @@ void write_json(const std::string& path, const api::Llm& model, const api::Runti
   if (!out) throw Error(ErrorCode::Internal, "writing " + path + " failed");
 }
 
-int bench(const BenchArgs& args) {
-  const std::vector<int64_t> pps = parse_list(args.p, "-p");
-  const std::vector<int64_t> tgs = parse_list(args.n, "-n");
-  const int reps = args.reps;
-  const int64_t tg_prefill = args.tg_prefill;
-  const double max_seconds = args.max_seconds;
-  const double warmup_seconds = args.warmup_seconds;
-  const size_t top = size_t(args.top);
-  const bool profile = args.profile;
-  TgMode tg_mode;
-  tg_mode.in_flight = args.in_flight;
-  tg_mode.gpu_sampling = !args.cpu_sampling;
-  const bool ab = args.ab;
+// The tests' sizes, and the context and chunk they need of the model.
+struct Plan {
+  std::vector<int64_t> pps, tgs;
+  int64_t max_pp = 0;
+  int64_t need = 0;  // context
+};
 
-  const int64_t max_pp = pps.empty() ? 0 : *std::max_element(pps.begin(), pps.end());
-  const int64_t max_tg = tgs.empty() ? 0 : *std::max_element(tgs.begin(), tgs.end());
+Plan plan_of(const BenchArgs& args) {
+  Plan plan;
+  plan.pps = parse_list(args.p, "-p");
+  plan.tgs = parse_list(args.n, "-n");
+  plan.max_pp = plan.pps.empty() ? 0 : *std::max_element(plan.pps.begin(), plan.pps.end());
+  const int64_t max_tg = plan.tgs.empty() ? 0 : *std::max_element(plan.tgs.begin(), plan.tgs.end());
   // The profiled decode step runs at position 16 (after a 16-token prefill).
-  const int64_t need = std::max({max_pp, std::max<int64_t>(1, tg_prefill) + max_tg + 1, profile ? int64_t(17) : int64_t(1)});
+  plan.need = std::max({plan.max_pp, std::max<int64_t>(1, args.tg_prefill) + max_tg + 1,
+                        args.profile ? int64_t(17) : int64_t(1)});
+  return plan;
+}
 
-  const api::Runtime runtime = api::Runtime::create(runtime_options());
+// The model, with a context and chunk that hold every test (or an error saying which does not fit).
+api::Llm load_model(const api::Runtime& runtime, const BenchArgs& args, const Plan& plan, double* load_s) {
   api::LlmOptions load = llm_options(args.model, args.no_fuse);
-  load.context = args.ctx > 0 ? args.ctx : need;
-  load.chunk = std::max<int64_t>({max_pp, tg_prefill, 16});
+  load.context = args.ctx > 0 ? args.ctx : plan.need;
+  load.chunk = std::max<int64_t>({plan.max_pp, args.tg_prefill, 16});
   load.kv_f16 = args.kv_f16;
   const auto t_load = Clock::now();
-  std::optional<api::Llm> model = api::Llm::load(runtime, load);
-  const double load_s = seconds_since(t_load);
-  if (model->context() < need) {
-    throw Error(ErrorCode::InvalidArgument, "the tests need a context of " + std::to_string(need) +
-                                                " tokens; the model allows " + std::to_string(model->context()));
+  api::Llm model = api::Llm::load(runtime, load);
+  *load_s = seconds_since(t_load);
+  if (model.context() < plan.need) {
+    throw Error(ErrorCode::InvalidArgument, "the tests need a context of " + std::to_string(plan.need) +
+                                                " tokens; the model allows " + std::to_string(model.context()));
   }
-  if (model->chunk() < max_pp) {
-    throw Error(ErrorCode::InvalidArgument, "chunk " + std::to_string(model->chunk()) + " < largest prompt " +
-                                                std::to_string(max_pp));
+  if (model.chunk() < plan.max_pp) {
+    throw Error(ErrorCode::InvalidArgument, "chunk " + std::to_string(model.chunk()) + " < largest prompt " +
+                                                std::to_string(plan.max_pp));
   }
+  return model;
+}
+
+void print_setup(const api::Llm& model, const api::Runtime& runtime, double load_s, const BenchArgs& args) {
   const api::AdapterInfo info = runtime.adapter_info();
   const api::AdapterFeatures features = runtime.features();
-  std::printf("model:   %s\n         %s\n", model->path().c_str(), model->description().c_str());
-  std::printf("weights: %.1f MiB on the GPU; loaded in %.2f s\n", model->weight_bytes() / 1048576.0, load_s);
+  std::printf("model:   %s\n         %s\n", model.path().c_str(), model.description().c_str());
+  std::printf("weights: %.1f MiB on the GPU; loaded in %.2f s\n", model.weight_bytes() / 1048576.0, load_s);
   std::printf("device:  %s (%s, %s), %s; shader-f16 %s, subgroups %s, timestamp-query %s\n", info.name.c_str(),
               info.backend.c_str(), info.device_type.c_str(), info.implementation.c_str(),
               features.shader_f16 ? "yes" : "no", features.subgroups ? "yes" : "no",
               features.timestamp_query ? "yes" : "no");
   std::printf("context %lld, chunk %lld, %d repetitions after warm-up runs (at least %.2f s)\n\n",
-              static_cast<long long>(model->context()), static_cast<long long>(model->chunk()), reps, warmup_seconds);
+              static_cast<long long>(model.context()), static_cast<long long>(model.chunk()), args.reps,
+              args.warmup_seconds);
   std::fflush(stdout);
+}
 
-  Bench bench(*model, args.seed);
+// One row of the results table.
+void print_result(const TestResult& r, const api::Llm& model) {
+  if (!r.error.empty()) {
+    std::printf("%-10s failed: %s\n", r.name.c_str(), r.error.c_str());
+  } else {
+    // Weight bytes read per second for decode (each step reads every weight once).
+    const double gbs = r.n_gen > 0 ? double(model.weight_bytes()) * r.tps.median * 1e-9 : 0;
+    char mean_std[64];
+    std::snprintf(mean_std, sizeof mean_std, "%.1f +- %.1f", r.tps.mean, r.tps.stddev);
+    std::printf("%-10s %5zu %14.2f %14s %12.3f", r.name.c_str(), r.seconds.size(), r.tps.median, mean_std,
+                r.ms_per_token.median);
+    if (r.n_gen > 0) std::printf(" %6.1f", gbs);
+    std::printf("\n");
+  }
+  std::fflush(stdout);
+}
+
+// The pp tests, then the tg tests (each also as tgN/wait under --ab), printed as they finish.
+std::vector<TestResult> run_tests(Bench& bench, const api::Llm& model, const BenchArgs& args, const Plan& plan,
+                                  const TgMode& tg_mode) {
   std::vector<TestResult> results;
   std::printf("%-10s %5s %14s %14s %12s %6s\n", "test", "runs", "tok/s median", "mean +- std", "ms/token", "GB/s");
-  auto report = [&](const TestResult& r) {
-    if (!r.error.empty()) {
-      std::printf("%-10s failed: %s\n", r.name.c_str(), r.error.c_str());
-    } else {
-      // Weight bytes read per second for decode (each step reads every weight once).
-      const double gbs = r.n_gen > 0 ? double(model->weight_bytes()) * r.tps.median * 1e-9 : 0;
-      char mean_std[64];
-      std::snprintf(mean_std, sizeof mean_std, "%.1f +- %.1f", r.tps.mean, r.tps.stddev);
-      std::printf("%-10s %5zu %14.2f %14s %12.3f", r.name.c_str(), r.seconds.size(), r.tps.median, mean_std,
-                  r.ms_per_token.median);
-      if (r.n_gen > 0) std::printf(" %6.1f", gbs);
-      std::printf("\n");
-    }
-    std::fflush(stdout);
+  auto run = [&](int64_t n_prompt, int64_t n_gen, int64_t tg_prefill) {
+    results.push_back(bench.run_test(n_prompt, n_gen, tg_prefill, args.reps, args.max_seconds, args.warmup_seconds));
+    print_result(results.back(), model);
   };
-  for (int64_t n : pps) {
-    results.push_back(bench.run_test(n, 0, 0, reps, max_seconds, warmup_seconds));
-    report(results.back());
-  }
-  for (int64_t n : tgs) {
+  for (int64_t n : plan.pps) run(n, 0, 0);
+  for (int64_t n : plan.tgs) {
     bench.set_tg_mode(tg_mode);
-    results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds, warmup_seconds));
-    report(results.back());
-    if (ab && tg_mode.gpu_sampling) {
+    run(0, n, args.tg_prefill);
+    if (args.ab && tg_mode.gpu_sampling) {
       TgMode wait = tg_mode;
       wait.in_flight = 1;
       wait.suffix = "/wait";
       bench.set_tg_mode(wait);
-      results.push_back(bench.run_test(0, n, tg_prefill, reps, max_seconds, warmup_seconds));
-      report(results.back());
+      run(0, n, args.tg_prefill);
       const TestResult& a = results[results.size() - 2];
       const TestResult& b = results.back();
       if (a.error.empty() && b.error.empty() && b.tps.median > 0) {
@@ -406,7 +415,12 @@ int bench(const BenchArgs& args) {
       }
     }
   }
+  return results;
+}
 
+// How tg ran, the host's time per forward pass, and the GPU memory used.
+void print_host_and_memory(const std::vector<TestResult>& results, const TgMode& tg_mode, const api::Llm& model,
+                           const api::Runtime& runtime, bool kv_f16) {
   std::printf("\ntg: %s\n", !tg_mode.gpu_sampling ? "logits read back and sampled on the CPU each token"
                                 : ("greedy sampling on the GPU, the token fed back on the GPU, " +
                                    std::to_string(tg_mode.in_flight) + " steps in flight").c_str());
@@ -420,42 +434,64 @@ int bench(const BenchArgs& args) {
     if (r.n_gen > 0) std::printf("   %8.3f", r.wait_ms);
     std::printf("\n");
   }
-  const MemoryStats mem = model->memory_stats();
+  const MemoryStats mem = model.memory_stats();
   std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB of which KV cache %.1f MiB "
               "(%s), scratch %.1f MiB); peak on the device %.1f MiB\n",
               mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
-              mem.state_bytes / 1048576.0, args.kv_f16 ? "f16" : "f32", mem.scratch_bytes / 1048576.0,
+              mem.state_bytes / 1048576.0, kv_f16 ? "f16" : "f32", mem.scratch_bytes / 1048576.0,
               runtime.peak_buffer_bytes() / 1048576.0);
+}
 
+// --profile: one decode step (compared with the first tg test's untimed
+// step) and the largest prompt pass, kernel by kernel.
+std::vector<Profile> run_profiles(Bench& bench, const api::Runtime& runtime, const std::vector<TestResult>& results,
+                                  int64_t max_pp, size_t top) {
   std::vector<Profile> profiles;
-  if (profile) {
-    if (!features.timestamp_query) {
-      std::printf("\n--profile: %s\n", runtime.limits_mode() == api::LimitsMode::Default
-                                            ? "cannot profile with --limits default (no timestamp-query requested); "
-                                              "use --limits adapter"
-                                            : "the device has no timestamp-query");
-    }
-    try {
-      bench.profile("decode", 16, 1);  // warm the timed path once
-      profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
-      print_profile(profiles.back(), top);
-      for (const auto& r : results) {
-        if (r.n_gen == 0 || r.seconds.empty() || profiles.back().gpu_ms <= 0) continue;
-        const double wall = r.ms_per_token.median, gpu = profiles.back().gpu_ms;
-        std::printf("  %s untimed: %.3f ms/token wall vs %.3f ms of kernels: the GPU computes %.0f%% of the step; "
-                    "the rest is CPU encoding/submission/readback and idle GPU\n",
-                    r.name.c_str(), wall, gpu, 100.0 * std::min(1.0, gpu / wall));
-        break;
-      }
-      if (max_pp > 0) {
-        profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
-        print_profile(profiles.back(), top);
-      }
-    } catch (const Error& e) {
-      std::printf("--profile failed: %s\n", e.what());
-    }
+  if (!runtime.features().timestamp_query) {
+    std::printf("\n--profile: %s\n", runtime.limits_mode() == api::LimitsMode::Default
+                                          ? "cannot profile with --limits default (no timestamp-query requested); "
+                                            "use --limits adapter"
+                                          : "the device has no timestamp-query");
   }
-  if (!args.json.empty()) write_json(args.json, *model, runtime, results, profiles, load_s, reps);
+  try {
+    bench.profile("decode", 16, 1);  // warm the timed path once
+    profiles.push_back(bench.profile("decode (1 token at position 16)", 16, 1));
+    print_profile(profiles.back(), top);
+    for (const auto& r : results) {
+      if (r.n_gen == 0 || r.seconds.empty() || profiles.back().gpu_ms <= 0) continue;
+      const double wall = r.ms_per_token.median, gpu = profiles.back().gpu_ms;
+      std::printf("  %s untimed: %.3f ms/token wall vs %.3f ms of kernels: the GPU computes %.0f%% of the step; "
+                  "the rest is CPU encoding/submission/readback and idle GPU\n",
+                  r.name.c_str(), wall, gpu, 100.0 * std::min(1.0, gpu / wall));
+      break;
+    }
+    if (max_pp > 0) {
+      profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
+      print_profile(profiles.back(), top);
+    }
+  } catch (const Error& e) {
+    std::printf("--profile failed: %s\n", e.what());
+  }
+  return profiles;
+}
+
+int bench(const BenchArgs& args) {
+  const Plan plan = plan_of(args);
+  TgMode tg_mode;
+  tg_mode.in_flight = args.in_flight;
+  tg_mode.gpu_sampling = !args.cpu_sampling;
+
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
+  double load_s = 0;
+  api::Llm model = load_model(runtime, args, plan, &load_s);
+  print_setup(model, runtime, load_s, args);
+
+  Bench bench(model, args.seed);
+  const std::vector<TestResult> results = run_tests(bench, model, args, plan, tg_mode);
+  print_host_and_memory(results, tg_mode, model, runtime, args.kv_f16);
+  std::vector<Profile> profiles;
+  if (args.profile) profiles = run_profiles(bench, runtime, results, plan.max_pp, size_t(args.top));
+  if (!args.json.empty()) write_json(args.json, model, runtime, results, profiles, load_s, args.reps);
   bool failed = false;
   for (const auto& r : results) failed |= !r.error.empty();
   return failed ? 1 : 0;

@@ -77,19 +77,17 @@ std::string read_file(const std::string& path, const char* what) {
   return s;
 }
 
-int generate(const GenerateArgs& args) {
+// The prompt's text: --file, stdin ("-"), or the words on the command line.
+std::string prompt_text(const GenerateArgs& args) {
+  if (!args.file.empty()) return read_file(args.file, "prompt file");
+  if (!args.prompt_words.empty() && args.prompt_words[0] == "-") return read_all(stdin);
   std::string prompt;
-  if (!args.file.empty()) {
-    prompt = read_file(args.file, "prompt file");
-  } else if (!args.prompt_words.empty() && args.prompt_words[0] == "-") {
-    prompt = read_all(stdin);
-  } else {
-    for (const auto& p : args.prompt_words) prompt += (prompt.empty() ? "" : " ") + p;
-  }
-  const bool prompt_ids = !args.prompt_tokens.empty();
-  if (prompt.empty() && !prompt_ids) throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
-  const bool quiet = args.quiet;
+  for (const auto& p : args.prompt_words) prompt += (prompt.empty() ? "" : " ") + p;
+  return prompt;
+}
 
+// The sampling options, checked before the model loads.
+api::GenerateOptions generate_options(const GenerateArgs& args) {
   api::GenerateOptions gen;
   gen.max_tokens = args.n;
   gen.temperature = args.temp;
@@ -114,8 +112,11 @@ int generate(const GenerateArgs& args) {
     }
   }
   api::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
+  return gen;
+}
 
-  const api::Runtime runtime = api::Runtime::create(runtime_options());
+// The model, with a progress bar and a line about it unless --quiet.
+api::Llm load_model(const api::Runtime& runtime, const GenerateArgs& args, const api::GenerateOptions& gen) {
   api::LlmOptions load = llm_options(args.model, args.no_fuse);
   load.tokenizer_path = args.tokenizer;
   load.context = args.ctx;
@@ -125,27 +126,72 @@ int generate(const GenerateArgs& args) {
   std::optional<api::Llm> model;
   {
     ProgressBar bar("loading");
-    if (!quiet) load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
+    if (!args.quiet) {
+      load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
+    }
     model = api::Llm::load(runtime, load);
   }
   const api::AdapterInfo adapter = runtime.adapter_info();
-  if (!quiet) {
+  if (!args.quiet) {
     std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
                  model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
                  static_cast<long long>(model->context()));
   }
+  return *std::move(model);
+}
 
+// The prompt's tokens (--prompt-tokens, or the text, under the chat template
+// with --chat); `prompt` becomes the text the model sees.
+std::vector<int32_t> prompt_tokens(const api::Llm& model, const GenerateArgs& args, std::string& prompt) {
+  const bool prompt_ids = !args.prompt_tokens.empty();
   if (args.chat && !prompt_ids) {
     std::vector<api::ChatMessage> messages;
     if (!args.system.empty()) messages.push_back({"system", args.system});
     messages.push_back({"user", prompt});
-    prompt = model->apply_chat_template(messages, /*add_generation_prompt=*/true);
+    prompt = model.apply_chat_template(messages, /*add_generation_prompt=*/true);
   }
-  const std::vector<int32_t> tokens = prompt_ids ? parse_token_ids(args.prompt_tokens) : model->tokenize(prompt);
-  if (prompt_ids) prompt = model->detokenize(tokens);
+  const std::vector<int32_t> tokens = prompt_ids ? parse_token_ids(args.prompt_tokens) : model.tokenize(prompt);
+  if (prompt_ids) prompt = model.detokenize(tokens);
+  return tokens;
+}
+
+// --dump-logits: every step's logits as one [steps, vocab] f32 .npy.
+void write_logits(const std::string& path, const std::vector<float>& dumped, size_t steps) {
+  const int64_t vocab = int64_t(dumped.size() / steps);
+  api::write_npy(path, api::Tensor(DType::F32, {int64_t(steps), vocab},
+                                   std::span(reinterpret_cast<const uint8_t*>(dumped.data()), dumped.size() * 4)));
+}
+
+// Why generation stopped, its speed and the GPU memory, on stderr.
+void print_report(const api::GenerateResult& stats, const api::GenerateOptions& gen, const api::Llm& model,
+                  const api::Runtime& runtime) {
+  const MemoryStats mem = model.memory_stats();
+  std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");
+  std::fprintf(stderr, "prompt:     %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.prompt_tokens,
+               stats.prompt_seconds, stats.prompt_tokens_per_second);
+  std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
+               stats.generate_seconds, stats.generate_tokens_per_second,
+               gen.gpu_sampling && model.can_sample_on_gpu() && !gen.on_logits
+                   ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
+                   : "sampled on the CPU");
+  std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
+               "peak on the device %.1f MiB\n",
+               mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0,
+               (mem.tensor_bytes + mem.scratch_bytes) / 1048576.0, runtime.peak_buffer_bytes() / 1048576.0);
+}
+
+int generate(const GenerateArgs& args) {
+  std::string prompt = prompt_text(args);
+  if (prompt.empty() && args.prompt_tokens.empty()) {
+    throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
+  }
+  api::GenerateOptions gen = generate_options(args);
+  const api::Runtime runtime = api::Runtime::create(runtime_options());
+  api::Llm model = load_model(runtime, args, gen);
+  const std::vector<int32_t> tokens = prompt_tokens(model, args, prompt);
 
   std::signal(SIGINT, on_sigint);
-  if (!quiet) {
+  if (!args.quiet) {
     std::fputs(prompt.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -157,40 +203,20 @@ int generate(const GenerateArgs& args) {
       ++dumped_steps;
     };
   }
-  const api::GenerateResult stats = model->generate(std::span<const int32_t>(tokens), gen, [&](std::string_view text) {
+  const api::GenerateResult stats = model.generate(std::span<const int32_t>(tokens), gen, [&](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return true;
   });
   std::signal(SIGINT, SIG_DFL);
   std::fputs("\n", stdout);
-  if (!args.dump_logits.empty() && dumped_steps > 0) {
-    const int64_t vocab = int64_t(dumped.size() / dumped_steps);
-    api::write_npy(args.dump_logits,
-                   api::Tensor(DType::F32, {int64_t(dumped_steps), vocab},
-                               std::span(reinterpret_cast<const uint8_t*>(dumped.data()), dumped.size() * 4)));
-  }
-
+  if (!args.dump_logits.empty() && dumped_steps > 0) write_logits(args.dump_logits, dumped, dumped_steps);
   if (args.print_token_ids) {
     std::string ids;
     for (int32_t id : stats.tokens) ids += (ids.empty() ? "" : ",") + std::to_string(id);
     std::fprintf(stderr, "token ids: %s\n", ids.c_str());
   }
-  if (!quiet) {
-    const MemoryStats mem = model->memory_stats();
-    std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");
-    std::fprintf(stderr, "prompt:     %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.prompt_tokens,
-                 stats.prompt_seconds, stats.prompt_tokens_per_second);
-    std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
-                 stats.generate_seconds, stats.generate_tokens_per_second,
-                 gen.gpu_sampling && model->can_sample_on_gpu() && !gen.on_logits
-                     ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
-                     : "sampled on the CPU");
-    std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
-                 "peak on the device %.1f MiB\n",
-                 mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0,
-                 (mem.tensor_bytes + mem.scratch_bytes) / 1048576.0, runtime.peak_buffer_bytes() / 1048576.0);
-  }
+  if (!args.quiet) print_report(stats, gen, model, runtime);
   return stats.cancelled ? 130 : 0;
 }
 

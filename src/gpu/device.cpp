@@ -150,6 +150,115 @@ void check_at_least_spec(const DeviceLimits& offered, const std::string& adapter
   });
 }
 
+
+// The high-performance adapter, waited for; Error(NotFound) with a hint on what to install when none.
+WGPUAdapter request_adapter(WGPUInstance instance) {
+  AdapterRequest areq;
+  WGPURequestAdapterOptions aopts = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  aopts.powerPreference = WGPUPowerPreference_HighPerformance;
+  WGPURequestAdapterCallbackInfo acb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  acb.mode = WGPUCallbackMode_AllowProcessEvents;
+  acb.userdata1 = &areq;
+  acb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
+                    void* ud, void*) {
+    auto* r = static_cast<AdapterRequest*>(ud);
+    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
+    r->message = to_string(message);
+    r->done = true;
+  };
+  wgpuInstanceRequestAdapter(instance, &aopts, acb);
+  while (!areq.done) wgpuInstanceProcessEvents(instance);
+  if (areq.adapter == nullptr) {
+    throw Error(ErrorCode::NotFound,
+                std::string(kNoAdapterHint) + (areq.message.empty() ? "" : " (WebGPU: " + areq.message + ")"));
+  }
+  return areq.adapter;
+}
+
+AdapterInfo read_adapter_info(WGPUAdapter adapter) {
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(adapter, &info);
+  AdapterInfo out;
+  out.name = to_string(info.device);
+  out.vendor = to_string(info.vendor);
+  out.architecture = to_string(info.architecture);
+  out.driver = to_string(info.description);
+  out.backend = backend_name(info.backendType);
+  out.device_type = adapter_type_name(info.adapterType);
+  out.vendor_id = info.vendorID;
+  out.device_id = info.deviceID;
+  wgpuAdapterInfoFreeMembers(info);
+  return out;
+}
+
+// The optional features the adapter offers, and those to request of it.
+struct FeatureChoice {
+  DeviceFeatures offered;
+  WGPUFeatureName subgroups = WGPUFeatureName_Subgroups;  // the name the adapter knows subgroups by
+  std::vector<WGPUFeatureName> wanted;
+};
+
+FeatureChoice choose_features(WGPUAdapter adapter, const DeviceOptions& options, bool bare) {
+  FeatureChoice c;
+  c.offered.shader_f16 = wgpuAdapterHasFeature(adapter, WGPUFeatureName_ShaderF16);
+  c.offered.timestamp_query = wgpuAdapterHasFeature(adapter, WGPUFeatureName_TimestampQuery);
+  // Subgroups: the standard name if the implementation knows it, else its own.
+  const auto native_subgroups = static_cast<WGPUFeatureName>(native::subgroups_feature());
+  c.subgroups = wgpuAdapterHasFeature(adapter, WGPUFeatureName_Subgroups) ? WGPUFeatureName_Subgroups
+                                                                          : native_subgroups;
+  c.offered.subgroups = wgpuAdapterHasFeature(adapter, c.subgroups);
+  // Default mode asks for no optional feature at all.
+  if (!bare && c.offered.shader_f16 && options.want_shader_f16) c.wanted.push_back(WGPUFeatureName_ShaderF16);
+  if (!bare && c.offered.timestamp_query && options.want_timestamp_query) {
+    c.wanted.push_back(WGPUFeatureName_TimestampQuery);
+  }
+  if (!bare && c.offered.subgroups && options.want_subgroups) c.wanted.push_back(c.subgroups);
+  return c;
+}
+
+// The device, waited for, its uncaptured errors and loss reported to `sink`;
+// Error(NotSupported) naming the adapter when it cannot be made.
+WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, const std::vector<WGPUFeatureName>& wanted,
+                          const WGPULimits& requested, Device::ErrorSink* sink, const std::string& adapter_name) {
+  DeviceRequest dreq;
+  WGPUDeviceDescriptor ddesc = WGPU_DEVICE_DESCRIPTOR_INIT;
+  ddesc.label = to_view("wgrt");
+  ddesc.requiredFeatureCount = wanted.size();
+  ddesc.requiredFeatures = wanted.data();
+  ddesc.requiredLimits = &requested;
+  ddesc.uncapturedErrorCallbackInfo.userdata1 = sink;
+  ddesc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
+                                                  WGPUStringView message, void* ud, void*) {
+    static_cast<Device::ErrorSink*>(ud)->report(code_for(type), "WebGPU error: " + to_string(message));
+  };
+  ddesc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  ddesc.deviceLostCallbackInfo.userdata1 = sink;
+  ddesc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                             WGPUStringView message, void* ud, void*) {
+    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    auto* errors = static_cast<Device::ErrorSink*>(ud);
+    std::lock_guard<std::mutex> lock(errors->mutex);
+    errors->lost = true;
+    errors->lost_message = to_string(message);
+  };
+  WGPURequestDeviceCallbackInfo dcb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  dcb.mode = WGPUCallbackMode_AllowProcessEvents;
+  dcb.userdata1 = &dreq;
+  dcb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* ud,
+                    void*) {
+    auto* r = static_cast<DeviceRequest*>(ud);
+    if (status == WGPURequestDeviceStatus_Success) r->device = device;
+    r->message = to_string(message);
+    r->done = true;
+  };
+  wgpuAdapterRequestDevice(adapter, &ddesc, dcb);
+  while (!dreq.done) wgpuInstanceProcessEvents(instance);
+  if (dreq.device == nullptr) {
+    throw Error(ErrorCode::NotSupported, "could not create a WebGPU device on " + adapter_name + ": " + dreq.message);
+  }
+  return dreq.device;
+}
+
 }  // namespace
 
 const char* limits_mode_name(LimitsMode mode) { return mode == LimitsMode::Default ? "default" : "adapter"; }
@@ -183,40 +292,8 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   dev->errors_ = std::make_unique<ErrorSink>();
   dev->instance_.reset(native::create_instance());
   if (!dev->instance_.get()) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
-
-  // Adapter.
-  AdapterRequest areq;
-  WGPURequestAdapterOptions aopts = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
-  aopts.powerPreference = WGPUPowerPreference_HighPerformance;
-  WGPURequestAdapterCallbackInfo acb = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
-  acb.mode = WGPUCallbackMode_AllowProcessEvents;
-  acb.userdata1 = &areq;
-  acb.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message,
-                    void* ud, void*) {
-    auto* r = static_cast<AdapterRequest*>(ud);
-    if (status == WGPURequestAdapterStatus_Success) r->adapter = adapter;
-    r->message = to_string(message);
-    r->done = true;
-  };
-  wgpuInstanceRequestAdapter(dev->instance_.get(), &aopts, acb);
-  while (!areq.done) wgpuInstanceProcessEvents(dev->instance_.get());
-  if (areq.adapter == nullptr) {
-    throw Error(ErrorCode::NotFound,
-                std::string(kNoAdapterHint) + (areq.message.empty() ? "" : " (WebGPU: " + areq.message + ")"));
-  }
-  dev->adapter_.reset(areq.adapter);
-
-  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
-  wgpuAdapterGetInfo(dev->adapter_.get(), &info);
-  dev->adapter_info_.name = to_string(info.device);
-  dev->adapter_info_.vendor = to_string(info.vendor);
-  dev->adapter_info_.architecture = to_string(info.architecture);
-  dev->adapter_info_.driver = to_string(info.description);
-  dev->adapter_info_.backend = backend_name(info.backendType);
-  dev->adapter_info_.device_type = adapter_type_name(info.adapterType);
-  dev->adapter_info_.vendor_id = info.vendorID;
-  dev->adapter_info_.device_id = info.deviceID;
-  wgpuAdapterInfoFreeMembers(info);
+  dev->adapter_.reset(request_adapter(dev->instance_.get()));
+  dev->adapter_info_ = read_adapter_info(dev->adapter_.get());
 
   // Adapter mode asks for the adapter's own limits: the spec defaults (128
   // MiB bindings, 16 KiB workgroup storage) are far below what real GPUs give.
@@ -228,62 +305,11 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   const bool bare = options.limits == LimitsMode::Default;
   dev->limits_mode_ = options.limits;
   WGPULimits requested = bare ? spec_default_request() : adapter_limits;
+  const FeatureChoice features = choose_features(dev->adapter_.get(), options, bare);
+  dev->adapter_features_ = features.offered;
 
-  auto& offered = dev->adapter_features_;
-  offered.shader_f16 = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_ShaderF16);
-  offered.timestamp_query = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_TimestampQuery);
-  // Subgroups: the standard name if the implementation knows it, else its own.
-  const auto native_subgroups = static_cast<WGPUFeatureName>(native::subgroups_feature());
-  const WGPUFeatureName subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), WGPUFeatureName_Subgroups)
-                                        ? WGPUFeatureName_Subgroups
-                                        : native_subgroups;
-  offered.subgroups = wgpuAdapterHasFeature(dev->adapter_.get(), subgroups);
-  std::vector<WGPUFeatureName> wanted;
-  // Default mode asks for no optional feature at all.
-  if (!bare && offered.shader_f16 && options.want_shader_f16) wanted.push_back(WGPUFeatureName_ShaderF16);
-  if (!bare && offered.timestamp_query && options.want_timestamp_query) {
-    wanted.push_back(WGPUFeatureName_TimestampQuery);
-  }
-  if (!bare && offered.subgroups && options.want_subgroups) wanted.push_back(subgroups);
-
-  DeviceRequest dreq;
-  WGPUDeviceDescriptor ddesc = WGPU_DEVICE_DESCRIPTOR_INIT;
-  ddesc.label = to_view("wgrt");
-  ddesc.requiredFeatureCount = wanted.size();
-  ddesc.requiredFeatures = wanted.data();
-  ddesc.requiredLimits = &requested;
-  ddesc.uncapturedErrorCallbackInfo.userdata1 = dev->errors_.get();
-  ddesc.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type,
-                                                  WGPUStringView message, void* ud, void*) {
-    static_cast<ErrorSink*>(ud)->report(code_for(type), "WebGPU error: " + to_string(message));
-  };
-  ddesc.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
-  ddesc.deviceLostCallbackInfo.userdata1 = dev->errors_.get();
-  ddesc.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
-                                             WGPUStringView message, void* ud, void*) {
-    if (reason == WGPUDeviceLostReason_Destroyed || reason == WGPUDeviceLostReason_CallbackCancelled) return;
-    auto* sink = static_cast<ErrorSink*>(ud);
-    std::lock_guard<std::mutex> lock(sink->mutex);
-    sink->lost = true;
-    sink->lost_message = to_string(message);
-  };
-  WGPURequestDeviceCallbackInfo dcb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
-  dcb.mode = WGPUCallbackMode_AllowProcessEvents;
-  dcb.userdata1 = &dreq;
-  dcb.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* ud,
-                    void*) {
-    auto* r = static_cast<DeviceRequest*>(ud);
-    if (status == WGPURequestDeviceStatus_Success) r->device = device;
-    r->message = to_string(message);
-    r->done = true;
-  };
-  wgpuAdapterRequestDevice(dev->adapter_.get(), &ddesc, dcb);
-  while (!dreq.done) wgpuInstanceProcessEvents(dev->instance_.get());
-  if (dreq.device == nullptr) {
-    throw Error(ErrorCode::NotSupported,
-                "could not create a WebGPU device on " + dev->adapter_info_.name + ": " + dreq.message);
-  }
-  dev->device_.reset(dreq.device);
+  dev->device_.reset(request_device(dev->instance_.get(), dev->adapter_.get(), features.wanted, requested,
+                                    dev->errors_.get(), dev->adapter_info_.name));
   dev->queue_.reset(wgpuDeviceGetQueue(dev->device_.get()));
 
   WGPULimits granted = WGPU_LIMITS_INIT;
@@ -296,7 +322,7 @@ std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   if (options.split_bytes_for_test != 0) dev->split_bytes_ = std::min(dev->split_bytes_, options.split_bytes_for_test);
   dev->features_.shader_f16 = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_ShaderF16);
   dev->features_.timestamp_query = wgpuDeviceHasFeature(dev->device_.get(), WGPUFeatureName_TimestampQuery);
-  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), subgroups);
+  dev->features_.subgroups = wgpuDeviceHasFeature(dev->device_.get(), features.subgroups);
   dev->pipelines_ = std::make_unique<PipelineCache>(*dev);
   return dev;
 }

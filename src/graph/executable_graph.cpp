@@ -19,11 +19,11 @@ ExecutableGraph::ExecutableGraph(gpu::Device& device, Graph graph) : device_(dev
 std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Graph graph, const OpRegistry& registry,
                                                        const LoadOptions& options) {
   validate(options.tuning);
-  registry.check_graph(graph);  // before any allocation
+  registry.check_graph(graph, &device);  // before any allocation
   // The registry's passes (fusion: registered with the ops they make).
   if (options.tuning.fuse &&
       registry.run_passes(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage})) {
-    registry.check_graph(graph);
+    registry.check_graph(graph, &device);
   }
   registry.prepare_constants(graph, options.tuning, device.split_bytes());
   plan_lifetimes(graph, [&](std::string_view op) {

@@ -22,32 +22,28 @@ void touch(const Graph& g, ValueId id, size_t op, std::vector<Interval>& life) {
   life[id].last = std::max(life[id].last, op);
 }
 
-}  // namespace
+bool intermediate(const Graph& graph, ValueId id) {
+  const auto* t = std::get_if<Tensor>(&graph.values[id]);
+  return t != nullptr && t->storage == StorageKind::Intermediate;
+}
 
-size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>& is_view) {
-  auto intermediate = [&](ValueId id) {
-    const auto* t = std::get_if<Tensor>(&graph.values[id]);
-    return t != nullptr && t->storage == StorageKind::Intermediate;
-  };
-  for (ValueId id = 0; id < graph.values.size(); ++id) {
-    if (intermediate(id) && graph.tensor(id).mem_obj_id >= 0) return 0;  // the exporter planned this graph
-  }
-
-  // Views share their input's object: plan each chain of views as its root.
+// Views share their input's object: each value's root is the start of its
+// chain of views (itself when it is no view's output).
+std::vector<ValueId> view_roots(const Graph& graph, const std::function<bool(std::string_view)>& is_view) {
   std::vector<ValueId> root(graph.values.size());
   for (ValueId id = 0; id < root.size(); ++id) root[id] = id;
   if (is_view) {
     for (const OpCall& op : graph.ops) {
       if (op.args.size() < 2 || !is_view(op.name)) continue;
       const ValueId in = op.args.front(), out = op.args.back();
-      if (intermediate(in) && intermediate(out)) root[out] = root[in];
+      if (intermediate(graph, in) && intermediate(graph, out)) root[out] = root[in];
     }
   }
-  std::vector<ValueId> candidates;
-  for (ValueId id = 0; id < graph.values.size(); ++id) {
-    if (intermediate(id) && root[id] == id) candidates.push_back(id);
-  }
+  return root;
+}
 
+// Each root's lifetime: the first to the last op naming it or any view of it.
+std::vector<Interval> root_lifetimes(const Graph& graph, const std::vector<ValueId>& root) {
   std::vector<Interval> own(graph.values.size());
   for (size_t op = 0; op < graph.ops.size(); ++op) {
     for (ValueId arg : graph.ops[op].args) touch(graph, arg, op, own);
@@ -58,15 +54,54 @@ size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>&
     l.first = std::min(l.first, own[id].first);
     l.last = std::max(l.last, own[id].last);
   }
+  return life;
+}
 
+// A shared memory object: its size so far and the lifetimes it holds.
+struct Object {
+  uint64_t bytes = 0;
+  std::vector<Interval> users;
+};
+
+// The object for a tensor living `life` that needs `need` bytes, among those
+// free all that time (-1: none is). Prefers the smallest object that already
+// fits, else the largest one (it grows least); sizes only come down since
+// tensors go largest first.
+int pick_object(const std::vector<Object>& objects, const Interval& life, uint64_t need) {
+  int best = -1;
+  for (size_t o = 0; o < objects.size(); ++o) {
+    const bool free = std::none_of(objects[o].users.begin(), objects[o].users.end(),
+                                   [&](const Interval& u) { return u.overlaps(life); });
+    if (!free) continue;
+    if (best < 0) {
+      best = int(o);
+    } else {
+      const bool fits = objects[o].bytes >= need, best_fits = objects[best].bytes >= need;
+      if ((fits && (!best_fits || objects[o].bytes < objects[best].bytes)) ||
+          (!fits && !best_fits && objects[o].bytes > objects[best].bytes)) {
+        best = int(o);
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>& is_view) {
+  for (ValueId id = 0; id < graph.values.size(); ++id) {
+    if (intermediate(graph, id) && graph.tensor(id).mem_obj_id >= 0) return 0;  // the exporter planned this graph
+  }
+  const std::vector<ValueId> root = view_roots(graph, is_view);
+  std::vector<ValueId> candidates;
+  for (ValueId id = 0; id < graph.values.size(); ++id) {
+    if (intermediate(graph, id) && root[id] == id) candidates.push_back(id);
+  }
+  const std::vector<Interval> life = root_lifetimes(graph, root);
   std::stable_sort(candidates.begin(), candidates.end(), [&](ValueId a, ValueId b) {
     return graph.tensor(a).max_device_bytes() > graph.tensor(b).max_device_bytes();
   });
 
-  struct Object {
-    uint64_t bytes = 0;
-    std::vector<Interval> users;
-  };
   std::vector<Object> objects;
   for (ValueId id : candidates) {
     Tensor& t = graph.tensor(id);
@@ -75,23 +110,7 @@ size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>&
     for (ValueId m = 0; m < graph.values.size(); ++m) {
       if (root[m] == id) need = std::max(need, graph.tensor(m).max_device_bytes());
     }
-    int best = -1;
-    for (size_t o = 0; o < objects.size(); ++o) {
-      const bool free = std::none_of(objects[o].users.begin(), objects[o].users.end(),
-                                     [&](const Interval& u) { return u.overlaps(life[id]); });
-      if (!free) continue;
-      // Prefer the smallest object that already fits, else the largest one
-      // (it grows least); sizes only come down since we go largest first.
-      if (best < 0) {
-        best = int(o);
-      } else {
-        const bool fits = objects[o].bytes >= need, best_fits = objects[best].bytes >= need;
-        if ((fits && (!best_fits || objects[o].bytes < objects[best].bytes)) ||
-            (!fits && !best_fits && objects[o].bytes > objects[best].bytes)) {
-          best = int(o);
-        }
-      }
-    }
+    int best = pick_object(objects, life[id], need);
     if (best < 0) {
       best = int(objects.size());
       objects.push_back({});

@@ -10,8 +10,8 @@
 
 namespace wgrt {
 
-OpArgs::OpArgs(const Graph& graph, const OpCall& call, size_t op_index)
-    : graph_(graph), call_(call), op_index_(op_index) {}
+OpArgs::OpArgs(const Graph& graph, const OpCall& call, size_t op_index, const gpu::Device* device)
+    : graph_(graph), call_(call), op_index_(op_index), device_(device) {}
 
 void OpArgs::fail(const std::string& what) const {
   throw Error(ErrorCode::InvalidProgram, "op " + std::to_string(op_index_) + " (" + call_.name + "): " + what);
@@ -198,9 +198,9 @@ std::vector<std::string> OpRegistry::names() const {
   return out;
 }
 
-void OpRegistry::check_graph(const Graph& graph) const {
+void OpRegistry::check_graph(const Graph& graph, const gpu::Device* device) const {
   if (auto unknown = unknown_ops(graph)) throw Error(ErrorCode::NotSupported, *unknown);
-  for (size_t i = 0; i < graph.ops.size(); ++i) check_op(graph, i);
+  for (size_t i = 0; i < graph.ops.size(); ++i) check_op(graph, i, device);
 }
 
 std::optional<std::string> OpRegistry::unknown_ops(const Graph& graph) const {
@@ -218,9 +218,9 @@ std::optional<std::string> OpRegistry::unknown_ops(const Graph& graph) const {
   return "unsupported operator(s): " + list + " (first at op " + std::to_string(first_unknown) + ")";
 }
 
-void OpRegistry::check_op(const Graph& graph, size_t i) const {
+void OpRegistry::check_op(const Graph& graph, size_t i, const gpu::Device* device) const {
   const OpDef* def = find(graph.ops[i].name);
-  if (def->check) def->check(OpArgs(graph, graph.ops[i], i));
+  if (def->check) def->check(OpArgs(graph, graph.ops[i], i, device));
 }
 
 void OpRegistry::add_pass(std::string name, GraphPass pass) { passes_.emplace_back(std::move(name), std::move(pass)); }

@@ -17,15 +17,23 @@
 
 namespace wgrt {
 
+namespace gpu {
+class Device;
+}
 class OpContext;
 
 // Argument checks for one op call. Each failure throws Error(InvalidProgram)
 // naming the op (index and name), the argument index, and expected vs got.
 class OpArgs {
  public:
-  OpArgs(const Graph& graph, const OpCall& call, size_t op_index);
+  // `device`: the device the graph will load on, when known, so that a check
+  // can refuse what the device cannot run before any memory is planned.
+  OpArgs(const Graph& graph, const OpCall& call, size_t op_index, const gpu::Device* device = nullptr);
 
   size_t size() const { return call_.args.size(); }
+  // The device the graph is checked for, or null (checked without one:
+  // `wgrt inspect`, the importers' early checks).
+  const gpu::Device* device() const { return device_; }
   const Graph& graph() const { return graph_; }
   ValueId id(size_t i) const;
   const Value& value(size_t i) const;
@@ -64,6 +72,7 @@ class OpArgs {
   const Graph& graph_;
   const OpCall& call_;
   size_t op_index_;
+  const gpu::Device* device_ = nullptr;
 };
 
 // What an op's load-time prepare step may do: read its arguments, and put a
@@ -147,8 +156,9 @@ class OpRegistry {
   std::vector<std::string> names() const;
 
   // Checks every op of the graph; throws for the first unknown or malformed
-  // one (an unknown op's error lists all unknown ops of the graph).
-  void check_graph(const Graph& graph) const;
+  // one (an unknown op's error lists all unknown ops of the graph). With a
+  // device, ops also refuse what it cannot run (OpArgs::device()).
+  void check_graph(const Graph& graph, const gpu::Device* device = nullptr) const;
   // What check_graph would refuse, every instance: the unknown operators
   // (one message) and each op whose check fails. Empty
   // when the graph loads as far as its ops go (`wgrt inspect`).
@@ -168,7 +178,7 @@ class OpRegistry {
   void prepare_constants(Graph& graph, const Tuning& tuning, uint64_t max_binding_bytes = UINT64_MAX) const;
 
  private:
-  void check_op(const Graph& graph, size_t i) const;  // a known op's check
+  void check_op(const Graph& graph, size_t i, const gpu::Device* device = nullptr) const;  // a known op's check
   // The message naming every operator the registry lacks, if any.
   std::optional<std::string> unknown_ops(const Graph& graph) const;
   std::map<std::string, OpDef, std::less<>> ops_;

@@ -55,7 +55,16 @@ class JsonObjectPrefix {
   // after '.', in the fraction, after 'e', after the exponent's sign, in its digits.
   enum class NumberPart : uint8_t { Minus, Zero, Int, Dot, Frac, Exp, ExpSign, ExpDigits };
 
+  // One byte: false when it cannot continue the text. step dispatches on
+  // the mode to the step_* of the longer ones.
   bool step(char c);
+  bool step_value(char c);  // Value, ArrayOpen
+  bool step_after_value(char c);
+  bool step_string(char c);
+  bool step_escape(char c);
+  bool step_number(char c);
+  bool open(char bracket, Mode next);  // a container starts
+  bool close();                        // the innermost container ends
   bool end_value();  // a value just ended: where the text goes next
   bool number_can_end() const;
 

@@ -20,6 +20,52 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool starts(const std::string& name, const std::string& prefix) { return name.compare(0, prefix.size(), prefix) == 0; }
 
+// What a byte does to a number: continues it, ends it (and is read after it), or cannot follow.
+enum class NumberByte : uint8_t { Continues, Ends, Refused };
+
+bool number_can_end(uint8_t part) { return part == kZero || part == kInt || part == kFrac || part == kExpDigits; }
+
+// Moves `part` (and the exponent's digit count) on by one byte of a number.
+NumberByte number_byte(uint8_t& part, uint8_t& exponent_digits, char c, bool integer) {
+  const bool digit = is_digit(c), exp = c == 'e' || c == 'E';
+  switch (part) {
+    case kMinus:
+      if (!digit) return NumberByte::Refused;
+      part = c == '0' ? kZero : kInt;
+      return NumberByte::Continues;
+    case kZero:
+    case kInt:
+      if (digit && part == kInt) return NumberByte::Continues;
+      if (integer || (c != '.' && !exp)) return NumberByte::Ends;
+      part = c == '.' ? kDot : kExp;
+      return NumberByte::Continues;
+    case kDot:
+      if (!digit) return NumberByte::Refused;
+      part = kFrac;
+      return NumberByte::Continues;
+    case kFrac:
+      if (digit) return NumberByte::Continues;
+      if (!exp) return NumberByte::Ends;
+      part = kExp;
+      return NumberByte::Continues;
+    case kExp:
+      if (c == '+' || c == '-') {
+        part = kExpSign;
+        return NumberByte::Continues;
+      }
+      [[fallthrough]];
+    case kExpSign:
+      if (!digit) return NumberByte::Refused;
+      part = kExpDigits;
+      exponent_digits = 1;
+      return NumberByte::Continues;
+    case kExpDigits:
+      if (!digit) return NumberByte::Ends;
+      return ++exponent_digits > JsonSchemaMatcher::kMaxExponentDigits ? NumberByte::Refused : NumberByte::Continues;
+  }
+  return NumberByte::Refused;
+}
+
 }  // namespace
 
 JsonSchemaMatcher::JsonSchemaMatcher(std::shared_ptr<const JsonSchema> schema) : schema_(std::move(schema)) {
@@ -164,6 +210,155 @@ void JsonSchemaMatcher::start_value(Reading r, int32_t n, char c, std::vector<Re
   if (any) literal(kAnyLiterals);
 }
 
+void JsonSchemaMatcher::close_container(Reading& r, std::vector<Reading>& out) const {
+  r.stack.pop_back();
+  end_value(r);
+  out.push_back(std::move(r));
+}
+
+void JsonSchemaMatcher::step_object_open(Reading& r, char c, std::vector<Reading>& out) const {
+  if (c == '"') {
+    r.mode = Mode::String;
+    r.key = true;
+    r.key_text.clear();
+    out.push_back(std::move(r));
+  } else if (c == '}' && r.mode == Mode::ObjectKeyOrEnd && keys_done(r)) {
+    close_container(r, out);
+  }
+}
+
+void JsonSchemaMatcher::step_array_open(Reading& r, char c, std::vector<Reading>& out) const {
+  const JsonSchemaNode& s = node(r.stack.back().node);
+  const bool any = s.type == Type::Any;
+  if (c == ']') {
+    if (any || s.min_items == 0) close_container(r, out);
+    return;
+  }
+  if (!any && s.max_items == 0) return;
+  const int32_t item = any ? r.stack.back().node : s.items;
+  start_value(std::move(r), item, c, out);
+}
+
+void JsonSchemaMatcher::step_after_value(Reading& r, char c, std::vector<Reading>& out) const {
+  const Container& k = r.stack.back();
+  const JsonSchemaNode& s = node(k.node);
+  const bool any = s.type == Type::Any;
+  if (k.object) {
+    if (c == ',' && more_keys(r)) {
+      r.mode = Mode::KeyNext;
+      out.push_back(std::move(r));
+    } else if (c == '}' && keys_done(r)) {
+      close_container(r, out);
+    }
+    return;
+  }
+  if (c == ',' && (any || s.max_items < 0 || k.count < s.max_items)) {
+    r.mode = Mode::Value;
+    r.node = any ? k.node : s.items;
+    out.push_back(std::move(r));
+  } else if (c == ']' && (any || k.count >= s.min_items)) {
+    close_container(r, out);
+  }
+}
+
+void JsonSchemaMatcher::step_string(Reading& r, char c, std::vector<Reading>& out) const {
+  if (c == '"') {
+    end_value(r);
+  } else if (c == '\\' || (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+    // A character starts (UTF-8), or an escape that makes one: counted
+    // here, so that a string at its longest can only close.
+    const JsonSchemaNode& s = node(r.node);
+    if (s.type == Type::String && s.max_length >= 0 && ++r.length > s.max_length) return;
+    if (c == '\\') r.mode = Mode::Escape;
+  }
+  out.push_back(std::move(r));
+}
+
+// An object key: one of the properties not given yet, or any when other keys are allowed.
+void JsonSchemaMatcher::step_key(Reading& r, char c, std::vector<Reading>& out) const {
+  const Container& k = r.stack.back();
+  const JsonSchemaNode& s = node(k.node);
+  const bool open_keys = s.type == Type::Any || s.additional >= 0;
+  if (c == '"') return end_key(r, out);
+  if (c == '\\') {  // escapes only where any key is allowed: they never spell a property name here
+    if (!open_keys) return;
+    r.mode = Mode::Escape;
+    out.push_back(std::move(r));
+    return;
+  }
+  r.key_text += c;
+  if (!open_keys) {
+    bool prefix = false;
+    for (size_t i = 0; i < s.property_names.size() && !prefix; ++i) {
+      prefix = !k.seen[i] && starts(s.property_names[i], r.key_text);
+    }
+    if (!prefix) return;
+  }
+  out.push_back(std::move(r));
+}
+
+// The key's closing quote: a property not given yet, or another key where they are allowed.
+void JsonSchemaMatcher::end_key(Reading& r, std::vector<Reading>& out) const {
+  const Container& k = r.stack.back();
+  const JsonSchemaNode& s = node(k.node);
+  const auto it = std::find(s.property_names.begin(), s.property_names.end(), r.key_text);
+  const size_t i = size_t(it - s.property_names.begin());
+  if (it != s.property_names.end()) {
+    if (k.seen[i]) return;  // a key given twice
+    r.stack.back().seen[i] = true;
+    r.value_node = s.property_nodes[i];
+  } else if (s.type == Type::Any || s.additional >= 0) {
+    r.value_node = s.type == Type::Any ? k.node : s.additional;
+  } else {
+    return;
+  }
+  r.key = false;
+  r.mode = Mode::Colon;
+  out.push_back(std::move(r));
+}
+
+void JsonSchemaMatcher::step_escape(Reading& r, char c, std::vector<Reading>& out) const {
+  if (c == 'u') {
+    r.mode = Mode::Unicode;
+    r.unicode_left = 4;
+  } else if (std::string_view("\"\\/bfnrt").find(c) != std::string_view::npos) {
+    r.mode = Mode::String;
+  } else {
+    return;
+  }
+  out.push_back(std::move(r));
+}
+
+void JsonSchemaMatcher::step_number(Reading& r, char c, std::vector<Reading>& out) const {
+  const NumberByte read = number_byte(r.number_part, r.exponent_digits, c, node(r.node).type == Type::Integer);
+  if (read == NumberByte::Refused) return;
+  if (read == NumberByte::Continues) {
+    // Within the length, and with room to finish a part that cannot end the number.
+    if (++r.length < kMaxNumberBytes || (r.length == kMaxNumberBytes && number_can_end(r.number_part))) {
+      out.push_back(std::move(r));
+    }
+    return;
+  }
+  // The byte ends the number (which must be whole) and is read after it.
+  if (!number_can_end(r.number_part)) return;
+  end_value(r);
+  step(std::move(r), c, out);
+}
+
+void JsonSchemaMatcher::step_literal(Reading& r, char c, std::vector<Reading>& out) const {
+  std::vector<int32_t> still;
+  for (int32_t i : r.candidates) {
+    const std::string& text = (*r.literals)[size_t(i)];
+    if (size_t(r.length) < text.size() && text[size_t(r.length)] == c) still.push_back(i);
+  }
+  if (still.empty()) return;
+  r.candidates = std::move(still);
+  ++r.length;
+  literal_matched(std::move(r), out);
+}
+
+// One byte of text for one reading: each reading it leaves goes to `out`
+// (none: this reading dies here; several: a literal or anyOf branches).
 void JsonSchemaMatcher::step(Reading r, char c, std::vector<Reading>& out) const {
   const bool between = r.mode == Mode::Value || r.mode == Mode::ObjectKeyOrEnd || r.mode == Mode::KeyNext ||
                        r.mode == Mode::Colon || r.mode == Mode::AfterValue || r.mode == Mode::ArrayValueOrEnd ||
@@ -180,209 +375,31 @@ void JsonSchemaMatcher::step(Reading r, char c, std::vector<Reading>& out) const
     }
     case Mode::ObjectKeyOrEnd:
     case Mode::KeyNext:
-      if (c == '"') {
-        r.mode = Mode::String;
-        r.key = true;
-        r.key_text.clear();
-        out.push_back(std::move(r));
-      } else if (c == '}' && r.mode == Mode::ObjectKeyOrEnd && keys_done(r)) {
-        r.stack.pop_back();
-        end_value(r);
-        out.push_back(std::move(r));
-      }
-      return;
+      return step_object_open(r, c, out);
     case Mode::Colon:
       if (c != ':') return;
       r.mode = Mode::Value;
       r.node = r.value_node;
       out.push_back(std::move(r));
       return;
-    case Mode::ArrayValueOrEnd: {
-      const JsonSchemaNode& s = node(r.stack.back().node);
-      const bool any = s.type == Type::Any;
-      if (c == ']') {
-        if (any || s.min_items == 0) {
-          r.stack.pop_back();
-          end_value(r);
-          out.push_back(std::move(r));
-        }
-        return;
-      }
-      if (!any && s.max_items == 0) return;
-      const int32_t item = any ? r.stack.back().node : s.items;
-      return start_value(std::move(r), item, c, out);
-    }
-    case Mode::AfterValue: {
-      const Container& k = r.stack.back();
-      const JsonSchemaNode& s = node(k.node);
-      const bool any = s.type == Type::Any;
-      if (k.object) {
-        if (c == ',' && more_keys(r)) {
-          r.mode = Mode::KeyNext;
-          out.push_back(std::move(r));
-        } else if (c == '}' && keys_done(r)) {
-          r.stack.pop_back();
-          end_value(r);
-          out.push_back(std::move(r));
-        }
-        return;
-      }
-      if (c == ',' && (any || s.max_items < 0 || k.count < s.max_items)) {
-        r.mode = Mode::Value;
-        r.node = any ? k.node : s.items;
-        out.push_back(std::move(r));
-      } else if (c == ']' && (any || k.count >= s.min_items)) {
-        r.stack.pop_back();
-        end_value(r);
-        out.push_back(std::move(r));
-      }
-      return;
-    }
-    case Mode::String: {
+    case Mode::ArrayValueOrEnd:
+      return step_array_open(r, c, out);
+    case Mode::AfterValue:
+      return step_after_value(r, c, out);
+    case Mode::String:
       if (static_cast<unsigned char>(c) < 0x20) return;  // control characters must be escaped
-      if (!r.key) {
-        if (c == '"') {
-          end_value(r);
-        } else if (c == '\\' || (static_cast<unsigned char>(c) & 0xC0) != 0x80) {
-          // A character starts (UTF-8), or an escape that makes one: counted
-          // here, so that a string at its longest can only close.
-          const JsonSchemaNode& s = node(r.node);
-          if (s.type == Type::String && s.max_length >= 0 && ++r.length > s.max_length) return;
-          if (c == '\\') r.mode = Mode::Escape;
-        }
-        out.push_back(std::move(r));
-        return;
-      }
-      // An object key: one of the properties not given yet, or any when other keys are allowed.
-      const Container& k = r.stack.back();
-      const JsonSchemaNode& s = node(k.node);
-      const bool open_keys = s.type == Type::Any || s.additional >= 0;
-      if (c == '"') {
-        const auto it = std::find(s.property_names.begin(), s.property_names.end(), r.key_text);
-        const size_t i = size_t(it - s.property_names.begin());
-        if (it != s.property_names.end()) {
-          if (k.seen[i]) return;  // a key given twice
-          r.stack.back().seen[i] = true;
-          r.value_node = s.property_nodes[i];
-        } else if (open_keys) {
-          r.value_node = s.type == Type::Any ? k.node : s.additional;
-        } else {
-          return;
-        }
-        r.key = false;
-        r.mode = Mode::Colon;
-        out.push_back(std::move(r));
-        return;
-      }
-      if (c == '\\') {  // escapes only where any key is allowed: they never spell a property name here
-        if (!open_keys) return;
-        r.mode = Mode::Escape;
-        out.push_back(std::move(r));
-        return;
-      }
-      r.key_text += c;
-      if (!open_keys) {
-        bool prefix = false;
-        for (size_t i = 0; i < s.property_names.size() && !prefix; ++i) {
-          prefix = !k.seen[i] && starts(s.property_names[i], r.key_text);
-        }
-        if (!prefix) return;
-      }
-      out.push_back(std::move(r));
-      return;
-    }
+      return r.key ? step_key(r, c, out) : step_string(r, c, out);
     case Mode::Escape:
-      if (c == 'u') {
-        r.mode = Mode::Unicode;
-        r.unicode_left = 4;
-      } else if (std::string_view("\"\\/bfnrt").find(c) != std::string_view::npos) {
-        r.mode = Mode::String;
-      } else {
-        return;
-      }
-      out.push_back(std::move(r));
-      return;
+      return step_escape(r, c, out);
     case Mode::Unicode:
       if (!is_hex(c)) return;
       if (--r.unicode_left == 0) r.mode = Mode::String;
       out.push_back(std::move(r));
       return;
-    case Mode::Number: {
-      const bool digit = is_digit(c), exp = c == 'e' || c == 'E';
-      const bool integer = node(r.node).type == Type::Integer;
-      uint8_t& part = r.number_part;
-      bool more = false;
-      switch (part) {
-        case kMinus:
-          if (!digit) return;
-          part = c == '0' ? kZero : kInt;
-          more = true;
-          break;
-        case kZero:
-        case kInt:
-          if (digit && part == kInt) {
-            more = true;
-          } else if (c == '.' && !integer) {
-            part = kDot;
-            more = true;
-          } else if (exp && !integer) {
-            part = kExp;
-            more = true;
-          }
-          break;
-        case kDot:
-          if (!digit) return;
-          part = kFrac;
-          more = true;
-          break;
-        case kFrac:
-          if (digit) {
-            more = true;
-          } else if (exp) {
-            part = kExp;
-            more = true;
-          }
-          break;
-        case kExp:
-          if (c == '+' || c == '-') {
-            part = kExpSign;
-            more = true;
-            break;
-          }
-          [[fallthrough]];
-        case kExpSign:
-          if (!digit) return;
-          part = kExpDigits;
-          r.exponent_digits = 1;
-          more = true;
-          break;
-        case kExpDigits:
-          if (digit && ++r.exponent_digits > kMaxExponentDigits) return;
-          more = digit;
-          break;
-      }
-      if (more) {
-        // Within the length, and with room to finish a part that cannot end the number.
-        const bool can_end = part == kZero || part == kInt || part == kFrac || part == kExpDigits;
-        if (++r.length < kMaxNumberBytes || (r.length == kMaxNumberBytes && can_end)) out.push_back(std::move(r));
-        return;
-      }
-      // The byte ends the number (which must be whole) and is read after it.
-      if (part != kZero && part != kInt && part != kFrac && part != kExpDigits) return;
-      end_value(r);
-      return step(std::move(r), c, out);
-    }
-    case Mode::Literal: {
-      std::vector<int32_t> still;
-      for (int32_t i : r.candidates) {
-        const std::string& text = (*r.literals)[size_t(i)];
-        if (size_t(r.length) < text.size() && text[size_t(r.length)] == c) still.push_back(i);
-      }
-      if (still.empty()) return;
-      r.candidates = std::move(still);
-      ++r.length;
-      return literal_matched(std::move(r), out);
-    }
+    case Mode::Number:
+      return step_number(r, c, out);
+    case Mode::Literal:
+      return step_literal(r, c, out);
     case Mode::Done:
       return;
   }

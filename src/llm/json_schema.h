@@ -71,7 +71,20 @@ class JsonSchemaMatcher {
     std::vector<int32_t> candidates;  // Literal: those still matching
   };
 
+  // One byte for one reading: the readings it leaves go to `out`. step
+  // dispatches on the mode; each step_* consumes `r` (moves it into `out`
+  // or drops it).
   void step(Reading r, char c, std::vector<Reading>& out) const;
+  void step_object_open(Reading& r, char c, std::vector<Reading>& out) const;  // ObjectKeyOrEnd, KeyNext
+  void step_array_open(Reading& r, char c, std::vector<Reading>& out) const;   // ArrayValueOrEnd
+  void step_after_value(Reading& r, char c, std::vector<Reading>& out) const;
+  void step_string(Reading& r, char c, std::vector<Reading>& out) const;  // a value's string
+  void step_key(Reading& r, char c, std::vector<Reading>& out) const;     // an object key's string
+  void end_key(Reading& r, std::vector<Reading>& out) const;
+  void step_escape(Reading& r, char c, std::vector<Reading>& out) const;
+  void step_number(Reading& r, char c, std::vector<Reading>& out) const;
+  void step_literal(Reading& r, char c, std::vector<Reading>& out) const;
+  void close_container(Reading& r, std::vector<Reading>& out) const;
   // The readings after `bytes` (empty: none survives).
   std::vector<Reading> advance(std::string_view bytes) const;
   void literal_matched(Reading r, std::vector<Reading>& out) const;

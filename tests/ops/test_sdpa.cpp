@@ -389,5 +389,36 @@ TEST_F(NoSubgroupsTest, SdpaLongContextDecodeSplitsThePositions) {
   check_long_decode(device(), Dimensions{1, 300, 6, 2, 128}, {130, 299}, DType::F32, 16);
 }
 
+// The device reaches the op's check (OpArgs::device()): under WebGPU's
+// default limits (16 KiB of workgroup memory) flash attention over head dim
+// 128 does not fit, so an f16 KV cache, which only flash attention reads, is
+// refused while the graph is checked, naming the argument, before any buffer
+// is made.
+TEST_F(SdpaTest, AnF16CacheTheDeviceCannotAttendIsRefusedBeforeAllocating) {
+  gpu::DeviceOptions o = test::device_options_from_env();
+  o.limits = gpu::LimitsMode::Default;
+  std::unique_ptr<gpu::Device> bare = gpu::Device::create(o);
+  const Dimensions d{4, 16, 2, 2, 128};
+  const uint64_t live_before = bare->live_buffer_bytes();
+  try {
+    ExecutableGraph::load(*bare, sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, {}, {}, DType::F16),
+                          test::load_options());
+    FAIL() << "expected Error(NotSupported)";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::NotSupported) << e.what();
+    const std::string m = e.what();
+    EXPECT_NE(m.find("sdpa_with_kv_cache.default"), std::string::npos) << m;
+    EXPECT_NE(m.find("argument 3"), std::string::npos) << m;
+    EXPECT_NE(m.find("bytes of workgroup memory; the device has 16384"), std::string::npos) << m;
+  }
+  EXPECT_EQ(bare->live_buffer_bytes(), live_before);
+  // The same graph loads on a device with the adapter's limits (lavapipe: 64 KiB).
+  if (device().limits().max_compute_workgroup_storage_size >= 32768) {
+    EXPECT_NO_THROW(ExecutableGraph::load(device(), sdpa_graph(d, StartPos::SymIntInput, std::nullopt, 0, {}, {},
+                                                               DType::F16),
+                                          test::load_options()));
+  }
+}
+
 }  // namespace
 }  // namespace wgrt

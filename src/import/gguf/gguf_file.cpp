@@ -30,6 +30,99 @@ std::string hex_bytes(std::span<const uint8_t> b) {
   return s;
 }
 
+struct Header {
+  uint32_t version = 0;
+  uint64_t tensor_count = 0, kv_count = 0;
+};
+
+// Magic, version and the two counts, each count no more than the rest of the file could hold.
+Header read_header(ByteReader& r, std::span<const uint8_t> bytes) {
+  r.require(4, "magic");
+  const auto magic = bytes.subspan(0, 4);
+  if (std::memcmp(magic.data(), "GGUF", 4) != 0) {
+    r.fail(0, "bad magic: expected 'GGUF' (47 47 55 46), got " + hex_bytes(magic));
+  }
+  r.read<uint32_t>("magic");
+  Header h;
+  const uint64_t version_at = r.offset();
+  h.version = r.read<uint32_t>("version");
+  if (h.version < kMinVersion || h.version > kVersion) {
+    std::string hint;
+    if (__builtin_bswap32(h.version) <= kVersion) hint = " (a big-endian file?)";
+    r.fail(version_at, "unsupported GGUF version: expected 2 or 3, got " + std::to_string(h.version) + hint);
+  }
+  const uint64_t tensor_count_at = r.offset();
+  h.tensor_count = r.read<uint64_t>("tensor count");
+  const uint64_t kv_count_at = r.offset();
+  h.kv_count = r.read<uint64_t>("metadata count");
+  if (h.kv_count > r.remaining() / kMinKvBytes) {
+    r.fail(kv_count_at, "absurd metadata count: expected at most " +
+                            std::to_string(r.remaining() / kMinKvBytes) +
+                            " (what the file could hold), got " + std::to_string(h.kv_count));
+  }
+  if (h.tensor_count > r.remaining() / kMinTensorInfoBytes) {
+    r.fail(tensor_count_at, "absurd tensor count: expected at most " +
+                                std::to_string(r.remaining() / kMinTensorInfoBytes) +
+                                " (what the file could hold), got " + std::to_string(h.tensor_count));
+  }
+  return h;
+}
+
+// A tensor's dimensions into `t` (dims, n_elements): each at least 1, their product within int64.
+void read_dims(ByteReader& r, const std::string& what, TensorInfo& t) {
+  const uint64_t ndims_at = r.offset();
+  const uint32_t n_dims = r.read<uint32_t>("dimension count of " + what);
+  if (n_dims > kMaxDims) {
+    r.fail(ndims_at, what + ": expected at most " + std::to_string(kMaxDims) + " dimensions, got " +
+                         std::to_string(n_dims));
+  }
+  t.n_elements = 1;
+  for (uint32_t d = 0; d < n_dims; ++d) {
+    const uint64_t dim_at = r.offset();
+    const uint64_t dim = r.read<uint64_t>("dimension " + std::to_string(d) + " of " + what);
+    if (dim == 0 || (t.n_elements > std::numeric_limits<int64_t>::max() / dim)) {
+      r.fail(dim_at, what + " dimension " + std::to_string(d) +
+                         ": expected a size >= 1 whose element count fits in int64, got " +
+                         std::to_string(dim));
+    }
+    t.dims.push_back(dim);
+    t.n_elements *= dim;
+  }
+}
+
+// Tensor info `i`: name, dimensions, a known type whose blocks tile the rows, an aligned offset.
+TensorInfo read_tensor_info(ByteReader& r, uint64_t i, uint32_t alignment) {
+  TensorInfo t;
+  t.name = r.read_string("name of tensor " + std::to_string(i));
+  const std::string what = "tensor '" + t.name + "'";
+  read_dims(r, what, t);
+  const uint64_t type_at = r.offset();
+  const uint32_t type_id = r.read<uint32_t>("type of " + what);
+  const GgmlTypeInfo* type = find_ggml_type(type_id);
+  if (type == nullptr) {
+    r.fail(type_at, what + ": expected a ggml type id, got unknown type " + std::to_string(type_id));
+  }
+  t.type = type->type;
+  const uint64_t row = t.dims.empty() ? 1 : t.dims[0];
+  if (row % type->block_size != 0) {
+    r.fail(type_at, what + " of type " + describe(t.type) + ": expected dimension 0 to be a multiple of " +
+                        std::to_string(type->block_size) + ", got " + std::to_string(row));
+  }
+  const uint64_t blocks = t.n_elements / type->block_size;
+  if (blocks > uint64_t(std::numeric_limits<int64_t>::max()) / type->block_bytes) {
+    r.fail(type_at, what + " of type " + describe(t.type) + ": " + std::to_string(t.n_elements) +
+                        " elements need more bytes than fit in 64 bits");
+  }
+  t.n_bytes = blocks * type->block_bytes;
+  const uint64_t offset_at = r.offset();
+  t.offset = r.read<uint64_t>("data offset of " + what);
+  if (t.offset % alignment != 0) {
+    r.fail(offset_at, what + ": misaligned data offset: expected a multiple of " +
+                          std::to_string(alignment) + ", got " + std::to_string(t.offset));
+  }
+  return t;
+}
+
 }  // namespace
 
 GgufFile GgufFile::open(const std::string& path) {
@@ -56,37 +149,22 @@ GgufFile::~GgufFile() = default;
 
 void GgufFile::parse_all() {
   ByteReader r(bytes_, "gguf '" + name_ + "'");
+  const Header header = read_header(r, bytes_);
+  version_ = header.version;
+  read_metadata(r, header.kv_count);
+  tensors_.reserve(header.tensor_count);
+  for (uint64_t i = 0; i < header.tensor_count; ++i) {
+    const uint64_t info_at = r.offset();
+    TensorInfo t = read_tensor_info(r, i, alignment_);
+    if (tensor_index_.count(t.name) != 0) r.fail(info_at, "duplicate tensor name '" + t.name + "'");
+    tensor_index_.emplace(t.name, tensors_.size());
+    tensors_.push_back(std::move(t));
+  }
+  locate_data(r);
+}
 
-  // --- header ---
-  r.require(4, "magic");
-  const auto magic = bytes_.subspan(0, 4);
-  if (std::memcmp(magic.data(), "GGUF", 4) != 0) {
-    r.fail(0, "bad magic: expected 'GGUF' (47 47 55 46), got " + hex_bytes(magic));
-  }
-  r.read<uint32_t>("magic");
-  const uint64_t version_at = r.offset();
-  version_ = r.read<uint32_t>("version");
-  if (version_ < kMinVersion || version_ > kVersion) {
-    std::string hint;
-    if (__builtin_bswap32(version_) <= kVersion) hint = " (a big-endian file?)";
-    r.fail(version_at, "unsupported GGUF version: expected 2 or 3, got " + std::to_string(version_) + hint);
-  }
-  const uint64_t tensor_count_at = r.offset();
-  const uint64_t tensor_count = r.read<uint64_t>("tensor count");
-  const uint64_t kv_count_at = r.offset();
-  const uint64_t kv_count = r.read<uint64_t>("metadata count");
-  if (kv_count > r.remaining() / kMinKvBytes) {
-    r.fail(kv_count_at, "absurd metadata count: expected at most " +
-                            std::to_string(r.remaining() / kMinKvBytes) +
-                            " (what the file could hold), got " + std::to_string(kv_count));
-  }
-  if (tensor_count > r.remaining() / kMinTensorInfoBytes) {
-    r.fail(tensor_count_at, "absurd tensor count: expected at most " +
-                                std::to_string(r.remaining() / kMinTensorInfoBytes) +
-                                " (what the file could hold), got " + std::to_string(tensor_count));
-  }
-
-  // --- metadata ---
+// The key/value pairs, and general.alignment checked and kept.
+void GgufFile::read_metadata(ByteReader& r, uint64_t kv_count) {
   metadata_.reserve(kv_count);
   uint64_t alignment_at = 0;
   for (uint64_t i = 0; i < kv_count; ++i) {
@@ -109,62 +187,11 @@ void GgufFile::parse_all() {
     }
     alignment_ = static_cast<uint32_t>(*v);
   }
+}
 
-  // --- tensor infos ---
-  tensors_.reserve(tensor_count);
-  for (uint64_t i = 0; i < tensor_count; ++i) {
-    TensorInfo t;
-    const uint64_t info_at = r.offset();
-    t.name = r.read_string("name of tensor " + std::to_string(i));
-    const std::string what = "tensor '" + t.name + "'";
-    const uint64_t ndims_at = r.offset();
-    const uint32_t n_dims = r.read<uint32_t>("dimension count of " + what);
-    if (n_dims > kMaxDims) {
-      r.fail(ndims_at, what + ": expected at most " + std::to_string(kMaxDims) + " dimensions, got " +
-                           std::to_string(n_dims));
-    }
-    t.n_elements = 1;
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      const uint64_t dim_at = r.offset();
-      const uint64_t dim = r.read<uint64_t>("dimension " + std::to_string(d) + " of " + what);
-      if (dim == 0 || (t.n_elements > std::numeric_limits<int64_t>::max() / dim)) {
-        r.fail(dim_at, what + " dimension " + std::to_string(d) +
-                           ": expected a size >= 1 whose element count fits in int64, got " +
-                           std::to_string(dim));
-      }
-      t.dims.push_back(dim);
-      t.n_elements *= dim;
-    }
-    const uint64_t type_at = r.offset();
-    const uint32_t type_id = r.read<uint32_t>("type of " + what);
-    const GgmlTypeInfo* type = find_ggml_type(type_id);
-    if (type == nullptr) {
-      r.fail(type_at, what + ": expected a ggml type id, got unknown type " + std::to_string(type_id));
-    }
-    t.type = type->type;
-    const uint64_t row = t.dims.empty() ? 1 : t.dims[0];
-    if (row % type->block_size != 0) {
-      r.fail(type_at, what + " of type " + describe(t.type) + ": expected dimension 0 to be a multiple of " +
-                          std::to_string(type->block_size) + ", got " + std::to_string(row));
-    }
-    const uint64_t blocks = t.n_elements / type->block_size;
-    if (blocks > uint64_t(std::numeric_limits<int64_t>::max()) / type->block_bytes) {
-      r.fail(type_at, what + " of type " + describe(t.type) + ": " + std::to_string(t.n_elements) +
-                          " elements need more bytes than fit in 64 bits");
-    }
-    t.n_bytes = blocks * type->block_bytes;
-    const uint64_t offset_at = r.offset();
-    t.offset = r.read<uint64_t>("data offset of " + what);
-    if (t.offset % alignment_ != 0) {
-      r.fail(offset_at, what + ": misaligned data offset: expected a multiple of " +
-                            std::to_string(alignment_) + ", got " + std::to_string(t.offset));
-    }
-    if (tensor_index_.count(t.name) != 0) r.fail(info_at, "duplicate tensor name '" + t.name + "'");
-    tensor_index_.emplace(t.name, tensors_.size());
-    tensors_.push_back(std::move(t));
-  }
-
-  // --- data section: starts at the next multiple of the alignment ---
+// The data section starts at the next multiple of the alignment after the
+// tensor infos: each tensor's bytes must lie inside the file.
+void GgufFile::locate_data(const ByteReader& r) {
   const uint64_t end_of_infos = r.offset();
   data_offset_ = (end_of_infos + alignment_ - 1) / alignment_ * alignment_;
   for (TensorInfo& t : tensors_) {

@@ -21,6 +21,7 @@
 
 namespace wgrt::gguf {
 
+class ByteReader;
 class MappedFile;
 
 struct TensorInfo {
@@ -113,6 +114,8 @@ class GgufFile {
  private:
   GgufFile() = default;
   void parse_all();
+  void read_metadata(ByteReader& r, uint64_t kv_count);
+  void locate_data(const ByteReader& r);
   template <class T>
   static std::string type_name_of() {
     if constexpr (requires { typename T::value_type; } && !std::is_same_v<T, std::string>) {

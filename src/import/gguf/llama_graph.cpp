@@ -1,6 +1,7 @@
 #include "import/gguf/llama_graph.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -16,112 +17,30 @@ class LlamaBuilder {
   LlamaBuilder(const GgufFile& file, const LlamaConfig& config, const LlamaGraphOptions& options)
       : f_(file), c_(config), opt_(options) {}
 
+  // Values are added in the order the graph has always had them (inputs,
+  // RoPE rows, embedding, constants, the layers, the head): the helpers
+  // below only name the steps.
   LlamaGraph build() {
-    const int64_t D = c_.dim, H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim, MAXS = opt_.max_chunk;
     total_weights_ = f_.tensors().size();
-
-    const ValueId tokens = b_.add_tensor(DType::I64, {1, MAXS});
+    const ValueId tokens = b_.add_tensor(DType::I64, {1, opt_.max_chunk});
     b_.mark_input(tokens);
-    const ValueId pos = b_.add_symint(0);
-    b_.mark_input(pos);
-
-    // Live sequence length and the RoPE table rows [pos, pos + S).
-    const ValueId seq = b_.add_symint(MAXS);
-    b_.add_op("sym_size.int", {tokens, b_.add_int(1), seq});
-    const ValueId end = b_.add_symint(MAXS);
-    b_.add_op("add", {pos, seq, end});
-    const ValueId zero = b_.add_int(0), one = b_.add_int(1);
-    // cos/sin rows [pos, pos + S) of a table over the whole context.
-    auto rope_rows = [&](double theta, double linear_scale, bool freq_factors) {
-      const auto [cos_table, sin_table] = rope_tables(theta, linear_scale, freq_factors);
-      const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
-      const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
-      b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, pos, end, one, cos});
-      b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, pos, end, one, sin});
-      return std::pair{cos, sin};
-    };
-    const auto rope_global = rope_rows(c_.rope_theta, c_.rope_linear_scale, c_.has_rope_freqs);
-    std::pair<ValueId, ValueId> rope_local = rope_global;
-    if (c_.sliding_window > 0) rope_local = rope_rows(c_.rope_theta_swa, 1.0, false);
-
-    const ValueId embd = weight("token_embd.weight");
-    ValueId h = b_.add_tensor(DType::F32, {1, MAXS, D});
-    b_.add_op("wgrt.embedding_ggml", {embd, type_of("token_embd.weight"), tokens, h});
-    if (c_.gemma) h = mul(h, scalar(float(std::sqrt(double(D)))));
-
-    const ValueId eps = b_.add_double(c_.rms_eps);
-    const ValueId null = b_.add_null();
-    const ValueId heads_shape = b_.add_int_list({1, -1, H, HD});
-    const ValueId kv_shape = b_.add_int_list({1, -1, KV, HD});
-    const ValueId attn_shape = b_.add_int_list({1, -1, H * HD});
+    Shared k;
+    k.pos = b_.add_symint(0);
+    b_.mark_input(k.pos);
+    positions(tokens, k);
+    ValueId h = embed(tokens);
+    const int64_t H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim;
+    k.eps = b_.add_double(c_.rms_eps);
+    k.null = b_.add_null();
+    k.heads_shape = b_.add_int_list({1, -1, H, HD});
+    k.kv_shape = b_.add_int_list({1, -1, KV, HD});
+    k.attn_shape = b_.add_int_list({1, -1, H * HD});
     for (int64_t l = 0; l < c_.n_layers; ++l) {
       const std::string p = "blk." + std::to_string(l) + ".";
-      const ValueId n1 = rms_norm(h, p + "attn_norm.weight", eps);
-      ValueId q, k, v;
-      if (f_.find_tensor(p + "attn_qkv.weight")) {  // phi3: one matrix, rows Q | K | V
-        const std::string qkv = p + "attn_qkv.weight";
-        expect_rows(qkv, (H + 2 * KV) * HD);
-        q = linear(n1, weight_rows(qkv, 0, H * HD), qkv, b_.add_null());
-        k = linear(n1, weight_rows(qkv, H * HD, (H + KV) * HD), qkv, b_.add_null());
-        v = linear(n1, weight_rows(qkv, (H + KV) * HD, (H + 2 * KV) * HD), qkv, b_.add_null());
-      } else {
-        q = linear(n1, p + "attn_q", H * HD);
-        k = linear(n1, p + "attn_k", KV * HD);
-        v = linear(n1, p + "attn_v", KV * HD);
-      }
-      ValueId q4 = view(q, heads_shape, {1, MAXS, H, HD});
-      ValueId k4 = view(k, kv_shape, {1, MAXS, KV, HD});
-      const ValueId v4 = view(v, kv_shape, {1, MAXS, KV, HD});
-      if (c_.qk_norm) {  // qwen3: RMSNorm over each head's vector before RoPE
-        q4 = rms_norm(q4, p + "attn_q_norm.weight", eps);
-        k4 = rms_norm(k4, p + "attn_k_norm.weight", eps);
-      }
-      const bool swa = c_.is_swa_layer(l);
-      const auto [cos, sin] = swa ? rope_local : rope_global;
-      const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
-      const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
-      b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
-                {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
-      const DType cache_type = opt_.kv_f16 ? DType::F16 : DType::F32;
-      const ValueId k_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
-      const ValueId v_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
-      const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
-      std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, pos, seq, null, b_.add_double(0.0),
-                                   b_.add_bool(true), null, attn};
-      if (swa) sdpa.push_back(b_.add_int(c_.sliding_window));
-      b_.add_op(swa ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", sdpa);
-      const ValueId attn_flat = view(attn, attn_shape, {1, MAXS, H * HD});
-      h = add(h, post_norm(linear(attn_flat, p + "attn_output", D), p + "post_attention_norm.weight", eps));
-
-      const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", eps);
-      ValueId gate, up;
-      if (f_.find_tensor(p + "ffn_gate.weight")) {
-        gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
-        up = linear(n2, p + "ffn_up", c_.ffn_dim);
-      } else {  // phi3: ffn_up holds the gate's rows, then the up projection's
-        const std::string fused = p + "ffn_up.weight";
-        expect_rows(fused, 2 * c_.ffn_dim);
-        gate = linear(n2, weight_rows(fused, 0, c_.ffn_dim), fused, b_.add_null());
-        up = linear(n2, weight_rows(fused, c_.ffn_dim, 2 * c_.ffn_dim), fused, b_.add_null());
-      }
-      const ValueId prod = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-      if (c_.gemma) {  // GELU (tanh approximation) of the gate, times up
-        const ValueId act = b_.add_tensor(DType::F32, {1, MAXS, c_.ffn_dim});
-        b_.add_op("aten.gelu.default", {gate, b_.add_string("tanh"), act});
-        b_.add_op("aten.mul.Tensor", {act, up, prod});
-      } else {
-        b_.add_op("wgrt.swiglu", {gate, up, prod});
-      }
-      h = add(h, post_norm(linear(prod, p + "ffn_down", D), p + "post_ffw_norm.weight", eps));
+      h = attention(l, p, h, k);
+      h = feed_forward(p, h, k);
     }
-    const ValueId norm = rms_norm(h, "output_norm.weight", eps);
-    // Only the last position's logits are needed to pick the next token.
-    const ValueId last = b_.add_tensor(DType::F32, {1, D});
-    b_.add_op("aten.select_copy.int", {norm, one, b_.add_int(-1), last});
-    const std::string head = c_.tied_output ? "token_embd" : "output";
-    const ValueId logits = b_.add_tensor(DType::F32, {1, c_.vocab});
-    b_.add_op("wgrt.linear_ggml", {last, weight(head + ".weight"), type_of(head + ".weight"), null, logits});
-    b_.mark_output(logits);
+    b_.mark_output(logits(h, k));
 
     LlamaGraph out;
     out.graph = std::move(b_).build();
@@ -133,6 +52,129 @@ class LlamaBuilder {
   }
 
  private:
+  // What every layer reads: the position inputs, the RoPE rows and shared constants.
+  struct Shared {
+    ValueId pos = 0, seq = 0, one = 0, eps = 0, null = 0;
+    ValueId heads_shape = 0, kv_shape = 0, attn_shape = 0;
+    std::pair<ValueId, ValueId> rope_global, rope_local;  // cos, sin rows [pos, pos + S)
+  };
+
+  // The live sequence length and the RoPE table rows [pos, pos + S), into `k`.
+  void positions(ValueId tokens, Shared& k) {
+    const int64_t MAXS = opt_.max_chunk, HD = c_.head_dim;
+    k.seq = b_.add_symint(MAXS);
+    b_.add_op("sym_size.int", {tokens, b_.add_int(1), k.seq});
+    const ValueId end = b_.add_symint(MAXS);
+    b_.add_op("add", {k.pos, k.seq, end});
+    const ValueId zero = b_.add_int(0);
+    k.one = b_.add_int(1);
+    // cos/sin rows [pos, pos + S) of a table over the whole context.
+    auto rope_rows = [&](double theta, double linear_scale, bool freq_factors) {
+      const auto [cos_table, sin_table] = rope_tables(theta, linear_scale, freq_factors);
+      const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
+      b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, k.pos, end, k.one, cos});
+      b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, k.pos, end, k.one, sin});
+      return std::pair{cos, sin};
+    };
+    k.rope_global = rope_rows(c_.rope_theta, c_.rope_linear_scale, c_.has_rope_freqs);
+    k.rope_local = k.rope_global;
+    if (c_.sliding_window > 0) k.rope_local = rope_rows(c_.rope_theta_swa, 1.0, false);
+  }
+
+  // The tokens' embedding rows (scaled by sqrt(dim) for Gemma).
+  ValueId embed(ValueId tokens) {
+    const int64_t D = c_.dim;
+    const ValueId embd = weight("token_embd.weight");
+    ValueId h = b_.add_tensor(DType::F32, {1, opt_.max_chunk, D});
+    b_.add_op("wgrt.embedding_ggml", {embd, type_of("token_embd.weight"), tokens, h});
+    if (c_.gemma) h = mul(h, scalar(float(std::sqrt(double(D)))));
+    return h;
+  }
+
+  // Layer `l`'s attention block with its residual add: h + attention(norm(h)).
+  ValueId attention(int64_t l, const std::string& p, ValueId h, const Shared& k) {
+    const int64_t D = c_.dim, H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim, MAXS = opt_.max_chunk;
+    const ValueId n1 = rms_norm(h, p + "attn_norm.weight", k.eps);
+    const auto [q, kk, v] = project_qkv(p, n1);
+    ValueId q4 = view(q, k.heads_shape, {1, MAXS, H, HD});
+    ValueId k4 = view(kk, k.kv_shape, {1, MAXS, KV, HD});
+    const ValueId v4 = view(v, k.kv_shape, {1, MAXS, KV, HD});
+    if (c_.qk_norm) {  // qwen3: RMSNorm over each head's vector before RoPE
+      q4 = rms_norm(q4, p + "attn_q_norm.weight", k.eps);
+      k4 = rms_norm(k4, p + "attn_k_norm.weight", k.eps);
+    }
+    const bool swa = c_.is_swa_layer(l);
+    const auto [cos, sin] = swa ? k.rope_local : k.rope_global;
+    const ValueId qr = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
+    const ValueId kr = b_.add_tensor(DType::F32, {1, MAXS, KV, HD});
+    b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
+              {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
+    const DType cache_type = opt_.kv_f16 ? DType::F16 : DType::F32;
+    const ValueId k_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
+    const ValueId v_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
+    const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
+    std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, k.pos, k.seq, k.null, b_.add_double(0.0),
+                                 b_.add_bool(true), k.null, attn};
+    if (swa) sdpa.push_back(b_.add_int(c_.sliding_window));
+    b_.add_op(swa ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", sdpa);
+    const ValueId attn_flat = view(attn, k.attn_shape, {1, MAXS, H * HD});
+    return add(h, post_norm(linear(attn_flat, p + "attn_output", D), p + "post_attention_norm.weight", k.eps));
+  }
+
+  // Q, K and V of the normed input: three matrices, or phi3's one with rows Q | K | V.
+  std::array<ValueId, 3> project_qkv(const std::string& p, ValueId n1) {
+    const int64_t H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim;
+    std::array<ValueId, 3> qkv_out{};
+    if (f_.find_tensor(p + "attn_qkv.weight")) {
+      const std::string qkv = p + "attn_qkv.weight";
+      expect_rows(qkv, (H + 2 * KV) * HD);
+      qkv_out[0] = linear(n1, weight_rows(qkv, 0, H * HD), qkv, b_.add_null());
+      qkv_out[1] = linear(n1, weight_rows(qkv, H * HD, (H + KV) * HD), qkv, b_.add_null());
+      qkv_out[2] = linear(n1, weight_rows(qkv, (H + KV) * HD, (H + 2 * KV) * HD), qkv, b_.add_null());
+    } else {
+      qkv_out[0] = linear(n1, p + "attn_q", H * HD);
+      qkv_out[1] = linear(n1, p + "attn_k", KV * HD);
+      qkv_out[2] = linear(n1, p + "attn_v", KV * HD);
+    }
+    return qkv_out;
+  }
+
+  // The feed-forward block with its residual add: h + down(act(gate) * up) of norm(h).
+  ValueId feed_forward(const std::string& p, ValueId h, const Shared& k) {
+    const ValueId n2 = rms_norm(h, p + "ffn_norm.weight", k.eps);
+    ValueId gate, up;
+    if (f_.find_tensor(p + "ffn_gate.weight")) {
+      gate = linear(n2, p + "ffn_gate", c_.ffn_dim);
+      up = linear(n2, p + "ffn_up", c_.ffn_dim);
+    } else {  // phi3: ffn_up holds the gate's rows, then the up projection's
+      const std::string fused = p + "ffn_up.weight";
+      expect_rows(fused, 2 * c_.ffn_dim);
+      gate = linear(n2, weight_rows(fused, 0, c_.ffn_dim), fused, b_.add_null());
+      up = linear(n2, weight_rows(fused, c_.ffn_dim, 2 * c_.ffn_dim), fused, b_.add_null());
+    }
+    const ValueId prod = b_.add_tensor(DType::F32, {1, opt_.max_chunk, c_.ffn_dim});
+    if (c_.gemma) {  // GELU (tanh approximation) of the gate, times up
+      const ValueId act = b_.add_tensor(DType::F32, {1, opt_.max_chunk, c_.ffn_dim});
+      b_.add_op("aten.gelu.default", {gate, b_.add_string("tanh"), act});
+      b_.add_op("aten.mul.Tensor", {act, up, prod});
+    } else {
+      b_.add_op("wgrt.swiglu", {gate, up, prod});
+    }
+    return add(h, post_norm(linear(prod, p + "ffn_down", c_.dim), p + "post_ffw_norm.weight", k.eps));
+  }
+
+  // The output norm and the head, for the last position only (the one whose next token is drawn).
+  ValueId logits(ValueId h, const Shared& k) {
+    const ValueId norm = rms_norm(h, "output_norm.weight", k.eps);
+    const ValueId last = b_.add_tensor(DType::F32, {1, c_.dim});
+    b_.add_op("aten.select_copy.int", {norm, k.one, b_.add_int(-1), last});
+    const std::string head = c_.tied_output ? "token_embd" : "output";
+    const ValueId out = b_.add_tensor(DType::F32, {1, c_.vocab});
+    b_.add_op("wgrt.linear_ggml", {last, weight(head + ".weight"), type_of(head + ".weight"), k.null, out});
+    return out;
+  }
+
   const TensorInfo& info(const std::string& name) const { return f_.tensor(name); }
 
   ValueId type_of(const std::string& name) { return b_.add_int(int64_t(info(name).type)); }

@@ -88,77 +88,103 @@ Graph to_graph(const Program& program, const Method& method, const std::string& 
   return vk_to_graph(vk, inputs, outputs, io_dtype, where, fixed_inputs, passed_through);
 }
 
+namespace {
+
+// A constant tensor's bytes, whose size its dtype and dims must match.
+std::span<const uint8_t> constant_bytes(const VkGraph& vk, int32_t constant_id, wgrt::DType dtype, const Dims& dims,
+                                        const std::string& vwhere) {
+  if (size_t(constant_id) >= vk.constants.size()) {
+    throw Error(ErrorCode::InvalidProgram, vwhere + ": constant_id " + std::to_string(constant_id) +
+                                               " but the graph has " + std::to_string(vk.constants.size()) +
+                                               " constants");
+  }
+  const Constant& c = vk.constants[constant_id];
+  const auto bytes = c.bytes;
+  const uint64_t want = uint64_t(numel(dims)) * host_size(dtype);
+  if (bytes.size() != want) {
+    // Named data of the wrong size: most often a .ptd written for another program.
+    const std::string from = c.named_key.empty() ? ""
+                             : " (named data '" + c.named_key + "': is the .ptd this program's?)";
+    throw Error(ErrorCode::InvalidProgram, vwhere + ": constant " + std::to_string(constant_id) + from +
+                                               " has " + std::to_string(bytes.size()) + " bytes, " +
+                                               std::string(dtype_name(dtype)) + dims_string(dims) +
+                                               " needs " + std::to_string(want));
+  }
+  return bytes;
+}
+
+// Value `id`, a tensor: a view of its constant's bytes, or a tensor sharing
+// its memory object's. An int32 tensor the method takes or returns as int64
+// becomes I64 (the Program's dtype, io_dtype).
+void add_tensor_value(GraphBuilder& b, const VkGraph& vk, size_t id, const VkTensor& x,
+                      const std::map<uint32_t, DType>& io_dtype, const std::string& vwhere) {
+  wgrt::DType dtype = to_wgrt_dtype(x.dtype, vwhere);
+  if (auto it = io_dtype.find(uint32_t(id)); it != io_dtype.end() && dtype == wgrt::DType::I32 &&
+                                                it->second == DType::Int64) {
+    dtype = wgrt::DType::I64;
+  }
+  Dims dims(x.dims.begin(), x.dims.end());
+  check_tensor_dims(dims, vwhere);
+  if (x.constant_id >= 0) {
+    const auto bytes = constant_bytes(vk, x.constant_id, dtype, dims, vwhere);
+    b.add_constant_view(dtype, std::move(dims), bytes);
+  } else {
+    b.add_tensor(dtype, std::move(dims), x.mem_obj_id);
+  }
+}
+
+void add_value_list(GraphBuilder& b, const VkGraph& vk, const ValueList& x, const std::string& vwhere) {
+  std::vector<ValueId> items;
+  for (int32_t i : x.items) {
+    if (i < 0 || size_t(i) >= vk.values.size()) {
+      throw Error(ErrorCode::InvalidProgram, vwhere + ": list refers to missing value " + std::to_string(i));
+    }
+    items.push_back(ValueId(i));
+  }
+  b.add_value_list(std::move(items));
+}
+
+// Value `id` of the Vulkan graph as the builder's value `id` (values keep their ids).
+void add_value(GraphBuilder& b, const VkGraph& vk, size_t id, const std::map<uint32_t, DType>& io_dtype,
+               const std::string& where) {
+  const std::string vwhere = where + " value " + std::to_string(id);
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Null>) {
+          b.add_null();
+        } else if constexpr (std::is_same_v<T, Int>) {
+          b.add_int(x.value);
+        } else if constexpr (std::is_same_v<T, Double>) {
+          b.add_double(x.value);
+        } else if constexpr (std::is_same_v<T, Bool>) {
+          b.add_bool(x.value);
+        } else if constexpr (std::is_same_v<T, VkTensor>) {
+          add_tensor_value(b, vk, id, x, io_dtype, vwhere);
+        } else if constexpr (std::is_same_v<T, IntList>) {
+          b.add_int_list(x.items);
+        } else if constexpr (std::is_same_v<T, DoubleList>) {
+          b.add_double_list(x.items);
+        } else if constexpr (std::is_same_v<T, BoolList>) {
+          b.add_bool_list(x.items);
+        } else if constexpr (std::is_same_v<T, ValueList>) {
+          add_value_list(b, vk, x, vwhere);
+        } else if constexpr (std::is_same_v<T, String>) {
+          b.add_string(x.value);
+        } else if constexpr (std::is_same_v<T, SymInt>) {
+          b.add_symint(x.value);
+        }
+      },
+      vk.values[id]);
+}
+
+}  // namespace
+
 Graph vk_to_graph(const VkGraph& vk, std::span<const uint32_t> inputs, std::span<const uint32_t> outputs,
                   const std::map<uint32_t, DType>& io_dtype, const std::string& where,
                   const std::set<uint32_t>& fixed_inputs, std::span<const PassThroughTensor> passed_through) {
   GraphBuilder b;
-  for (size_t id = 0; id < vk.values.size(); ++id) {
-    const Value& v = vk.values[id];
-    const std::string vwhere = where + " value " + std::to_string(id);
-    std::visit(
-        [&](const auto& x) {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, Null>) {
-            b.add_null();
-          } else if constexpr (std::is_same_v<T, Int>) {
-            b.add_int(x.value);
-          } else if constexpr (std::is_same_v<T, Double>) {
-            b.add_double(x.value);
-          } else if constexpr (std::is_same_v<T, Bool>) {
-            b.add_bool(x.value);
-          } else if constexpr (std::is_same_v<T, VkTensor>) {
-            wgrt::DType dtype = to_wgrt_dtype(x.dtype, vwhere);
-            if (auto it = io_dtype.find(uint32_t(id)); it != io_dtype.end() && dtype == wgrt::DType::I32 &&
-                                                          it->second == DType::Int64) {
-              dtype = wgrt::DType::I64;
-            }
-            Dims dims(x.dims.begin(), x.dims.end());
-            check_tensor_dims(dims, vwhere);
-            if (x.constant_id >= 0) {
-              if (size_t(x.constant_id) >= vk.constants.size()) {
-                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant_id " + std::to_string(x.constant_id) +
-                                                           " but the graph has " + std::to_string(vk.constants.size()) +
-                                                           " constants");
-              }
-              const Constant& c = vk.constants[x.constant_id];
-              const auto bytes = c.bytes;
-              const uint64_t want = uint64_t(numel(dims)) * host_size(dtype);
-              if (bytes.size() != want) {
-                // Named data of the wrong size: most often a .ptd written for another program.
-                const std::string from = c.named_key.empty() ? ""
-                                         : " (named data '" + c.named_key + "': is the .ptd this program's?)";
-                throw Error(ErrorCode::InvalidProgram, vwhere + ": constant " + std::to_string(x.constant_id) + from +
-                                                           " has " + std::to_string(bytes.size()) + " bytes, " +
-                                                           std::string(dtype_name(dtype)) + dims_string(dims) +
-                                                           " needs " + std::to_string(want));
-              }
-              b.add_constant_view(dtype, std::move(dims), bytes);
-            } else {
-              b.add_tensor(dtype, std::move(dims), x.mem_obj_id);
-            }
-          } else if constexpr (std::is_same_v<T, IntList>) {
-            b.add_int_list(x.items);
-          } else if constexpr (std::is_same_v<T, DoubleList>) {
-            b.add_double_list(x.items);
-          } else if constexpr (std::is_same_v<T, BoolList>) {
-            b.add_bool_list(x.items);
-          } else if constexpr (std::is_same_v<T, ValueList>) {
-            std::vector<ValueId> items;
-            for (int32_t i : x.items) {
-              if (i < 0 || size_t(i) >= vk.values.size()) {
-                throw Error(ErrorCode::InvalidProgram, vwhere + ": list refers to missing value " + std::to_string(i));
-              }
-              items.push_back(ValueId(i));
-            }
-            b.add_value_list(std::move(items));
-          } else if constexpr (std::is_same_v<T, String>) {
-            b.add_string(x.value);
-          } else if constexpr (std::is_same_v<T, SymInt>) {
-            b.add_symint(x.value);
-          }
-        },
-        v);
-  }
+  for (size_t id = 0; id < vk.values.size(); ++id) add_value(b, vk, id, io_dtype, where);
   for (const OpCall& op : vk.ops) {
     std::vector<ValueId> args;
     for (int32_t a : op.args) {

@@ -11,6 +11,101 @@
 #include "wgrt/error.h"
 
 namespace wgrt::llm::jinja {
+namespace {
+
+Value length_of(const Expr& e, const Value& v) {
+  if (v.is(K::Undefined)) return Value::integer(0);  // as jinja2's Undefined
+  if (v.is(K::Array)) return Value::integer(int64_t(v.array->size()));
+  if (v.is(K::Object)) return Value::integer(int64_t(v.object->size()));
+  if (v.is(K::String)) return Value::integer(int64_t(v.s.size()));  // bytes: templates measure ASCII
+  fail(e.line, std::string("length of a ") + kind_name(v.kind));
+}
+
+Value first_or_last(const Expr& e, const std::string& f, const Value& v) {
+  if (v.is(K::Array)) return v.array->empty() ? Value() : f == "first" ? v.array->front() : v.array->back();
+  if (v.is(K::String))
+    return v.s.empty() ? Value() : Value::string(std::string(1, f == "first" ? v.s.front() : v.s.back()));
+  fail(e.line, f + " of a " + kind_name(v.kind));
+}
+
+Value join(const Expr& e, const Value& v, const std::vector<Value>& a) {
+  if (!v.is(K::Array)) fail(e.line, std::string("join of a ") + kind_name(v.kind));
+  std::string out;
+  const std::string sep = a.empty() ? "" : str(a[0]);
+  for (size_t k = 0; k < v.array->size(); ++k) out += (k ? sep : "") + str((*v.array)[k]);
+  return Value::string(out);
+}
+
+Value reversed(const Expr& e, const Value& v) {
+  if (v.is(K::String)) return Value::string(std::string(v.s.rbegin(), v.s.rend()));
+  if (!v.is(K::Array)) fail(e.line, std::string("reverse of a ") + kind_name(v.kind));
+  return Value::list(Array(v.array->rbegin(), v.array->rend()));
+}
+
+// (key, value) pairs by key, case-insensitively as Jinja does.
+Value dictsort(const Expr& e, const Value& v) {
+  if (!v.is(K::Object)) fail(e.line, std::string("dictsort of a ") + kind_name(v.kind));
+  Array pairs;
+  for (const auto& [k, x] : *v.object) pairs.push_back(Value::list({Value::string(k), x}));
+  auto lower = [](std::string t) {
+    for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  std::stable_sort(pairs.begin(), pairs.end(), [&](const Value& x, const Value& y) {
+    return lower((*x.array)[0].s) < lower((*y.array)[0].s);
+  });
+  return Value::list(std::move(pairs));
+}
+
+Value unique(const Expr& e, const Value& v) {
+  if (!v.is(K::Array)) fail(e.line, std::string("unique of a ") + kind_name(v.kind));
+  Array out;
+  for (const Value& item : *v.array) {
+    if (std::none_of(out.begin(), out.end(), [&](const Value& x) { return equal(x, item); })) out.push_back(item);
+  }
+  return Value::list(std::move(out));
+}
+
+// selectattr/rejectattr(name), (name, 'defined') or (name, 'equalto', value).
+Value select_by_attribute(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a) {
+  if (!v.is(K::Array) || a.empty()) fail(e.line, f + " needs a list and an attribute name");
+  Array kept;
+  for (const Value& item : *v.array) {
+    const Value* attr = item.find(str(a[0]));
+    bool ok;
+    if (a.size() >= 3 && (str(a[1]) == "equalto" || str(a[1]) == "eq" || str(a[1]) == "==")) {
+      ok = attr && equal(*attr, a[2]);
+    } else if (a.size() >= 2 && str(a[1]) == "defined") {
+      ok = attr && !attr->is(K::Undefined);
+    } else if (a.size() == 1) {
+      ok = attr && truthy(*attr);
+    } else {
+      fail(e.line, f + " with test '" + str(a[1]) + "' is not supported");
+    }
+    if (ok == (f == "selectattr")) kept.push_back(item);
+  }
+  return Value::list(std::move(kept));
+}
+
+// indent(width, first, blank): `width` spaces before each line but the first
+// (unless `first`), and before blank lines only when `blank`.
+std::string indent_lines(const std::string& text, int64_t width, bool first, bool blank) {
+  const std::string pad(size_t(std::max<int64_t>(width, 0)), ' ');
+  std::string out;
+  size_t start = 0;
+  for (bool first_line = true; start <= text.size(); first_line = false) {
+    size_t nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if ((!first_line || first) && (blank || !line.empty())) out += pad;
+    out += line;
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
 
 Value Renderer::method(const Expr& e, const Value& obj, const std::string& m, const std::vector<Value>& a) {
   auto arg_str = [&](size_t k, const std::string& dflt) {
@@ -84,23 +179,8 @@ Value Renderer::filter(const Expr& e) { return apply_filter(e, e.name, eval(*e.a
 Value Renderer::apply_filter(const Expr& e, const std::string& f, const Value& v) {
   const std::vector<Value> a = f == e.name ? args_of(e, 1) : std::vector<Value>();
   if (f == "trim") return Value::string(strip_chars(str(v), true, true));
-  if (f == "length" || f == "count") {
-    if (v.is(K::Undefined)) return Value::integer(0);  // as jinja2's Undefined
-    if (v.is(K::Array)) return Value::integer(int64_t(v.array->size()));
-    if (v.is(K::Object)) return Value::integer(int64_t(v.object->size()));
-    if (v.is(K::String)) return Value::integer(int64_t(v.s.size()));  // bytes: templates measure ASCII
-    fail(e.line, std::string("length of a ") + kind_name(v.kind));
-  }
-  if (f == "tojson") {
-    int indent = -1;
-    for (const auto& [k, x] : e.kwargs) {
-      if (k == "indent") indent = int(eval(*x).i);
-    }
-    if (!a.empty() && a[0].is(K::Int)) indent = int(a[0].i);
-    std::string out;
-    json(v, indent, 0, out);
-    return Value::string(out);
-  }
+  if (f == "length" || f == "count") return length_of(e, v);
+  if (f == "tojson") return tojson_filter(e, v, a);
   if (f == "upper" || f == "lower" || f == "title" || f == "capitalize")
     return method(e, Value::string(str(v)), f, {});
   if (f == "replace") return method(e, Value::string(str(v)), f, a);
@@ -109,19 +189,8 @@ Value Renderer::apply_filter(const Expr& e, const std::string& f, const Value& v
     if (v.is(K::Undefined) || (boolean && !truthy(v))) return a.empty() ? Value::string("") : a[0];
     return v;
   }
-  if (f == "first" || f == "last") {
-    if (v.is(K::Array)) return v.array->empty() ? Value() : f == "first" ? v.array->front() : v.array->back();
-    if (v.is(K::String))
-      return v.s.empty() ? Value() : Value::string(std::string(1, f == "first" ? v.s.front() : v.s.back()));
-    fail(e.line, f + " of a " + kind_name(v.kind));
-  }
-  if (f == "join") {
-    if (!v.is(K::Array)) fail(e.line, std::string("join of a ") + kind_name(v.kind));
-    std::string out;
-    const std::string sep = a.empty() ? "" : str(a[0]);
-    for (size_t k = 0; k < v.array->size(); ++k) out += (k ? sep : "") + str((*v.array)[k]);
-    return Value::string(out);
-  }
+  if (f == "first" || f == "last") return first_or_last(e, f, v);
+  if (f == "join") return join(e, v, a);
   if (f == "string") return Value::string(str(v));
   if (f == "list") {
     if (v.is(K::Array)) return v;
@@ -130,11 +199,7 @@ Value Renderer::apply_filter(const Expr& e, const std::string& f, const Value& v
     for (char c : str(v)) chars.push_back(Value::string(std::string(1, c)));
     return Value::list(std::move(chars));
   }
-  if (f == "reverse") {
-    if (v.is(K::String)) return Value::string(std::string(v.s.rbegin(), v.s.rend()));
-    if (!v.is(K::Array)) fail(e.line, std::string("reverse of a ") + kind_name(v.kind));
-    return Value::list(Array(v.array->rbegin(), v.array->rend()));
-  }
+  if (f == "reverse") return reversed(e, v);
   if (f == "items") return method(e, v, "items", {});
   if (f == "int")
     return Value::integer(is_number(v) ? int64_t(as_double(v)) : std::strtoll(str(v).c_str(), nullptr, 10));
@@ -145,107 +210,74 @@ Value Renderer::apply_filter(const Expr& e, const std::string& f, const Value& v
                                f == "map" || f == "sort" || f == "unique";
   if (sequence_filter && v.is(K::Undefined)) return Value::list();
   if (f == "sort" || f == "min" || f == "max") return order_filter(e, f, v, a);
-  if (f == "select" || f == "reject") {  // items passing (or failing) a test, or truthy ones
-    if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
-    Array kept;
-    for (const Value& item : *v.array) {
-      const bool ok = a.empty() ? truthy(item)
-                                : test_value(e, str(a[0]), item, std::vector<Value>(a.begin() + 1, a.end()));
-      if (ok == (f == "select")) kept.push_back(item);
-    }
-    return Value::list(std::move(kept));
-  }
-  if (f == "map") {  // map(attribute='x', default=...) or map('filter')
-    if (!v.is(K::Array)) fail(e.line, std::string("map of a ") + kind_name(v.kind));
-    Array out;
-    const Expr* attribute = nullptr;
-    const Expr* dflt = nullptr;
-    for (const auto& [k, x] : e.kwargs) {
-      if (k == "attribute") attribute = x.get();
-      if (k == "default") dflt = x.get();
-    }
-    if (attribute) {
-      const std::string name = str(eval(*attribute));
-      for (const Value& item : *v.array) {
-        const Value* x = item.find(name);
-        out.push_back(x ? *x : dflt ? eval(*dflt) : Value());
-      }
-    } else if (!a.empty() && a[0].is(K::String)) {
-      for (const Value& item : *v.array) out.push_back(apply_filter(e, a[0].s, item));
-    } else {
-      fail(e.line, "map needs attribute= or a filter name");
-    }
-    return Value::list(std::move(out));
-  }
-  if (f == "dictsort") {  // (key, value) pairs by key, case-insensitively as Jinja does
-    if (!v.is(K::Object)) fail(e.line, std::string("dictsort of a ") + kind_name(v.kind));
-    Array pairs;
-    for (const auto& [k, x] : *v.object) pairs.push_back(Value::list({Value::string(k), x}));
-    auto lower = [](std::string t) {
-      for (char& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
-      return t;
-    };
-    std::stable_sort(pairs.begin(), pairs.end(), [&](const Value& x, const Value& y) {
-      return lower((*x.array)[0].s) < lower((*y.array)[0].s);
-    });
-    return Value::list(std::move(pairs));
-  }
-  if (f == "unique") {
-    if (!v.is(K::Array)) fail(e.line, std::string("unique of a ") + kind_name(v.kind));
-    Array out;
-    for (const Value& item : *v.array) {
-      if (std::none_of(out.begin(), out.end(), [&](const Value& x) { return equal(x, item); })) out.push_back(item);
-    }
-    return Value::list(std::move(out));
-  }
-  if (f == "indent") {  // indent(width=4, first=False, blank=False)
-    int64_t width = 4;
-    bool first = false, blank = false;
-    if (!a.empty()) width = a[0].is(K::Int) ? a[0].i : 4;
-    if (a.size() > 1) first = truthy(a[1]);
-    if (a.size() > 2) blank = truthy(a[2]);
-    for (const auto& [k, x] : e.kwargs) {
-      const Value xv = eval(*x);
-      if (k == "width") width = xv.i;
-      if (k == "first") first = truthy(xv);
-      if (k == "blank") blank = truthy(xv);
-    }
-    const std::string pad(size_t(std::max<int64_t>(width, 0)), ' ');
-    const std::string text = str(v);
-    std::string out;
-    size_t start = 0;
-    for (bool first_line = true; start <= text.size(); first_line = false) {
-      size_t nl = text.find('\n', start);
-      const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      if ((!first_line || first) && (blank || !line.empty())) out += pad;
-      out += line;
-      if (nl == std::string::npos) break;
-      out += '\n';
-      start = nl + 1;
-    }
-    return Value::string(out);
-  }
+  if (f == "select" || f == "reject") return select_filter(e, f, v, a);
+  if (f == "map") return map_filter(e, v, a);
+  if (f == "dictsort") return dictsort(e, v);
+  if (f == "unique") return unique(e, v);
+  if (f == "indent") return indent_filter(e, v, a);
   if (f == "safe") return v;
-  if (f == "selectattr" || f == "rejectattr") {
-    if (!v.is(K::Array) || a.empty()) fail(e.line, f + " needs a list and an attribute name");
-    Array kept;
-    for (const Value& item : *v.array) {
-      const Value* attr = item.find(str(a[0]));
-      bool ok;
-      if (a.size() >= 3 && (str(a[1]) == "equalto" || str(a[1]) == "eq" || str(a[1]) == "==")) {
-        ok = attr && equal(*attr, a[2]);
-      } else if (a.size() >= 2 && str(a[1]) == "defined") {
-        ok = attr && !attr->is(K::Undefined);
-      } else if (a.size() == 1) {
-        ok = attr && truthy(*attr);
-      } else {
-        fail(e.line, f + " with test '" + str(a[1]) + "' is not supported");
-      }
-      if (ok == (f == "selectattr")) kept.push_back(item);
-    }
-    return Value::list(std::move(kept));
-  }
+  if (f == "selectattr" || f == "rejectattr") return select_by_attribute(e, f, v, a);
   fail(e.line, "unknown filter '" + f + "'");
+}
+
+Value Renderer::tojson_filter(const Expr& e, const Value& v, const std::vector<Value>& a) {
+  int indent = -1;
+  for (const auto& [k, x] : e.kwargs) {
+    if (k == "indent") indent = int(eval(*x).i);
+  }
+  if (!a.empty() && a[0].is(K::Int)) indent = int(a[0].i);
+  std::string out;
+  json(v, indent, 0, out);
+  return Value::string(out);
+}
+
+Value Renderer::select_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a) {
+  if (!v.is(K::Array)) fail(e.line, f + " of a " + kind_name(v.kind));
+  Array kept;
+  for (const Value& item : *v.array) {
+    const bool ok = a.empty() ? truthy(item)
+                              : test_value(e, str(a[0]), item, std::vector<Value>(a.begin() + 1, a.end()));
+    if (ok == (f == "select")) kept.push_back(item);
+  }
+  return Value::list(std::move(kept));
+}
+
+Value Renderer::map_filter(const Expr& e, const Value& v, const std::vector<Value>& a) {
+  if (!v.is(K::Array)) fail(e.line, std::string("map of a ") + kind_name(v.kind));
+  Array out;
+  const Expr* attribute = nullptr;
+  const Expr* dflt = nullptr;
+  for (const auto& [k, x] : e.kwargs) {
+    if (k == "attribute") attribute = x.get();
+    if (k == "default") dflt = x.get();
+  }
+  if (attribute) {
+    const std::string name = str(eval(*attribute));
+    for (const Value& item : *v.array) {
+      const Value* x = item.find(name);
+      out.push_back(x ? *x : dflt ? eval(*dflt) : Value());
+    }
+  } else if (!a.empty() && a[0].is(K::String)) {
+    for (const Value& item : *v.array) out.push_back(apply_filter(e, a[0].s, item));
+  } else {
+    fail(e.line, "map needs attribute= or a filter name");
+  }
+  return Value::list(std::move(out));
+}
+
+Value Renderer::indent_filter(const Expr& e, const Value& v, const std::vector<Value>& a) {
+  int64_t width = 4;
+  bool first = false, blank = false;
+  if (!a.empty()) width = a[0].is(K::Int) ? a[0].i : 4;
+  if (a.size() > 1) first = truthy(a[1]);
+  if (a.size() > 2) blank = truthy(a[2]);
+  for (const auto& [k, x] : e.kwargs) {
+    const Value xv = eval(*x);
+    if (k == "width") width = xv.i;
+    if (k == "first") first = truthy(xv);
+    if (k == "blank") blank = truthy(xv);
+  }
+  return Value::string(indent_lines(str(v), width, first, blank));
 }
 
 Value Renderer::order_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a) {

@@ -346,77 +346,15 @@ class Parser {
     return seq;
   }
 
+  // One {% ... %} statement (its body too, for blocks), the piece at i_.
   std::unique_ptr<Node> statement(const std::string& kw) {
     const Piece& p = p_[i_++];
     ExprParser e(tokenize(p.body, p.line), p.line);
     e.name();  // the keyword
-    if (kw == "if") {
-      auto n = node(Node::Kind::If, p.line);
-      n->conditions.push_back(e.expression());
-      e.expect_end();
-      while (true) {
-        n->bodies.push_back(block({"elif", "else", "endif"}));
-        const Piece& q = p_[i_++];
-        const std::string k = keyword(q);
-        ExprParser qe(tokenize(q.body, q.line), q.line);
-        qe.name();
-        if (k == "elif") {
-          n->conditions.push_back(qe.expression());
-          qe.expect_end();
-        } else if (k == "else") {
-          qe.expect_end();
-          n->bodies.push_back(block({"endif"}));
-          ++i_;
-          return n;
-        } else {
-          qe.expect_end();
-          return n;
-        }
-      }
-    }
-    if (kw == "for") {
-      auto n = node(Node::Kind::For, p.line);
-      do n->vars.push_back(e.name());
-      while (e.accept_op(","));
-      if (!e.accept_name("in")) fail(p.line, "expected 'in' in a for loop");
-      n->expr = e.condition_free_expression();
-      if (e.accept_name("if")) n->loop_filter = e.expression();
-      e.expect_end();
-      n->bodies.push_back(block({"else", "endfor"}));
-      if (keyword(p_[i_++]) == "else") {
-        n->bodies.push_back(block({"endfor"}));
-        ++i_;
-      }
-      return n;
-    }
-    if (kw == "set") {
-      auto n = node(Node::Kind::Set, p.line);
-      n->target = e.name();
-      if (e.accept_op(".")) n->target_attr = e.name();
-      if (e.accept_op("=")) {
-        n->expr = e.expression();
-        e.expect_end();
-        return n;
-      }
-      e.expect_end();  // a block assignment: the rendered body is the value
-      n->bodies.push_back(closed_block("endset"));
-      return n;
-    }
-    if (kw == "macro") {
-      auto n = node(Node::Kind::Macro, p.line);
-      n->target = e.name();
-      e.expect_op("(");
-      if (!e.accept_op(")")) {
-        do {
-          n->vars.push_back(e.name());
-          n->conditions.push_back(e.accept_op("=") ? e.expression() : nullptr);
-        } while (e.accept_op(","));
-        e.expect_op(")");
-      }
-      e.expect_end();
-      n->bodies.push_back(closed_block("endmacro"));
-      return n;
-    }
+    if (kw == "if") return if_statement(p, e);
+    if (kw == "for") return for_statement(p, e);
+    if (kw == "set") return set_statement(p, e);
+    if (kw == "macro") return macro_statement(p, e);
     if (kw == "generation") {  // marks assistant text for training masks; renders its body
       e.expect_end();
       return closed_block("endgeneration");
@@ -426,6 +364,81 @@ class Parser {
       return node(kw == "break" ? Node::Kind::Break : Node::Kind::Continue, p.line);
     }
     fail(p.line, "'{% " + kw + " %}' is not supported");
+  }
+
+  // {% if %} ... {% elif %} ... {% else %} ... {% endif %}: a body per condition, then the else body.
+  std::unique_ptr<Node> if_statement(const Piece& p, ExprParser& e) {
+    auto n = node(Node::Kind::If, p.line);
+    n->conditions.push_back(e.expression());
+    e.expect_end();
+    while (true) {
+      n->bodies.push_back(block({"elif", "else", "endif"}));
+      const Piece& q = p_[i_++];
+      const std::string k = keyword(q);
+      ExprParser qe(tokenize(q.body, q.line), q.line);
+      qe.name();
+      if (k == "elif") {
+        n->conditions.push_back(qe.expression());
+        qe.expect_end();
+      } else if (k == "else") {
+        qe.expect_end();
+        n->bodies.push_back(block({"endif"}));
+        ++i_;
+        return n;
+      } else {
+        qe.expect_end();
+        return n;
+      }
+    }
+  }
+
+  // {% for a, b in xs if cond %} ... {% else %} ... {% endfor %}
+  std::unique_ptr<Node> for_statement(const Piece& p, ExprParser& e) {
+    auto n = node(Node::Kind::For, p.line);
+    do n->vars.push_back(e.name());
+    while (e.accept_op(","));
+    if (!e.accept_name("in")) fail(p.line, "expected 'in' in a for loop");
+    n->expr = e.condition_free_expression();
+    if (e.accept_name("if")) n->loop_filter = e.expression();
+    e.expect_end();
+    n->bodies.push_back(block({"else", "endfor"}));
+    if (keyword(p_[i_++]) == "else") {
+      n->bodies.push_back(block({"endfor"}));
+      ++i_;
+    }
+    return n;
+  }
+
+  // {% set x = v %}, {% set ns.x = v %}, or {% set x %} ... {% endset %}
+  std::unique_ptr<Node> set_statement(const Piece& p, ExprParser& e) {
+    auto n = node(Node::Kind::Set, p.line);
+    n->target = e.name();
+    if (e.accept_op(".")) n->target_attr = e.name();
+    if (e.accept_op("=")) {
+      n->expr = e.expression();
+      e.expect_end();
+      return n;
+    }
+    e.expect_end();  // a block assignment: the rendered body is the value
+    n->bodies.push_back(closed_block("endset"));
+    return n;
+  }
+
+  // {% macro name(a, b=default) %} ... {% endmacro %}: parameters in vars, defaults in conditions.
+  std::unique_ptr<Node> macro_statement(const Piece& p, ExprParser& e) {
+    auto n = node(Node::Kind::Macro, p.line);
+    n->target = e.name();
+    e.expect_op("(");
+    if (!e.accept_op(")")) {
+      do {
+        n->vars.push_back(e.name());
+        n->conditions.push_back(e.accept_op("=") ? e.expression() : nullptr);
+      } while (e.accept_op(","));
+      e.expect_op(")");
+    }
+    e.expect_end();
+    n->bodies.push_back(closed_block("endmacro"));
+    return n;
   }
 
   // The statements up to `{% end %}`, which is consumed.

@@ -58,6 +58,12 @@ class Renderer {
   // Filter `f` on `v`, with the arguments of `e` (a filter expression, or map()'s).
   Value apply_filter(const Expr& e, const std::string& f, const Value& v);
 
+  // The filters that evaluate keyword arguments or call back into the renderer.
+  Value tojson_filter(const Expr& e, const Value& v, const std::vector<Value>& a);
+  Value select_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a);
+  Value map_filter(const Expr& e, const Value& v, const std::vector<Value>& a);  // map(attribute=) or map('filter')
+  Value indent_filter(const Expr& e, const Value& v, const std::vector<Value>& a);  // indent(width, first, blank)
+
   // sort(reverse=false, case_sensitive=false, attribute=none), min and max
   // (case_sensitive, attribute), ordering numbers and strings as jinja2 does.
   Value order_filter(const Expr& e, const std::string& f, const Value& v, const std::vector<Value>& a);

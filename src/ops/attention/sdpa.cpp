@@ -71,6 +71,14 @@ void check(const OpArgs& args) {
   args.tensor(kVCache, {cache_type});
   args.expect_rank(kKCache, 4);
   args.expect_rank(kVCache, 4);
+  const int64_t head_dim = args.tensor(kQ).max_dims[3];
+  if (cache_type == DType::F16 && args.device() != nullptr && head_dim <= FlashAttentionPath::kMaxHeadDim &&
+      !FlashAttentionPath::fits(*args.device(), head_dim)) {
+    args.unsupported(kKCache, "an f16 KV cache needs flash attention, which needs " +
+                                  std::to_string(FlashAttentionPath::workgroup_bytes(head_dim)) +
+                                  " bytes of workgroup memory; the device has " +
+                                  std::to_string(args.device()->limits().max_compute_workgroup_storage_size));
+  }
   if (cache_type == DType::F16 && args.tensor(kQ).max_dims[3] > FlashAttentionPath::kMaxHeadDim) {
     args.unsupported(kKCache, "an f16 KV cache needs head dim <= " + std::to_string(FlashAttentionPath::kMaxHeadDim) + ", got " +
                                   std::to_string(args.tensor(kQ).max_dims[3]));
@@ -116,12 +124,7 @@ void lower(OpContext& ctx) {
   shape.f16_cache = ctx.tensor_info(k_cache).dtype == DType::F16;
 
   const bool fits = FlashAttentionPath::fits(ctx.device(), shape.head_dim);
-  if (shape.f16_cache && !fits) {
-    throw Error(ErrorCode::NotSupported, "sdpa_with_kv_cache: an f16 KV cache needs flash attention, which needs " +
-                                             std::to_string(FlashAttentionPath::workgroup_bytes(shape.head_dim)) +
-                                             " bytes of workgroup memory; the device has " +
-                                             std::to_string(ctx.device().limits().max_compute_workgroup_storage_size));
-  }
+  // (check() refused an f16 cache where flash attention does not fit.)
   // f16 caches: flash attention for every S the decode kernel does not take (the three passes read f32 rows).
   const bool flash = shape.f16_cache || (shape.max_seq > 1 && fits && flash_wanted(ctx.tuning().flash_attention));
   const AttentionIo io{ctx.tensor(q), ctx.tensor(k), ctx.tensor(v), ctx.tensor(out)};
