@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "wgrt/json_schema.h"
+#include "wgrt/tool_calls.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/program.h"
 #include "wgrt/runtime.h"
@@ -112,8 +113,10 @@ struct GenerateResult {
 };
 
 struct ChatMessage {
-  std::string role;  // "system", "user", "assistant"
+  std::string role;  // "system", "user", "assistant", "tool"
   std::string content;
+  std::vector<ToolCall> tool_calls;  // an assistant's calls (wgrt/tool_calls.h)
+  std::string tool_call_id;          // a "tool" message: the call whose result it is
 };
 
 // Host milliseconds of a forward pass's steps, for measurements.
@@ -174,6 +177,15 @@ class Llm {
   // format. Error(InvalidArgument) when the template refuses the messages
   // (its raise_exception, say) or fails on them, naming what and where.
   std::string apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt = true) const;
+  // The same with the functions a model may call (`tools_json`: OpenAI's
+  // `tools` array as JSON text, checked by api::parse_tools) and messages
+  // that carry tool calls and results, shown as the model's own Jinja
+  // template shows them. NotSupported when the template is not run as Jinja.
+  std::string apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                                  std::string_view tools_json) const;
+  // Any thread. How this model writes tool calls, from its chat template
+  // (ToolCallFormat::None: the template shows no tools).
+  ToolCallFormat tool_call_format() const;
 
   // Appends the prompt to the cache and generates. Error(InvalidArgument) when
   // the prompt does not fit the context (nothing is run then).

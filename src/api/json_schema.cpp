@@ -1,6 +1,7 @@
 // JSON Schema text -> wgrt::JsonSchema (wgrt/json_schema.h): the subset
 // llm/json_schema.h matches. A keyword outside the subset is refused by name
 // rather than ignored, so that no reply silently breaks the schema.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -47,9 +48,15 @@ class Compiler {
     out_.nodes.emplace_back();  // the root's place: node 0
     const int32_t root = compile(root_, "");
     out_.nodes[0] = out_.nodes[size_t(root)];
-    const Type t = out_.nodes[0].type;
-    if (t != Type::Object && t != Type::Array) {
-      fail("", "the schema's root must be an object or an array");
+    // A container at the root (or a choice of containers: tool calls' anyOf),
+    // so that the value ends where its bracket closes.
+    const auto container = [&](const JsonSchemaNode& n) { return n.type == Type::Object || n.type == Type::Array; };
+    const JsonSchemaNode& r = out_.nodes[0];
+    const bool choice_of_containers =
+        r.type == Type::AnyOf && !r.options.empty() &&
+        std::all_of(r.options.begin(), r.options.end(), [&](int32_t o) { return container(out_.nodes[size_t(o)]); });
+    if (!container(r) && !choice_of_containers) {
+      fail("", "the schema's root must be an object or an array (or anyOf of them)");
     }
     return std::make_shared<JsonSchema>(std::move(out_));
   }

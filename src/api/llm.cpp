@@ -1,7 +1,13 @@
 #include "wgrt/llm.h"
 
+#include <algorithm>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
 #include "api/impl.h"
 #include "llm/generate.h"
+#include "llm/jinja/jinja.h"
 
 namespace wgrt::api {
 
@@ -89,9 +95,95 @@ HostTimes Llm::last_host_times() const {
 size_t Llm::dispatch_count() const { return impl_->model->graph().dispatch_count(); }
 
 std::string Llm::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
-  std::vector<llm::ChatMessage> m;
-  for (const ChatMessage& x : messages) m.push_back({x.role, x.content});
-  return impl_->model->chat_template().apply(m, add_generation_prompt);
+  return apply_chat_template(messages, add_generation_prompt, {});
+}
+
+namespace {
+
+llm::jinja::Value jinja_of(const nlohmann::json& j) {
+  using llm::jinja::Value;
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return Value::none();
+    case nlohmann::json::value_t::boolean: return Value::boolean(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: return Value::integer(j.get<int64_t>());
+    case nlohmann::json::value_t::number_float: return Value::number(j.get<double>());
+    case nlohmann::json::value_t::string: return Value::string(j.get<std::string>());
+    case nlohmann::json::value_t::array: {
+      llm::jinja::Array a;
+      for (const auto& v : j) a.push_back(jinja_of(v));
+      return Value::list(std::move(a));
+    }
+    case nlohmann::json::value_t::object: {
+      llm::jinja::Object o;
+      for (const auto& [k, v] : j.items()) o.emplace_back(k, jinja_of(v));
+      return Value::dict(std::move(o));
+    }
+    default: break;
+  }
+  return Value::none();
+}
+
+// A conversation as message dicts for the template: tool calls with their
+// arguments as dicts (templates print them with tojson), and each tool
+// result with the name of the function whose call it answers.
+llm::jinja::Value message_values(const std::vector<ChatMessage>& messages) {
+  using llm::jinja::Value;
+  std::map<std::string, std::string> names;  // call id -> function
+  llm::jinja::Array list;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const ChatMessage& m = messages[i];
+    llm::jinja::Object d = {{"role", Value::string(m.role)},
+                            {"content", m.content.empty() && !m.tool_calls.empty() ? Value::none()
+                                                                                    : Value::string(m.content)}};
+    if (!m.tool_calls.empty()) {
+      llm::jinja::Array calls;
+      for (const ToolCall& c : m.tool_calls) {
+        const auto args = nlohmann::json::parse(c.arguments, nullptr, false);
+        if (!args.is_object()) {
+          throw Error(ErrorCode::InvalidArgument, "messages[" + std::to_string(i) + "]: the arguments of tool call '" +
+                                                      c.id + "' are not a JSON object");
+        }
+        names[c.id] = c.name;
+        calls.push_back(Value::dict({{"id", Value::string(c.id)},
+                                     {"type", Value::string("function")},
+                                     {"function", Value::dict({{"name", Value::string(c.name)},
+                                                               {"arguments", jinja_of(args)}})}}));
+      }
+      d.emplace_back("tool_calls", Value::list(std::move(calls)));
+    }
+    if (!m.tool_call_id.empty()) {
+      d.emplace_back("tool_call_id", Value::string(m.tool_call_id));
+      if (auto it = names.find(m.tool_call_id); it != names.end()) d.emplace_back("name", Value::string(it->second));
+    }
+    list.push_back(Value::dict(std::move(d)));
+  }
+  return Value::list(std::move(list));
+}
+
+}  // namespace
+
+std::string Llm::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                                     std::string_view tools_json) const {
+  const llm::ChatTemplate& chat = impl_->model->chat_template();
+  const bool tooled = !tools_json.empty() || std::any_of(messages.begin(), messages.end(), [](const ChatMessage& m) {
+    return !m.tool_calls.empty() || !m.tool_call_id.empty() || m.role == "tool";
+  });
+  if (!tooled) {
+    std::vector<llm::ChatMessage> m;
+    for (const ChatMessage& x : messages) m.push_back({x.role, x.content});
+    return chat.apply(m, add_generation_prompt);
+  }
+  llm::jinja::Value tools;  // undefined: the template shows none
+  if (!tools_json.empty()) {
+    parse_tools(tools_json);  // refuses what is not a list of functions, naming it
+    tools = jinja_of(nlohmann::json::parse(tools_json));
+  }
+  return chat.apply_values(message_values(messages), tools, add_generation_prompt);
+}
+
+ToolCallFormat Llm::tool_call_format() const {
+  return api::tool_call_format_of(impl_->model->chat_template().source());
 }
 
 namespace {

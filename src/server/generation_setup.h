@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "server/generation_queue.h"
 #include "server/openai_request.h"
 #include "wgrt/llm.h"
 
@@ -16,6 +17,27 @@ struct PreparedGeneration {
   std::vector<int32_t> prompt;
   api::GenerateOptions options;
   bool cache_prompt = true;  // reuse the cached prefix the prompt repeats
+  // Tool calls: the format the reply is read in (None: it is text), and the
+  // text the prompt already ends with and the reply is taken to end with
+  // when the call was required (the format's markers around the JSON).
+  ToolCallFormat tool_format = ToolCallFormat::None;
+  std::string reply_prefix, reply_suffix;
+};
+
+// A finished reply read as the request asked: as text, or as tool calls in
+// the model's format (the prompt's prefix and, for a complete call, the
+// format's closing marker put back around what was generated). A reply with
+// no well-formed call stays text.
+struct ReplyReader {
+  ToolCallFormat format = ToolCallFormat::None;
+  std::string prefix, suffix;
+
+  struct Reply {
+    std::string text;
+    std::vector<ToolCall> tool_calls;
+  };
+  bool reads_calls() const { return format != ToolCallFormat::None; }
+  Reply read(const std::string& generated, const JobResult& result) const;
 };
 
 // ApiError(400) for a prompt that leaves no room in the context, a

@@ -55,8 +55,13 @@ struct EventStream {
   std::shared_ptr<Job> job;
   ResponseMeta meta;
   bool include_usage = false;
+  ReplyReader reader;
   bool first = true;
   size_t text_offset = 0;  // a completion's logprobs: where the next token's text starts
+  // A reply that may hold tool calls is held back and sent whole at the end
+  // (calls cannot be told from text until they are complete).
+  std::string held;
+  std::vector<TokenLogprob> held_logprobs;
 
   static bool send(httplib::DataSink& sink, const std::string& event) { return sink.write(event.data(), event.size()); }
   static std::string data(const json& body) { return "data: " + to_wire(body) + "\n\n"; }
@@ -71,7 +76,10 @@ struct EventStream {
     }
     Job::Update update = job->take(kStreamPoll);
     if (update.text.empty() && update.logprobs.empty() && !update.result) return send(sink, ": waiting\n\n");
-    if (!update.text.empty() || !update.logprobs.empty()) {
+    if (reader.reads_calls()) {
+      held += update.text;
+      held_logprobs.insert(held_logprobs.end(), update.logprobs.begin(), update.logprobs.end());
+    } else if (!update.text.empty() || !update.logprobs.empty()) {
       if (!send(sink, data(completion_chunk(meta, update.text, update.logprobs, text_offset, std::nullopt, false)))) {
         return false;
       }
@@ -88,11 +96,23 @@ struct EventStream {
       send(sink, data(error_body(error)));
       return false;
     }
+    if (reader.reads_calls() && !send_held(sink, result)) return false;
     if (!send(sink, data(completion_chunk(meta, "", {}, 0, result.reason, false)))) return false;
     if (include_usage && !send(sink, data(usage_chunk(meta, result)))) return false;
     if (!send(sink, "data: [DONE]\n\n")) return false;
     sink.done();
     return true;
+  }
+
+  // The held-back reply: its text, then its calls.
+  bool send_held(httplib::DataSink& sink, const JobResult& result) {
+    const ReplyReader::Reply reply = reader.read(held, result);
+    meta.tool_calls = !reply.tool_calls.empty();
+    if ((!reply.text.empty() || !held_logprobs.empty()) &&
+        !send(sink, data(completion_chunk(meta, reply.text, held_logprobs, 0, std::nullopt, false)))) {
+      return false;
+    }
+    return reply.tool_calls.empty() || send(sink, data(tool_calls_chunk(meta, reply.tool_calls)));
   }
 };
 
@@ -240,6 +260,7 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
                          " requests are already waiting (see wgrt serve --queue); retry later",
                      "", "queue_full");
     }
+    const ReplyReader reader{prepared.tool_format, prepared.reply_prefix, prepared.reply_suffix};
     const uint64_t n = next_id++;
     ResponseMeta meta{endpoint, (endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-") + std::to_string(n),
                       options.model_id, int64_t(std::time(nullptr)), request.sampler.logprobs >= 0};
@@ -250,10 +271,12 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
         throw ApiError(500, "server_error", "generation failed: " + all.result->error);
       }
       if (all.result->reason == FinishReason::Unavailable) throw device_lost(all.result->error);
-      send_json(res, 200, completion_body(meta, all.text, all.logprobs, *all.result));
+      const ReplyReader::Reply reply = reader.read(all.text, *all.result);
+      meta.tool_calls = !reply.tool_calls.empty();
+      send_json(res, 200, completion_body(meta, reply.text, all.logprobs, *all.result, reply.tool_calls));
       return;
     }
-    auto stream = std::make_shared<EventStream>(EventStream{job, std::move(meta), request.include_usage});
+    auto stream = std::make_shared<EventStream>(EventStream{job, std::move(meta), request.include_usage, reader});
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream", [stream](size_t, httplib::DataSink& sink) { return stream->pump(sink); },

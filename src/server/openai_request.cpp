@@ -90,7 +90,7 @@ void refuse_unsupported(const json& body) {
   if (const json* v = field(body, "echo"); v && !(v->is_boolean() && !v->get<bool>())) {
     throw ApiError::invalid("'echo' is not supported by wgrt", "echo");
   }
-  for (const char* name : {"tools", "functions", "suffix"}) {
+  for (const char* name : {"functions", "suffix"}) {
     const json* v = field(body, name);
     if (v && !(v->is_array() && v->empty()) && !(v->is_object() && v->empty())) {
       throw ApiError::invalid(std::string("'") + name + "' is not supported by wgrt", name);
@@ -191,6 +191,33 @@ std::string message_content(const json& msg, size_t i) {
   return text;
 }
 
+// An assistant message's tool_calls: [{"id", "type": "function", "function":
+// {"name", "arguments": JSON object text}}].
+std::vector<ToolCall> message_tool_calls(const json& msg, size_t i) {
+  const std::string where = "messages[" + std::to_string(i) + "].tool_calls";
+  const json& calls = msg["tool_calls"];
+  if (!calls.is_array()) throw ApiError::invalid("'" + where + "' must be an array", "messages");
+  std::vector<ToolCall> out;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    const json& c = calls[k];
+    const std::string at = where + "[" + std::to_string(k) + "]";
+    const json* f = c.is_object() ? field(c, "function") : nullptr;
+    if (!f || !f->is_object() || !field(*f, "name") || !(*f)["name"].is_string()) {
+      throw ApiError::invalid("'" + at + "' must be {\"id\", \"type\": \"function\", \"function\": {\"name\", \"arguments\"}}",
+                              "messages");
+    }
+    ToolCall call;
+    call.id = c.contains("id") && c["id"].is_string() ? c["id"].get<std::string>() : "";
+    call.name = (*f)["name"].get<std::string>();
+    const json* args = field(*f, "arguments");
+    const json parsed = !args ? json::object() : args->is_string() ? json::parse(args->get<std::string>(), nullptr, false) : *args;
+    if (!parsed.is_object()) throw ApiError::invalid("'" + at + ".function.arguments' must be a JSON object (as text)", "messages");
+    call.arguments = parsed.dump();
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
 std::vector<api::ChatMessage> get_messages(const json& body) {
   const json* v = field(body, "messages");
   if (!v) throw ApiError::invalid("'messages' is required", "messages");
@@ -205,14 +232,75 @@ std::vector<api::ChatMessage> get_messages(const json& body) {
       throw ApiError::invalid("'messages[" + std::to_string(i) + "].role' must be a string", "messages");
     }
     const std::string r = role->get<std::string>();
-    if (r != "system" && r != "user" && r != "assistant" && r != "developer") {
+    if (r != "system" && r != "user" && r != "assistant" && r != "developer" && r != "tool") {
       throw ApiError::invalid("'messages[" + std::to_string(i) + "].role' is '" + r +
-                                  "'; wgrt supports system, developer, user and assistant",
+                                  "'; wgrt supports system, developer, user, assistant and tool",
                               "messages");
     }
-    out.push_back({r == "developer" ? "system" : r, message_content(m, i)});
+    api::ChatMessage msg;
+    msg.role = r == "developer" ? "system" : r;
+    const bool calls = r == "assistant" && m.contains("tool_calls") && !m["tool_calls"].is_null();
+    if (calls) msg.tool_calls = message_tool_calls(m, i);
+    // An assistant that only calls may have no content.
+    const auto content = m.find("content");
+    if (!(calls && (content == m.end() || content->is_null()))) msg.content = message_content(m, i);
+    if (r == "tool") {
+      const json* id = field(m, "tool_call_id");
+      if (!id || !id->is_string()) {
+        throw ApiError::invalid("'messages[" + std::to_string(i) + "].tool_call_id' is required for a tool message",
+                                "messages");
+      }
+      msg.tool_call_id = id->get<std::string>();
+    }
+    out.push_back(std::move(msg));
   }
   return out;
+}
+
+// tools, tool_choice and parallel_tool_calls (chat only).
+void get_tools(Endpoint endpoint, const json& body, GenerationRequest& req) {
+  const json* tools = field(body, "tools");
+  const json* choice = field(body, "tool_choice");
+  if (endpoint != Endpoint::ChatCompletions) {
+    if (tools || choice) throw ApiError::invalid("'tools' are for /v1/chat/completions", tools ? "tools" : "tool_choice");
+    return;
+  }
+  std::vector<api::ToolFunction> functions;
+  if (tools && !(tools->is_array() && tools->empty())) {
+    try {
+      functions = api::parse_tools(tools->dump());
+    } catch (const Error& e) {
+      throw ApiError::invalid(e.what(), "tools");
+    }
+    req.tools_json = tools->dump();
+    req.tool_choice = ToolChoice::Auto;
+  }
+  if (const json* p = field(body, "parallel_tool_calls"); p && !p->is_boolean()) {
+    wrong_type("parallel_tool_calls", "a boolean", *p);
+  }
+  if (!choice) return;
+  if (choice->is_string()) {
+    const std::string c = choice->get<std::string>();
+    if (c == "none") {
+      req.tool_choice = ToolChoice::None;
+    } else if (c == "auto" || c == "required") {
+      if (functions.empty()) throw ApiError::invalid("'tool_choice' is '" + c + "' but there are no 'tools'", "tool_choice");
+      req.tool_choice = c == "auto" ? ToolChoice::Auto : ToolChoice::Required;
+    } else {
+      throw ApiError::invalid("'tool_choice' must be \"none\", \"auto\", \"required\" or a named function, got '" + c + "'",
+                              "tool_choice");
+    }
+    return;
+  }
+  const json* f = choice->is_object() ? field(*choice, "function") : nullptr;
+  if (!f || !f->is_object() || !field(*f, "name") || !(*f)["name"].is_string()) {
+    wrong_type("tool_choice", "a string or {\"type\": \"function\", \"function\": {\"name\": ...}}", *choice);
+  }
+  req.tool_name = (*f)["name"].get<std::string>();
+  const bool known = std::any_of(functions.begin(), functions.end(),
+                                 [&](const api::ToolFunction& t) { return t.name == req.tool_name; });
+  if (!known) throw ApiError::invalid("'tool_choice' names '" + req.tool_name + "', which no tool has", "tool_choice");
+  req.tool_choice = ToolChoice::Named;
 }
 
 void get_prompt(const json& body, GenerationRequest& req) {
@@ -240,28 +328,31 @@ void get_prompt(const json& body, GenerationRequest& req) {
 
 constexpr int kMaxBodyNesting = 256;
 
-// The deepest nesting of brackets outside strings (a scan, no recursion).
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
+// Whether the body nests arrays and objects more than kMaxBodyNesting deep:
+// nlohmann's SAX parser keeps its own stack (no recursion) and stops at the
+// first bracket past the limit; a syntax error is left to the parse after it.
+bool nests_too_deep(std::string_view text) {
+  struct DepthCheck : nlohmann::json_sax<json> {
+    int depth = 0;
+    bool too_deep = false;
+    bool open() { return !(too_deep = ++depth > kMaxBodyNesting); }
+    bool close() { return --depth, true; }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return open(); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  } check;
+  json::sax_parse(text, &check);
+  return check.too_deep;
 }
 
 }  // namespace
@@ -269,7 +360,7 @@ int nesting_depth(std::string_view text) {
 GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view text) {
   // nlohmann's parser, printer and destructor recurse per level: a body
   // nested a few hundred thousand deep would overflow the stack.
-  if (nesting_depth(text) > kMaxBodyNesting) {
+  if (nests_too_deep(text)) {
     throw ApiError::invalid("the request body nests arrays and objects more than " + std::to_string(kMaxBodyNesting) +
                             " deep");
   }
@@ -316,6 +407,7 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
   }
   s.logprobs = get_logprobs(endpoint, body);
   get_response_format(body, s);
+  get_tools(endpoint, body, req);
   req.stop = get_stop(body);
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);

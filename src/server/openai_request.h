@@ -2,7 +2,7 @@
 // with every known field type-checked: /v1/completions (a prompt) and
 // /v1/chat/completions (messages). Unknown fields are ignored, as OpenAI's
 // own server does; known fields of the wrong type or out of range, and
-// features wgrt lacks (n > 1, logprobs, tools, ...) are ApiError 400.
+// features wgrt lacks (n > 1, legacy functions, ...) are ApiError 400.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,10 @@
 namespace wgrt::server {
 
 enum class Endpoint { Completions, ChatCompletions };
+
+// OpenAI's tool_choice: none (tools shown, replies read as text), auto (the
+// model may call), required (it must call one), a named function (that one).
+enum class ToolChoice { None, Auto, Required, Named };
 
 struct GenerationRequest {
   Endpoint endpoint = Endpoint::Completions;
@@ -37,6 +41,11 @@ struct GenerationRequest {
   // cache the prompt repeats (the previous turns of a chat) instead of from
   // an empty cache.
   bool cache_prompt = true;
+  // Chat: `tools` as sent (a JSON array, checked), tool_choice, and the
+  // function a Named choice names.
+  std::string tools_json;
+  ToolChoice tool_choice = ToolChoice::None;
+  std::string tool_name;
 };
 
 // Throws ApiError(400) naming the field at fault.

@@ -5,10 +5,10 @@ namespace {
 
 bool is_chat(const ResponseMeta& meta) { return meta.endpoint == Endpoint::ChatCompletions; }
 
-json finish_reason(std::optional<FinishReason> reason) {
+json finish_reason(const ResponseMeta& meta, std::optional<FinishReason> reason) {
   if (!reason) return nullptr;
   switch (*reason) {
-    case FinishReason::Stop: return "stop";
+    case FinishReason::Stop: return meta.tool_calls ? "tool_calls" : "stop";
     case FinishReason::Length: return "length";
     case FinishReason::Cancelled:
     case FinishReason::Error: break;
@@ -25,6 +25,18 @@ json usage(const JobResult& result) {
 
 json envelope(const ResponseMeta& meta, const char* object) {
   return {{"id", meta.id}, {"object", object}, {"created", meta.created}, {"model", meta.model}};
+}
+
+json tool_calls_json(const std::vector<ToolCall>& calls, bool indexed) {
+  json out = json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    json c = {{"id", calls[i].id},
+              {"type", "function"},
+              {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
+    if (indexed) c["index"] = i;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 json utf8_bytes(const std::string& s) {
@@ -61,10 +73,13 @@ json logprobs_json(const ResponseMeta& meta, const std::vector<TokenLogprob>& lo
 }  // namespace
 
 json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
-                     const JobResult& result) {
-  json choice = {{"index", 0}, {"logprobs", logprobs_json(meta, logprobs, 0)}, {"finish_reason", finish_reason(result.reason)}};
+                     const JobResult& result, const std::vector<ToolCall>& tool_calls) {
+  json choice = {{"index", 0},
+                 {"logprobs", logprobs_json(meta, logprobs, 0)},
+                 {"finish_reason", finish_reason(meta, result.reason)}};
   if (is_chat(meta)) {
-    choice["message"] = {{"role", "assistant"}, {"content", text}};
+    choice["message"] = {{"role", "assistant"}, {"content", tool_calls.empty() || !text.empty() ? json(text) : json(nullptr)}};
+    if (!tool_calls.empty()) choice["message"]["tool_calls"] = tool_calls_json(tool_calls, false);
   } else {
     choice["text"] = text;
   }
@@ -78,7 +93,7 @@ json completion_chunk(const ResponseMeta& meta, std::string_view text, const std
                       size_t text_offset, std::optional<FinishReason> finish, bool first) {
   json choice = {{"index", 0},
                  {"logprobs", logprobs.empty() ? json(nullptr) : logprobs_json(meta, logprobs, text_offset)},
-                 {"finish_reason", finish_reason(finish)}};
+                 {"finish_reason", finish_reason(meta, finish)}};
   if (is_chat(meta)) {
     json delta = json::object();
     if (first) delta["role"] = "assistant";
@@ -88,6 +103,14 @@ json completion_chunk(const ResponseMeta& meta, std::string_view text, const std
     choice["text"] = text;
   }
   json body = envelope(meta, is_chat(meta) ? "chat.completion.chunk" : "text_completion");
+  body["choices"] = json::array({std::move(choice)});
+  return body;
+}
+
+json tool_calls_chunk(const ResponseMeta& meta, const std::vector<ToolCall>& tool_calls) {
+  json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", nullptr},
+                 {"delta", {{"tool_calls", tool_calls_json(tool_calls, true)}}}};
+  json body = envelope(meta, "chat.completion.chunk");
   body["choices"] = json::array({std::move(choice)});
   return body;
 }

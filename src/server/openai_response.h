@@ -24,18 +24,23 @@ struct ResponseMeta {
   std::string model;
   int64_t created = 0;  // Unix seconds
   bool logprobs = false;  // the request asked for them
+  bool tool_calls = false;  // the reply was read as tool calls: the finish reason says "tool_calls"
 };
 
 // `logprobs`: the tokens' log-probabilities when meta.logprobs (chat:
 // `logprobs.content`; completions: tokens, token_logprobs, top_logprobs,
 // text_offset).
+// `tool_calls`: the calls read from a chat reply (`text` is then what is
+// left of it; no text becomes a null content).
 json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
-                     const JobResult& result);
+                     const JobResult& result, const std::vector<ToolCall>& tool_calls = {});
 // A chunk carrying `text` and the log-probabilities of its tokens (a
 // completion's text_offset counts from `text_offset`); the last one carries
 // the finish reason; the first chat chunk announces the assistant's role.
 json completion_chunk(const ResponseMeta& meta, std::string_view text, const std::vector<TokenLogprob>& logprobs,
                       size_t text_offset, std::optional<FinishReason> finish, bool first);
+// A chat chunk carrying the calls read from the (held back) reply.
+json tool_calls_chunk(const ResponseMeta& meta, const std::vector<ToolCall>& tool_calls);
 // The extra last chunk of stream_options.include_usage: no choices, the usage.
 json usage_chunk(const ResponseMeta& meta, const JobResult& result);
 json error_body(const ApiError& error);

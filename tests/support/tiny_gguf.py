@@ -40,10 +40,12 @@ def _vocab():
 
 
 def write_tiny_llama(path: Path, seed: int = 0, *, layers: int = 2, context: int = 4096,
-                     qtype: gguf.GGMLQuantizationType = gguf.GGMLQuantizationType.F32) -> Path:
+                     qtype: gguf.GGMLQuantizationType = gguf.GGMLQuantizationType.F32,
+                     chat_template: str | None = None) -> Path:
     """Writes the model to `path` (about 0.3 MiB at F32, 2 layers). `qtype`
     (F32, or a type `gguf.quants.quantize` writes, e.g. Q4_0) applies to the
-    matrices; norms stay F32."""
+    matrices; norms stay F32. `chat_template`: Jinja source stored as
+    tokenizer.chat_template (none: wgrt's built-in ChatML)."""
     rng = np.random.default_rng(seed)
     tokens, types, merges = _vocab()
     vocab = len(tokens)
@@ -66,6 +68,8 @@ def write_tiny_llama(path: Path, seed: int = 0, *, layers: int = 2, context: int
     w.add_bos_token_id(tokens.index("<|endoftext|>"))
     w.add_eos_token_id(tokens.index("<|im_end|>"))
     w.add_add_bos_token(False)
+    if chat_template is not None:
+        w.add_chat_template(chat_template)
 
     def matrix(name, rows, cols, std):
         data = (std * rng.standard_normal((rows, cols))).astype(np.float32)

@@ -116,6 +116,7 @@ ChatTemplate ChatTemplate::from_jinja(std::string_view source, std::string bos_t
   } catch (const Error&) {
   }
   t.jinja_ = std::make_shared<const jinja::Template>(jinja::Template::parse(source));
+  t.source_ = std::string(source);
   t.bos_token_ = std::move(bos_token);
   t.eos_token_ = std::move(eos_token);
   return t;
@@ -157,6 +158,20 @@ std::string ChatTemplate::apply(const std::vector<ChatMessage>& messages,
     case ChatFormat::Llama3: return llama3(messages, add_generation_prompt);
   }
   throw Error(ErrorCode::Internal, "unknown chat format");
+}
+
+std::string ChatTemplate::apply_values(const jinja::Value& messages, const jinja::Value& tools,
+                                       bool add_generation_prompt) const {
+  if (!jinja_) {
+    throw Error(ErrorCode::NotSupported,
+                "this model's chat template is not run as Jinja (wgrt's built-in rendering of its format), "
+                "which cannot show tools or tool calls");
+  }
+  return jinja_->render({{"messages", messages},
+                         {"tools", tools},
+                         {"add_generation_prompt", jinja::Value::boolean(add_generation_prompt)},
+                         {"bos_token", jinja::Value::string(bos_token_)},
+                         {"eos_token", jinja::Value::string(eos_token_)}});
 }
 
 std::string apply_chat_template(std::string_view source, const std::vector<ChatMessage>& messages,

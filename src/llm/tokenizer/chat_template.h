@@ -25,6 +25,7 @@ namespace wgrt::llm {
 
 namespace jinja {
 class Template;
+struct Value;
 }
 
 struct ChatMessage {
@@ -58,12 +59,21 @@ class ChatTemplate {
   // InvalidArgument for roles the format cannot express, and for the
   // template's own raise_exception() (e.g. roles that do not alternate).
   std::string apply(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const;
+  // The file's Jinja template run on values the caller made: `messages` a
+  // list of message dicts (role and content, and tool_calls, tool_call_id
+  // where a conversation with tools has them), `tools` a list of OpenAI tool
+  // dicts. NotSupported when the template is not run as Jinja (the built-in
+  // renderings have no tools).
+  std::string apply_values(const jinja::Value& messages, const jinja::Value& tools, bool add_generation_prompt) const;
+  // The Jinja source the template was made from ("" for the built-in renderings).
+  const std::string& source() const { return source_; }
 
  private:
   ChatFormat format_;
   std::optional<std::string> default_system_;
   std::shared_ptr<const jinja::Template> jinja_;
   std::string bos_token_, eos_token_;
+  std::string source_;
 };
 
 // ChatTemplate::from_source(source).apply(messages, add_generation_prompt).
