@@ -68,7 +68,7 @@ TEST(ShaderProgramTest, ImportsComeOnceBeforeTheirImporters) {
 }
 
 TEST(ShaderProgramTest, AShaderWithoutImportsIsItsOwnText) {
-  EXPECT_EQ(shader_program("elementwise/binary.wgsl"), std::string(shader_source("elementwise/binary.wgsl")));
+  EXPECT_EQ(shader_program("sampling/sample.wgsl"), std::string(shader_source("sampling/sample.wgsl")));
 }
 
 TEST(ShaderProgramTest, EnableDirectivesGoFirst) {

@@ -31,6 +31,9 @@ static_assert(sizeof(DecodeParams) == 32, "must match Params in sdpa_decode.wgsl
 // 887.3, 512 783.4; at tg128 from position 0, 64 and 128 did not differ.
 constexpr uint32_t kDecodeMaxSplits = 128;
 
+// WG in sdpa_decode.wgsl, both entries (at most 256: common/reduce_*.wgsl).
+constexpr uint32_t kDecodeWorkgroup = 256;
+
 struct DecodeSplits {
   uint32_t splits, split_len;
 };
@@ -44,7 +47,7 @@ DecodeSplits decode_splits(uint32_t positions, uint32_t per_split, uint32_t max_
 }  // namespace
 
 // Up to 8 query heads per KV head, and teams of D / 4 lanes (a power of two
-// up to 64) in the kernel's 256 invocations.
+// up to 64) in the kernel's kDecodeWorkgroup invocations.
 bool DecodeAttention::fits(uint32_t group, int64_t head_dim) {
   const int64_t dim4 = head_dim / 4;
   return group >= 1 && group <= 8 && dim4 > 0 && dim4 <= 64 && (dim4 & (dim4 - 1)) == 0;
@@ -66,7 +69,8 @@ DecodeAttention DecodeAttention::record(OpContext& ctx, const AttentionShape& sh
   a.split_positions_ = std::max<uint32_t>(16, ctx.tuning().sdpa_split / static_cast<uint32_t>(parts.size()));
   const auto split_parts = ctx.scratch(uint64_t(a.max_splits_) * shape.heads * (shape.head_dim + 4) * sizeof(float),
                                        "sdpa decode splits");
-  const gpu::OverrideConstants constants = {{"GROUP", shape.group}, {"DIM4", double(shape.head_dim / 4)}};
+  const gpu::OverrideConstants constants = {
+      {"WG", kDecodeWorkgroup}, {"GROUP", shape.group}, {"DIM4", double(shape.head_dim / 4)}};
   const gpu::ShaderSlot cache = {"cache", shape.f16_cache ? "f16" : "f32"};
   const auto& pipeline = ctx.pipeline("attention/sdpa_decode.wgsl", "main", constants, {cache});
   for (const CachePart& part : parts) {
@@ -101,7 +105,7 @@ void DecodeAttention::run(ResizeContext& r, AttentionStep step) const {
     r.write_uniform(d.uniform, dp);
     r.set_workgroups(d.dispatch, r.fold(uint64_t(d.kv_heads) * split.splits));
   }
-  const uint64_t combine_groups = split.splits > 1 ? gpu::div_up(uint64_t(shape_.heads) * (shape_.head_dim / 4), 256) : 0;
+  const uint64_t combine_groups = split.splits > 1 ? gpu::div_up(uint64_t(shape_.heads) * (shape_.head_dim / 4), kDecodeWorkgroup) : 0;
   r.set_workgroups(combine_, gpu::WorkgroupCount{static_cast<uint32_t>(combine_groups), 1, 1});
 }
 

@@ -26,12 +26,15 @@ const BQ: u32 = 16u;
 const BKV: u32 = 32u;
 const LANES: u32 = 4u;
 const MAX_SLICE: u32 = 8u;  // vec4s of a row per lane: D4 / LANES <= 8 (D <= 128)
+// The workgroup: LANES invocations per query row. A const, as the tiling it
+// follows (the host sizes nothing by it).
+const THREADS: u32 = BQ * LANES;
 
 var<workgroup> qs: array<vec4<f32>, Q_LEN>;
 var<workgroup> kv: array<vec4<f32>, KV_LEN>;
 var<workgroup> ps: array<f32, BQ * BKV>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(THREADS)
 fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
          @builtin(num_workgroups) nwg: vec3<u32>) {
   let blk = flash_block(wid, nwg, BQ);
@@ -44,7 +47,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
   let s = q0 + row;
   let pos = params.start + s;  // this row's absolute position
 
-  for (var e = tid; e < BQ * D4; e += 64u) {
+  for (var e = tid; e < BQ * D4; e += THREADS) {
     qs[e] = load_q(q0, e / D4, h, e % D4);
   }
 
@@ -59,7 +62,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
 
   for (var c0 = first; c0 <= last; c0 += BKV) {
     workgroupBarrier();  // the previous tile's V and scores are consumed
-    for (var e = tid; e < BKV * D4; e += 64u) {
+    for (var e = tid; e < BKV * D4; e += THREADS) {
       let c = c0 + e / D4;
       var r = vec4<f32>(0.0);
       if (c <= last) { r = load_k((c * params.cache_heads + kvh) * D4 + e % D4); }
@@ -73,7 +76,7 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
       ps[row * BKV + c] = acc;
     }
     workgroupBarrier();
-    for (var e = tid; e < BKV * D4; e += 64u) {
+    for (var e = tid; e < BKV * D4; e += THREADS) {
       let c = c0 + e / D4;
       var r = vec4<f32>(0.0);
       if (c <= last) { r = load_v((c * params.cache_heads + kvh) * D4 + e % D4); }

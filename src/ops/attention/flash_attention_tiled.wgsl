@@ -28,8 +28,10 @@ override TILE_LEN: u32 = 512;  // D * 8: vec4s of Q^T, K^T and V (set by the hos
 
 const BQ: u32 = 32u;
 const BKV: u32 = 32u;
+// A const, not an override: LOADS, which sizes a function-scope array, is
+// derived from it. flash_attention.cpp's kTiledThreads repeats it (workgroup bytes).
 const THREADS: u32 = 128u;
-const LOADS: u32 = 4u;  // vec4s of a K (and a V) tile per thread: BKV * 16 / THREADS
+const LOADS: u32 = BKV * 16u / THREADS;  // vec4s of a K (and a V) tile per thread (D4 <= 16)
 
 var<workgroup> qt: array<vec4<f32>, TILE_LEN>;  // [d][q / 4]: 4 query rows at one dim
 var<workgroup> kt: array<vec4<f32>, TILE_LEN>;  // [d][k / 4]: 4 keys at one dim
@@ -47,7 +49,7 @@ fn load_kv(c0: u32, e: u32, last: u32, kvh: u32) -> array<vec4<f32>, 2> {
   return array<vec4<f32>, 2>(load_k(i), load_v(i));
 }
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(THREADS)
 fn flash_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
                @builtin(num_workgroups) nwg: vec3<u32>) {
   let blk = flash_block(wid, nwg, BQ);

@@ -1,6 +1,7 @@
 // What the two prefill flash attention kernels (flash_attention.wgsl,
 // flash_attention_tiled.wgsl) share: their parameters and the q and out
 // bindings (the caches come from cache_f32.wgsl or cache_f16.wgsl).
+//! import common/prelude.wgsl
 
 // The caches bound hold KV heads [head0 / group, + cache_heads): all Hkv,
 // or one part of caches stored in parts by heads (one dispatch per part,
@@ -53,7 +54,7 @@ struct FlashBlock {
 fn flash_block(wid: vec3<u32>, nwg: vec3<u32>, rows: u32) -> FlashBlock {
   var b: FlashBlock;
   let blocks = (params.seq + rows - 1u) / rows;
-  let g = wid.y * nwg.x + wid.x;
+  let g = flat_group(wid, nwg);
   b.live = g < blocks * params.heads;
   if (!b.live) { return b; }
   b.h = params.head0 + g % params.heads;

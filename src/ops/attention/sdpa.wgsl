@@ -11,9 +11,13 @@
 // (all Hkv, or one part of caches stored in parts by heads, whose chunks
 // hold only the query heads reading that part); D % 4 == 0 (vec4 rows).
 // Score rows are `row_stride` (the cache's MAX) apart; row = hl * S + s.
-// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+// Workgroups may be 2D-folded (gpu/workgroups.h): the flat index is flat_group().
+//! import common/prelude.wgsl
+//! import norm/reduce.wgsl
 
-override WG: u32 = 64;
+// WG, the workgroup size, is norm/reduce.wgsl's override: three_pass_attention.cpp
+// passes kSdpaWorkgroup for scores and weighted_sum, kSdpaSoftmaxWorkgroup (a
+// power of two, for the tree reductions) for softmax.
 
 struct Params {
   seq: u32,          // live S
@@ -43,14 +47,10 @@ struct Params {
 @group(0) @binding(2) var<storage, read> v4: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> out4: array<vec4<f32>>;
 
-fn linear_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return wid.y * nwg.x + wid.x;
-}
-
 @compute @workgroup_size(WG)
 fn scores(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = linear_workgroup(wid, nwg) * WG + lid.x;
+  let t = flat_group(wid, nwg) * WG + lid.x;
   let context = params.start + params.seq;
   let row = t / context;
   let c = t % context;
@@ -71,49 +71,28 @@ fn scores(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
   scores_out[row * params.row_stride + c] = acc * params.scale;
 }
 
-const SOFTMAX_WG: u32 = 128u;  // a power of two: the tree reductions halve it
-var<workgroup> partial: array<f32, SOFTMAX_WG>;
-
-// Tree reduction of `partial` (max when take_max, else sum); every
-// invocation must call it (barriers).
-fn reduce(take_max: bool, lid: u32) -> f32 {
-  workgroupBarrier();
-  for (var stride = SOFTMAX_WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid < stride) {
-      let other = partial[lid + stride];
-      partial[lid] = select(partial[lid] + other, max(partial[lid], other), take_max);
-    }
-    workgroupBarrier();
-  }
-  let result = partial[0];
-  workgroupBarrier();
-  return result;
-}
-
-@compute @workgroup_size(SOFTMAX_WG)
+@compute @workgroup_size(WG)
 fn softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
            @builtin(num_workgroups) nwg: vec3<u32>) {
-  let row = linear_workgroup(wid, nwg);
+  let row = flat_group(wid, nwg);
   // No early return: every invocation must reach the barriers.
   let valid = row < params.heads * params.seq;
   let len = select(0u, params.start + row % params.seq + 1u, valid);
   let base = row * params.row_stride;
   var m = -3.402823e38;
-  for (var c = lid.x; c < len; c += SOFTMAX_WG) { m = max(m, probs_rw[base + c]); }
-  partial[lid.x] = m;
-  m = reduce(true, lid.x);
+  for (var c = lid.x; c < len; c += WG) { m = max(m, probs_rw[base + c]); }
+  m = reduce_max(lid.x, m);
   var sum = 0.0;
-  for (var c = lid.x; c < len; c += SOFTMAX_WG) { sum += exp(probs_rw[base + c] - m); }
-  partial[lid.x] = sum;
-  sum = reduce(false, lid.x);
+  for (var c = lid.x; c < len; c += WG) { sum += exp(probs_rw[base + c] - m); }
+  sum = reduce_sum(lid.x, sum);
   let inv = 1.0 / sum;
-  for (var c = lid.x; c < len; c += SOFTMAX_WG) { probs_rw[base + c] = exp(probs_rw[base + c] - m) * inv; }
+  for (var c = lid.x; c < len; c += WG) { probs_rw[base + c] = exp(probs_rw[base + c] - m) * inv; }
 }
 
 @compute @workgroup_size(WG)
 fn weighted_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
                 @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = linear_workgroup(wid, nwg) * WG + lid.x;
+  let t = flat_group(wid, nwg) * WG + lid.x;
   if (t >= params.seq * params.heads * params.dim4) { return; }
   let d4 = t % params.dim4;
   let hl = (t / params.dim4) % params.heads;

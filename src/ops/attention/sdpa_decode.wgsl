@@ -5,8 +5,8 @@
 //
 // `main`: workgroup (kvh, split) attends positions [p0, p1) of its split
 // with the GROUP query heads that share KV head kvh, so each cached K and V
-// row is read once for all of them (grouped-query attention). Its 256
-// invocations are 256 / DIM4 teams of DIM4 lanes; a team takes one position
+// row is read once for all of them (grouped-query attention). Its WG
+// invocations are WG / DIM4 teams of DIM4 lanes; a team takes one position
 // at a time, lane j holding vec4 column j of the K and V rows. The lanes'
 // partial dot products meet through lanes_sum4, and each lane keeps the
 // online-softmax state (running max, sum, its column of the weighted V sum)
@@ -32,7 +32,12 @@
 //! import common/reduce_{reduce}.wgsl
 //! import attention/cache_{cache}.wgsl
 
-const WG: u32 = 256u;
+// Set by decode_attention.cpp (kDecodeWorkgroup); at most MAX_WG, the
+// invocations common/reduce_*.wgsl's scratch holds. The team arrays below are
+// sized by MAX_WG, not WG: naga (wgpu-native) fails to make the pipeline
+// when they are override-sized ("depends on [..] which has not been processed yet").
+override WG: u32 = 256;
+const MAX_WG: u32 = 256u;
 // Known when the pipeline is made, so loops over heads unroll and the
 // per-head state stays in registers.
 override GROUP: u32 = 4;  // query heads per KV head (<= 8)
@@ -56,8 +61,8 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> parts: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> out: array<vec4<f32>>;
 
-var<workgroup> team_acc: array<vec4<f32>, 256>;  // one head's weighted V sums, per invocation
-var<workgroup> team_stat: array<vec2<f32>, 256>;  // one head's (max, sum), per team
+var<workgroup> team_acc: array<vec4<f32>, MAX_WG>;  // one head's weighted V sums, per invocation
+var<workgroup> team_stat: array<vec2<f32>, MAX_WG>;  // one head's (max, sum), per team
 
 const LOWEST: f32 = -3.402823e38;
 
@@ -80,7 +85,7 @@ fn merge_states(a: SoftmaxState, b: SoftmaxState) -> SoftmaxState {
   return SoftmaxState(top, a.sum * wa + b.sum * wb, a.o * wa + b.o * wb);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let wg = flat_group(wid, nwg);
@@ -167,7 +172,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 @group(0) @binding(2) var<storage, read_write> merged: array<vec4<f32>>;
 
 // Merges the splits' outputs: one invocation per (query head, vec4 column).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn combine(@builtin(global_invocation_id) gid: vec3<u32>) {
   let dim4 = DIM4;
   let i = gid.x;

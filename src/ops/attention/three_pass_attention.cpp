@@ -54,7 +54,7 @@ ThreePassAttention ThreePassAttention::record(OpContext& ctx, const AttentionSha
   const auto scores = ctx.scratch(uint64_t(chunk) * pass_seq * shape.cache_max * sizeof(float), "sdpa scores");
   const gpu::OverrideConstants wg = {{"WG", kSdpaWorkgroup}};
   const auto& qk = ctx.pipeline("attention/sdpa.wgsl", "scores", wg);
-  const auto& softmax = ctx.pipeline("attention/sdpa.wgsl", "softmax", wg);
+  const auto& softmax = ctx.pipeline("attention/sdpa.wgsl", "softmax", {{"WG", kSdpaSoftmaxWorkgroup}});
   const auto& av = ctx.pipeline("attention/sdpa.wgsl", "weighted_sum", wg);
   for (const CachePart& part : parts) {
     const auto part_begin = static_cast<uint32_t>(part.first_head) * shape.group;

@@ -3,6 +3,7 @@
 // heads [h0, h0 + n), each position's row of n * D values taken from the
 // value's row of H * D at h0 * D. A cache in one part has n = H: element i
 // then lands at dst_offset + i. 2D-folded workgroups.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 
@@ -24,7 +25,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= params.count) { return; }
   let pos = i / params.part_row;
   cache[params.dst_offset + i] = value[pos * params.value_row + params.value_offset + i % params.part_row];

@@ -1,6 +1,7 @@
 // The f16 KV cache's write: as update_cache.wgsl (Params alike), each value
 // stored as f16, two per invocation packed into one word (every count and
 // offset is even: rows are D % 4 == 0 elements). 2D-folded workgroups.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 
@@ -22,7 +23,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   let e = 2u * i;
   if (e >= params.count) { return; }
   let at = (e / params.part_row) * params.value_row + params.value_offset + e % params.part_row;

@@ -49,7 +49,8 @@ struct ConvParams {
 };
 static_assert(sizeof(ConvParams) == 128, "must match Params in conv_params.wgsl");
 
-constexpr uint32_t kDepthwiseWorkgroup = 64;
+constexpr uint32_t kDepthwiseWorkgroup = 64;  // WG of conv2d.wgsl's main_depthwise
+constexpr uint32_t kReduceWorkgroup = 256;    // WG of conv_igemm.wgsl's main_reduce
 constexpr uint32_t kTile = 64;    // main_gemm's and main_igemm's output tile edge (pixels and channels)
 constexpr int64_t kChunk = 16;    // main_igemm's input channels per reduction slice
 // Split-K until about `fill` workgroups run, keeping each split at least
@@ -282,7 +283,9 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
                                             {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0},
                                             {"POINTWISE", pointwise(c) ? 1.0 : 0.0}};
   const auto& gemm = ctx.pipeline("conv/conv_igemm.wgsl", "main_igemm", constants);
-  const auto& reduce = ctx.pipeline("conv/conv_igemm.wgsl", "main_reduce", constants);
+  gpu::OverrideConstants reduce_constants = constants;
+  reduce_constants.emplace_back("WG", kReduceWorkgroup);
+  const auto& reduce = ctx.pipeline("conv/conv_igemm.wgsl", "main_reduce", reduce_constants);
   const uint32_t chunks = uint32_t(gpu::div_up(uint64_t(c.cin_g), uint64_t(kChunk)));
   const uint32_t slices = uint32_t(c.kh * c.kw) * chunks;
   // Partial sums for the split count of the largest shape.
@@ -318,7 +321,7 @@ void lower_igemm(OpContext& ctx, const ConvArgs& c, bool has_bias) {
     r.write_uniform(u, p);
     r.set_workgroups(d_gemm, {uint32_t(gpu::div_up(p.m_total, kTile)), uint32_t(gpu::div_up(p.cout_g, kTile)),
                               p.groups * p.splits});
-    r.set_workgroups(d_reduce, p.splits > 1 ? r.fold(gpu::div_up(uint64_t(p.cout) * p.m_total, 256)) : gpu::WorkgroupCount{0, 0, 0});
+    r.set_workgroups(d_reduce, p.splits > 1 ? r.fold(gpu::div_up(uint64_t(p.cout) * p.m_total, kReduceWorkgroup)) : gpu::WorkgroupCount{0, 0, 0});
   });
 }
 
@@ -375,7 +378,7 @@ void lower(OpContext& ctx, ConvOp op) {
   }
   const auto& pipeline =
       dw ? ctx.pipeline("conv/conv2d.wgsl", "main_depthwise",
-                        {{"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c, ctx.tuning().conv_kernel) ? 1.0 : 0.0},
+                        {{"WG", kDepthwiseWorkgroup}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}, {"ROW3", row3(c, ctx.tuning().conv_kernel) ? 1.0 : 0.0},
                          {"HAS_RESIDUAL", c.residual_arg >= 0 ? 1.0 : 0.0}})
          : ctx.pipeline("conv/conv2d.wgsl", "main_gemm",
                         {{"TRANSPOSED", c.transposed ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0},

@@ -27,6 +27,7 @@
 override TRANSPOSED: u32 = 0u;
 override POINTWISE: u32 = 0u;
 override ROW3: u32 = 0u;
+override WG: u32 = 64;  // main_depthwise's workgroup: kDepthwiseWorkgroup passes it
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> weight: array<f32>;
@@ -129,7 +130,7 @@ fn store4(co_local: u32, g: u32, m: u32, v: vec4<f32>) {
 
 // Every array below is indexed by constants only, so it stays in registers
 // whether or not the driver unrolls loops.
-@compute @workgroup_size(256)
+@compute @workgroup_size(THREADS)
 fn main_gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
   let g = p.g0 + wid.z;
   let wrow = g * p.cout_g + p.co0 - p.w_row0;  // the binding's row of the dispatch's channel 0 in group g
@@ -192,11 +193,11 @@ fn row_at(row: u32, ix: i32) -> f32 {
   return select(0.0, v, ix >= 0 && ix < i32(p.w));
 }
 
-// Workgroups: linear index over (n * co_count) * oh * row_tiles, 64 per group.
-@compute @workgroup_size(64)
+// Workgroups: flat index over (n * co_count) * oh * row_tiles, WG per group.
+@compute @workgroup_size(WG)
 fn main_depthwise(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                   @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = flat_group(wid, nwg) * 64u + lid;
+  let t = flat_group(wid, nwg) * WG + lid;
   let tile = t % p.row_tiles;
   let rest = t / p.row_tiles;
   let oy = rest % p.oh;

@@ -21,6 +21,7 @@
 //! import conv/conv_params.wgsl
 
 override POINTWISE: u32 = 0u;
+override WG: u32 = 256;  // main_reduce's workgroup: kReduceWorkgroup passes it
 
 // main_reduce binds only the first five.
 @group(0) @binding(0) var<storage, read> bias: array<f32>;
@@ -162,10 +163,10 @@ fn main_igemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 }
 
 // One output element per invocation over cout * m_total (2D-folded grid).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main_reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 256u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.cout * p.m_total) { return; }
   let co = i / p.m_total;
   let m = i - co * p.m_total;

@@ -128,7 +128,7 @@ void lower_arange(OpContext& ctx) {
     }
   }
   const UniformId u = ctx.uniform(sizeof(FillParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"MODE", 1}, {"INT_OUT", int_out ? 1 : 0}}),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"WG", kFillWorkgroup}, {"MODE", 1}, {"INT_OUT", int_out ? 1 : 0}}),
                                     {ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize(deps, [=](ResizeContext& r) {
     double v[3];
@@ -147,7 +147,7 @@ void lower_arange(OpContext& ctx) {
     p.step = static_cast<float>(v[2]);
     p.words = static_cast<uint32_t>(count);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.words, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.words, kFillWorkgroup)));
   });
 }
 
@@ -167,7 +167,7 @@ void lower_grid_priors(OpContext& ctx) {
   const ValueId x = ctx.arg(0), out = ctx.arg(3);
   const float stride = static_cast<float>(ctx.args().number(1)), offset = static_cast<float>(ctx.args().number(2));
   const UniformId u = ctx.uniform(sizeof(FillParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"MODE", 2}}),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"WG", kFillWorkgroup}, {"MODE", 2}}),
                                     {ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
@@ -179,7 +179,7 @@ void lower_grid_priors(OpContext& ctx) {
     p.start = offset;
     p.step = stride;
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.words, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.words, kFillWorkgroup)));
   });
 }
 

@@ -20,7 +20,7 @@ Fill record_fill(OpContext& ctx, ValueId out, double value) {
     f.bits = static_cast<uint32_t>(static_cast<int32_t>(value));
   }
   f.uniform = ctx.uniform(sizeof(FillParams));
-  f.dispatch = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"MODE", 0}}),
+  f.dispatch = ctx.dispatch(ctx.pipeline("creation/fill.wgsl", "main", {{"WG", kFillWorkgroup}, {"MODE", 0}}),
                             {ctx.tensor(out), ctx.uniform_binding(f.uniform)});
   return f;
 }
@@ -31,7 +31,7 @@ void write_fill(ResizeContext& r, const Fill& fill, const Dims& dims) {
   p.words = static_cast<uint32_t>(gpu::div_up(bytes, 4));
   p.bits = fill.bits;
   r.write_uniform(fill.uniform, p);
-  r.set_workgroups(fill.dispatch, r.fold(gpu::div_up(p.words, 256)));
+  r.set_workgroups(fill.dispatch, r.fold(gpu::div_up(p.words, kFillWorkgroup)));
 }
 
 }  // namespace wgrt::ops

@@ -6,6 +6,9 @@
 
 namespace wgrt::ops {
 
+// WG in fill.wgsl: every fill pipeline is asked with it.
+constexpr uint32_t kFillWorkgroup = 256;
+
 // Mirrors `Params` in fill.wgsl.
 struct FillParams {
   uint32_t words = 0, bits = 0;

@@ -5,6 +5,7 @@
 // is ((x + start) * step, (y + start) * step), with W in `bits`.
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // kFillWorkgroup (fill.h)
 override MODE: u32 = 0u;
 override INT_OUT: u32 = 0u;
 
@@ -18,10 +19,10 @@ struct Params {
 @group(0) @binding(0) var<storage, read_write> out: array<u32>;
 @group(0) @binding(1) var<uniform> p: Params;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 256u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.words) { return; }
   if (MODE == 0u) {
     out[i] = p.bits;

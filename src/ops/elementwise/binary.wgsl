@@ -4,8 +4,8 @@
 //   main_scalar    a, b and out share one shape: one element per invocation
 //   main_vec4      the same, four elements per invocation (buffers sized to a multiple of 4)
 //   main_broadcast numpy broadcasting through per-dim strides (0 on broadcast dims)
-// Workgroups may be folded into 2D (gpu/workgroups.h): the linear workgroup
-// index is wid.x + wid.y * num_workgroups.x.
+// Workgroups may be folded into 2D (gpu/workgroups.h): the flat index is flat_group().
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 override OP: u32 = 0;
@@ -40,7 +40,7 @@ fn apply(x: vec4<f32>, y: vec4<f32>) -> vec4<f32> {
 }
 
 fn linear_index(wid: vec3<u32>, lid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + lid.x;
+  return flat_group(wid, nwg) * WG + lid.x;
 }
 
 fn at(v: array<vec4<u32>, 2>, i: u32) -> u32 {

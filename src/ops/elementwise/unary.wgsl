@@ -5,6 +5,7 @@
 // leaky_relu(lo).
 // main_vec4 handles four elements per invocation (buffers sized to a multiple
 // of 4); main_scalar one. 2D-folded workgroups as in binary.wgsl.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 override OP: u32 = 0;
@@ -57,7 +58,7 @@ fn apply(v: vec4<f32>) -> vec4<f32> {
 }
 
 fn linear_index(wid: vec3<u32>, lid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-  return (wid.y * nwg.x + wid.x) * WG + lid.x;
+  return flat_group(wid, nwg) * WG + lid.x;
 }
 
 @compute @workgroup_size(WG)

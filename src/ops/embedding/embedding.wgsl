@@ -3,6 +3,7 @@
 // One invocation per output value; 2D-folded. W_F16: the table holds f16
 // values two to a word (an fp16 program's table kept f16), read through
 // WGSL's core unpack2x16float.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 override W_F16: bool = false;
@@ -31,7 +32,7 @@ fn weight_at(i: u32) -> f32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= params.count) { return; }
   let token = i / params.d;
   // Out-of-range ids read row 0 rather than outside the table; torch raises.

@@ -3,6 +3,7 @@
 // holds two codes, d even in the high nibble (the export flow's packing, not
 // et_vk.embedding_q4gsw's), stored +8: code = nibble - 8. One invocation per
 // output element; 2D-folded.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 
@@ -26,7 +27,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= p.count) { return; }
   let token = i / p.d;
   let d = i % p.d;

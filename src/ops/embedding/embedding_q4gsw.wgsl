@@ -3,6 +3,7 @@
 // a row holds d = 8j..8j+7), value (nibble - 8) * scales[row, d / gs].
 // LOW_FIRST (is_linear_weight): even d in each byte's low nibble; otherwise
 // in the high nibble. One invocation per word (8 outputs); 2D-folded.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 override LOW_FIRST: bool = true;
@@ -27,7 +28,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let t = flat_group(wid, nwg) * WG + lid.x;
   if (t >= params.words) { return; }
   let token = t / params.row_words;
   let j = t % params.row_words;

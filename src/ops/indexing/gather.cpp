@@ -16,6 +16,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 256;  // WG in indexing/gather.wgsl
+
 constexpr size_t kMaxRank = 8;
 
 struct GatherParams {
@@ -101,7 +103,7 @@ void lower(OpContext& ctx, Form form) {
   const size_t dim = check(ctx.args(), form);
   const ValueId x = ctx.arg(0), index = index_and_dim(ctx.args(), form).first, out = ctx.arg(slots(form).out);
   const UniformId u = ctx.uniform(sizeof(GatherParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline("indexing/gather.wgsl", "main", {{"MODE", gather ? 1.0 : 0.0}}),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("indexing/gather.wgsl", "main", {{"WG", kWorkgroup}, {"MODE", gather ? 1.0 : 0.0}}),
                                     {ctx.tensor(x), ctx.tensor(index), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x, index}, [=](ResizeContext& r) {
     const Dims od = out_dims(gather, r.dims(x), dim, r.dims(index));
@@ -117,7 +119,7 @@ void lower(OpContext& ctx, Form form) {
       p.x_strides[i] = uint32_t(strides[i]);
     }
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
 }
 

@@ -4,6 +4,7 @@
 // gather (MODE 1, index shaped like out).
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // the C++'s kWorkgroup passes it
 override MODE: u32 = 0u;
 
 struct Params {
@@ -19,10 +20,10 @@ struct Params {
 
 fn at(v: array<vec4<u32>, 2>, i: u32) -> u32 { return v[i / 4u][i % 4u]; }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 256u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.count) { return; }
   var rest = i;
   var src = 0u;

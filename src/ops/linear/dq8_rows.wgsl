@@ -4,7 +4,9 @@
 // CPU graph's quantize_affine -> dequantize_affine pair:
 //   q = clamp(round(x * (1 / scale)) + zp, -128, 127),  x' = f32(q - zp) * scale
 // 1 / scale is made correctly rounded (torch divides in f32).
+//! import common/prelude.wgsl
 
+override WG: u32 = 256;  // the C++'s kWorkgroup passes it
 override ZP_INT8: bool = false;  // zero points int8 (packed four to a word), else int32
 
 struct Params {
@@ -25,10 +27,10 @@ fn zero_point(row: u32) -> i32 {
   return bitcast<i32>(zps[row]);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.count) { return; }
   let row = i / p.k;
   let s = scales[row];

@@ -161,7 +161,7 @@ fn fold_partials(acc: ptr<function, array<vec4<f32>, 16>>, p: ptr<function, arra
 @compute @workgroup_size(THREADS)
 fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let group = wid.y * nwg.x + wid.x;
+  let group = flat_group(wid, nwg);
   let col_groups = (params.n + BN - 1u) / BN;
   let n0 = (group % col_groups) * BN;
   let m0 = (group / col_groups) * BM;

@@ -15,6 +15,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 256;  // WG in linear/dq8_rows.wgsl
+
 struct Dq8Params {
   uint32_t count = 0, k = 0, pad[2] = {};
 };
@@ -34,7 +36,7 @@ void lower(OpContext& ctx) {
   const OpArgs& args = ctx.args();
   const ValueId x = ctx.arg(0);
   const bool zp_int8 = ctx.tensor_info(ctx.arg(2)).dtype == DType::I8;
-  const auto& pipeline = ctx.pipeline("linear/dq8_rows.wgsl", "main", {{"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
+  const auto& pipeline = ctx.pipeline("linear/dq8_rows.wgsl", "main", {{"WG", kWorkgroup}, {"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
   const gpu::BufferBinding requantized = ctx.scratch(uint64_t(numel(ctx.max_dims(x))) * 4, "linear_dq8ca_q4gsw x");
   const UniformId u = ctx.uniform(sizeof(Dq8Params));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(ctx.arg(1)), ctx.tensor(ctx.arg(2)), requantized,
@@ -45,7 +47,7 @@ void lower(OpContext& ctx) {
     p.count = static_cast<uint32_t>(numel(r.dims(x)));
     p.k = k;
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
   record_linear_q4gsw(ctx, requantized, x, ctx.arg(3), ctx.arg(5), args.integer(6), args.is_null(7) ? kNoBias : ctx.arg(7),
                       ctx.arg(8));

@@ -4,10 +4,12 @@
 // value 8j+i in bits 4i..4i+3 (even k in each byte's low nibble). K % 8 == 0 and
 // gs % 8 == 0, so a word never straddles a group.
 // Entry points, chosen from the live M by the host (the other gets 0 workgroups):
-//   gemv  M == 1: a workgroup of WG invocations per ROWS output rows, reduced in
-//         workgroup memory
+//   gemv  M == 1: a workgroup of WG invocations per ROWS output rows, summed by
+//         lanes_sum4 (common/reduce_*.wgsl)
 //   gemm  M > 1: 16 x 16 output tiles, K in steps of 32 through workgroup memory
-// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+// Workgroups may be 2D-folded (gpu/workgroups.h): the flat index is flat_group().
+//! import common/prelude.wgsl
+//! import common/reduce_{reduce}.wgsl
 
 override WG: u32 = 64;       // gemv; a power of two
 override HAS_BIAS: bool = false;
@@ -49,12 +51,11 @@ fn finish(n: u32, acc: f32) -> f32 {
 }
 
 const ROWS: u32 = 4u;
-var<workgroup> row_partial: array<vec4<f32>, WG>;
 
 @compute @workgroup_size(WG)
 fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = (wid.y * nwg.x + wid.x) * ROWS;
+  let first = flat_group(wid, nwg) * ROWS;
   let words = params.k / 8u;
   var acc = vec4<f32>(0.0);
   for (var j = lid.x; j < words; j += WG) {
@@ -68,14 +69,9 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       }
     }
   }
-  row_partial[lid.x] = acc;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid.x < stride) { row_partial[lid.x] += row_partial[lid.x + stride]; }
-    workgroupBarrier();
-  }
+  let total = lanes_sum4(acc, lid.x, WG);  // the workgroup's sums, in every invocation
   if (lid.x < ROWS && first + lid.x < params.n) {
-    out[params.row0 + first + lid.x] = finish(first + lid.x, row_partial[0][lid.x]);
+    out[params.row0 + first + lid.x] = finish(first + lid.x, total[lid.x]);
   }
 }
 
@@ -84,10 +80,10 @@ const TILE_K: u32 = 32u;
 var<workgroup> x_tile: array<array<f32, TILE_K>, TILE>;   // [m][k]
 var<workgroup> w_tile: array<array<f32, TILE_K>, TILE>;   // [n][k], dequantized
 
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(TILE, TILE)
 fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let tile = wid.y * nwg.x + wid.x;
+  let tile = flat_group(wid, nwg);
   let m0 = (tile / params.tiles_n) * TILE;
   let n0 = (tile % params.tiles_n) * TILE;
   if (m0 >= params.m) { return; }  // uniform per workgroup: barriers stay uniform

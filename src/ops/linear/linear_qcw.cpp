@@ -16,6 +16,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in linear/linear_qcw.wgsl
+
 struct QcwParams {
   uint32_t m = 0, n = 0, k = 0, w_row_bytes = 0;
   uint32_t row0 = 0, out_cols = 0, pad[2] = {};  // a run of weight rows: n of them, out's columns row0 ..
@@ -44,7 +46,7 @@ void check(const OpArgs& args, uint32_t bits) {
 
 void lower(OpContext& ctx, uint32_t bits) {
   const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(3);
-  const auto& pipeline = ctx.pipeline("linear/linear_qcw.wgsl", "main", {{"W_BITS", double(bits)}});
+  const auto& pipeline = ctx.pipeline("linear/linear_qcw.wgsl", "main", {{"WG", kWorkgroup}, {"W_BITS", double(bits)}});
   const gpu::BufferBinding scales = ctx.tensor(ctx.arg(2));
   const std::vector<RowRunDispatch> runs =
       dispatch_row_runs(ctx, w, sizeof(QcwParams), pipeline, [&](gpu::BufferBinding run, gpu::BufferBinding u) {
@@ -64,7 +66,7 @@ void lower(OpContext& ctx, uint32_t bits) {
       p.row0 = run.first_row;
       p.n = run.rows;
       r.write_uniform(run.uniform, p);
-      r.set_workgroups(run.dispatch, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), 64)));
+      r.set_workgroups(run.dispatch, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), kWorkgroup)));
     }
   });
 }

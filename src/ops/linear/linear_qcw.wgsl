@@ -8,7 +8,9 @@
 // comes in runs of rows, one dispatch each: n counts the run's rows, w holds
 // only them, and output column (and scale) row0 + n of out_cols (unsplit:
 // row0 = 0, out_cols = n).
+//! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override W_BITS: u32 = 8u;
 
 struct Params {
@@ -39,10 +41,10 @@ fn weight(n: u32, k: u32) -> f32 {
   return f32(i32(nibble) - 8);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = ((wid.y * nwg.x + wid.x) * 64u + lid) * 4u;
+  let first = (flat_group(wid, nwg) * WG + lid) * 4u;
   let total = p.m * p.n;
   for (var j = 0u; j < 4u; j++) {
     let i = first + j;

@@ -12,8 +12,11 @@
 //   gemm  TILE x TILE output tiles per workgroup, 8 x 8 invocations each owning
 //         a 4 x 4 micro-tile, K in steps of TILE_K through workgroup memory
 //   gemv  M == 1 with B_TRANSPOSED: WG invocations per ROWS outputs, each
-//         output a dot product of two contiguous rows, reduced in workgroup memory
-// Workgroups may be 2D-folded: linear index wid.y * num_workgroups.x + wid.x.
+//         output a dot product of two contiguous rows, summed by lanes_sum4
+//         (common/reduce_*.wgsl)
+// Workgroups may be 2D-folded (gpu/workgroups.h): the flat index is flat_group().
+//! import common/prelude.wgsl
+//! import common/reduce_{reduce}.wgsl
 
 override B_TRANSPOSED: bool = false;
 override HAS_BIAS: bool = false;
@@ -78,14 +81,14 @@ fn load_b(base: u32, k: u32, n: u32) -> f32 {
 const TILE: u32 = 32u;
 const TILE_K: u32 = 32u;
 const MICRO: u32 = 4u;          // each invocation: MICRO x MICRO outputs
-const THREADS: u32 = 64u;       // (TILE / MICRO)^2
+const THREADS: u32 = (TILE / MICRO) * (TILE / MICRO);
 var<workgroup> a_tile: array<array<f32, TILE_K>, TILE>;                 // [m][k]
 var<workgroup> b_tile: array<array<vec4<f32>, TILE / 4u>, TILE_K>;      // [k][n / 4]
 
-@compute @workgroup_size(8, 8)
+@compute @workgroup_size(TILE / MICRO, TILE / MICRO)
 fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) li: u32, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let tile = wid.y * nwg.x + wid.x;
+  let tile = flat_group(wid, nwg);
   let per_batch = params.tiles_m * params.tiles_n;
   let batch = tile / per_batch;
   if (batch >= params.batches) { return; }  // a folded grid's spare workgroups; uniform per workgroup
@@ -141,12 +144,11 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 }
 
 const ROWS: u32 = 4u;
-var<workgroup> row_partial: array<vec4<f32>, WG>;
 
 @compute @workgroup_size(WG)
 fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = (wid.y * nwg.x + wid.x) * ROWS;
+  let first = flat_group(wid, nwg) * ROWS;
   var acc = vec4<f32>(0.0);
   for (var k = lid.x; k < params.k; k += WG) {
     let x = a[k];
@@ -155,14 +157,9 @@ fn gemv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       if (n < params.n) { acc[r] += x * b_at(n * params.k + k); }
     }
   }
-  row_partial[lid.x] = acc;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-    if (lid.x < stride) { row_partial[lid.x] += row_partial[lid.x + stride]; }
-    workgroupBarrier();
-  }
+  let total = lanes_sum4(acc, lid.x, WG);  // the workgroup's sums, in every invocation
   if (lid.x < ROWS && first + lid.x < params.n) {
     let at = params.row0 + first + lid.x;
-    out[at] = finish(first + lid.x, row_partial[0][lid.x], at);
+    out[at] = finish(first + lid.x, total[lid.x], at);
   }
 }

@@ -10,6 +10,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 256;  // WG in norm/batch_norm.wgsl
+
 struct BatchNormParams {
   uint32_t count = 0, channels = 0, inner = 0;
   float eps = 0;
@@ -49,7 +51,7 @@ void lower(OpContext& ctx) {
   const ValueId x = ctx.arg(0), out = output_of(args);
   const bool has_weight = !args.is_null(1), has_bias = !args.is_null(2);
   const auto& pipeline = ctx.pipeline("norm/batch_norm.wgsl", "main",
-                                      {{"HAS_WEIGHT", has_weight ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
+                                      {{"WG", kWorkgroup}, {"HAS_WEIGHT", has_weight ? 1.0 : 0.0}, {"HAS_BIAS", has_bias ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(BatchNormParams));
   const ValueId mean = ctx.arg(3);
   // The mean stands in for an absent weight or bias (never read).
@@ -66,7 +68,7 @@ void lower(OpContext& ctx) {
     p.inner = static_cast<uint32_t>(numel(Dims(dims.begin() + 2, dims.end())));
     p.eps = eps;
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
 }
 

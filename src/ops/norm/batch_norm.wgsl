@@ -3,6 +3,7 @@
 // weight[c] + bias[c], one element per invocation (2D-folded workgroups).
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // the C++'s kWorkgroup passes it
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;
 
@@ -21,10 +22,10 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> out: array<f32>;
 @group(0) @binding(6) var<uniform> params: Params;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 256u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= params.count) { return; }
   let c = (i / params.inner) % params.channels;
   var v = (x[i] - mean[c]) * inverseSqrt(variance[c] + params.eps);

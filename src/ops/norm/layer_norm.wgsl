@@ -7,6 +7,7 @@
 // GROUPS > 0 makes it aten.native_group_norm: a row is one group of one
 // sample ([C / GROUPS, hw] values) and weight and bias are per channel.
 //! import norm/reduce.wgsl
+//! import common/prelude.wgsl
 
 override HAS_WEIGHT: bool = true;
 override HAS_BIAS: bool = true;
@@ -30,7 +31,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let row = wid.y * nwg.x + wid.x;
+  let row = flat_group(wid, nwg);
   if (row >= params.rows) { return; }  // uniform per workgroup: barriers stay uniform
   let base = row * params.d;
   let inv_d = 1.0 / f32(params.d);

@@ -2,6 +2,7 @@
 // of length D. One workgroup per row (2D-folded), WG threads striding the row
 // (reduce.wgsl, imported, holds WG and reduce_sum).
 //! import norm/reduce.wgsl
+//! import common/prelude.wgsl
 
 struct Params {
   rows: u32,
@@ -18,7 +19,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let row = wid.y * nwg.x + wid.x;
+  let row = flat_group(wid, nwg);
   // No early return: every invocation must reach the barriers.
   let valid = row < params.rows;
   let base = row * params.d;

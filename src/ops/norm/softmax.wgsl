@@ -5,6 +5,7 @@
 // inner. One workgroup per row (2D-folded), WG threads striding the row
 // (reduce.wgsl, imported, holds WG and the reductions).
 //! import norm/reduce.wgsl
+//! import common/prelude.wgsl
 
 override LOG: bool = false;
 
@@ -22,7 +23,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let row = wid.y * nwg.x + wid.x;
+  let row = flat_group(wid, nwg);
   if (row >= params.rows) { return; }  // uniform per workgroup: barriers stay uniform
   let inner = params.inner;
   let base = (row / inner) * params.d * inner + row % inner;

@@ -13,6 +13,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in pool/pool2d.wgsl
+
 // Mirrors `Params` in pool2d.wgsl.
 struct PoolParams {
   uint32_t planes, h, w, oh;
@@ -104,7 +106,7 @@ void lower(OpContext& ctx, Pool pool) {
   check(args, pool, ctx.graph());
   const ValueId x = ctx.arg(0);
   const auto& pipeline = ctx.pipeline("pool/pool2d.wgsl", "main",
-                                      {{"MODE", double(a.mode)}, {"WITH_INDICES", a.has_indices ? 1.0 : 0.0}});
+                                      {{"WG", kWorkgroup}, {"MODE", double(a.mode)}, {"WITH_INDICES", a.has_indices ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(PoolParams));
   // Without indices the output stands in for them (never written).
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(a.out), ctx.tensor(a.has_indices ? a.indices : a.out),
@@ -126,7 +128,7 @@ void lower(OpContext& ctx, Pool pool) {
     p.dil_h = int32_t(a.dil[0]), p.dil_w = int32_t(a.dil[1]);
     p.count = uint32_t(numel(od));
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
 }
 

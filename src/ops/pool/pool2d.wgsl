@@ -4,6 +4,7 @@
 // in-input elements, 2: average counting the padding, 3: a fixed divisor.
 //! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override MODE: u32 = 0u;
 override WITH_INDICES: u32 = 0u;
 
@@ -19,10 +20,10 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> indices: array<i32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 64u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.count) { return; }
   let ox = i % p.ow;
   let oy = (i / p.ow) % p.oh;

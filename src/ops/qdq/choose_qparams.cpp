@@ -27,6 +27,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in qdq/choose_qparams.wgsl (a power of two)
+
 struct ChooseParams {
   uint32_t blocks = 0, block_len = 0;
   int32_t qmin = 0, qmax = 0;
@@ -160,7 +162,7 @@ void lower(OpContext& ctx, Kind k) {
   const bool zp_int8 = ctx.tensor_info(zp).dtype == DType::I8;
   const auto& pipeline =
       ctx.pipeline("qdq/choose_qparams.wgsl", "main",
-                   {{"MODE", double(mode_of(args, k))}, {"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
+                   {{"WG", kWorkgroup}, {"MODE", double(mode_of(args, k))}, {"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(ChooseParams));
   const DispatchId d =
       ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(scale), ctx.tensor(zp), ctx.uniform_binding(u)});

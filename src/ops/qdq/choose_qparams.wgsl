@@ -16,6 +16,10 @@
 // rounded (WGSL's may be off by 2.5 ulp), as torch's are. One workgroup
 // reduces four consecutive blocks, so an int8 zero-point output is written a
 // whole word at a time.
+//! import common/prelude.wgsl
+//! import norm/reduce.wgsl
+
+// WG (norm/reduce.wgsl's override) is choose_qparams.cpp's kWorkgroup.
 
 override MODE: u32 = 0u;
 override ZP_INT8: bool = false;  // zero points int8 (else int32)
@@ -36,46 +40,33 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> zps: array<u32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-var<workgroup> lo_part: array<f32, 64>;
-var<workgroup> hi_part: array<f32, 64>;
-
 fn divide(a: f32, b: f32) -> f32 {
   let q = a / b;
   let r = fma(-q, b, a);
   return fma(r, 1.0 / b, q);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let group = wid.y * nwg.x + wid.x;
+  let group = flat_group(wid, nwg);
   var word = 0u;
   for (var j = 0u; j < 4u; j++) {
     let block = group * 4u + j;
     if (block >= p.blocks) { break; }  // uniform across the workgroup
     var lo = 0.0;
     var hi = 0.0;
-    for (var i = lid; i < p.block_len; i += 64u) {
+    for (var i = lid; i < p.block_len; i += WG) {
       let v = x[block * p.block_len + i];
       lo = min(lo, v);
       hi = max(hi, v);
     }
-    lo_part[lid] = lo;
-    hi_part[lid] = hi;
-    workgroupBarrier();
-    for (var s = 32u; s > 0u; s >>= 1u) {
-      if (lid < s) {
-        lo_part[lid] = min(lo_part[lid], lo_part[lid + s]);
-        hi_part[lid] = max(hi_part[lid], hi_part[lid + s]);
-      }
-      workgroupBarrier();
-    }
+    let lo_b = -reduce_max(lid, -lo);  // the min, exactly (negation is exact)
+    let hi_b = reduce_max(lid, hi);
     if (lid == 0u) {
       let range = f32(p.qmax - p.qmin);
       var scale: f32;
       var zp: i32;
-      let lo_b = lo_part[0];
-      let hi_b = hi_part[0];
       if (MODE == 1u) {
         scale = max(divide(max(-lo_b, hi_b), range / 2.0), p.eps);
         zp = (p.qmax + p.qmin + 1) / 2;
@@ -98,7 +89,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         zps[block] = bitcast<u32>(zp);
       }
     }
-    workgroupBarrier();
   }
   if (ZP_INT8 && lid == 0u && group * 4u < p.blocks) { zps[group] = word; }
 }

@@ -16,6 +16,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in qdq/q8ta_conv2d.wgsl
+
 struct ConvParams {
   uint32_t batch = 0, ic = 0, ih = 0, iw = 0;
   uint32_t oc = 0, oh = 0, ow = 0, groups = 1;
@@ -116,7 +118,7 @@ void lower(OpContext& ctx, Kind kind) {
   const ValueId x = ctx.arg(0), w = ctx.arg(3), out = ctx.arg(at.out);
   const bool has_bias = !args.is_null(8);
   const auto& pipeline = ctx.pipeline("qdq/q8ta_conv2d.wgsl", "main",
-                                      {{"LAYOUT", kind == Kind::Depthwise ? 1.0 : 0.0},
+                                      {{"WG", kWorkgroup}, {"LAYOUT", kind == Kind::Depthwise ? 1.0 : 0.0},
                                        {"TRANSPOSED", kind == Kind::Transposed ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                        {"RELU", relu(args, at.activation) ? 1.0 : 0.0}});
@@ -154,7 +156,7 @@ void lower(OpContext& ctx, Kind kind) {
     p.ow = static_cast<uint32_t>(out_size(kind, in[3], ks[1], stride[1], pad[1], dil[1], out_pad[1]));
     r.set_dims(out, {in[0], int64_t(p.oc), int64_t(p.oh), int64_t(p.ow)});
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.batch) * p.oc * p.oh * p.ow, 4), 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.batch) * p.oc * p.oh * p.ow, 4), kWorkgroup)));
   });
 }
 

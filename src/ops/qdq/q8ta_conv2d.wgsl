@@ -10,7 +10,9 @@
 // Int8 tensors are packed four to a u32 word; four consecutive outputs per
 // invocation, written as one word.
 //! import qdq/int8.wgsl
+//! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override LAYOUT: u32 = 0u;
 override TRANSPOSED: bool = false;
 override HAS_BIAS: bool = false;
@@ -81,10 +83,10 @@ fn conv_at(n: u32, oc: u32, oy: u32, ox: u32) -> f32 {
   return y;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = ((wid.y * nwg.x + wid.x) * 64u + lid) * 4u;
+  let first = (flat_group(wid, nwg) * WG + lid) * 4u;
   let total = p.batch * p.oc * p.oh * p.ow;
   if (first >= total) { return; }
   var word = 0u;

@@ -11,6 +11,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in qdq/q8ta_elementwise.wgsl
+
 struct EwParams {
   uint32_t count = 0;
   int32_t a_zp = 0, b_zp = 0, out_zp = 0;
@@ -72,7 +74,7 @@ void lower(OpContext& ctx, Op op) {
   const OpArgs& args = ctx.args();
   const ValueId a = ctx.arg(0), out = ctx.arg(arg_count(op) - 1);
   const ValueId b = op == kAdd ? ctx.arg(1) : a;
-  const auto& pipeline = ctx.pipeline("qdq/q8ta_elementwise.wgsl", "main", {{"OP", double(op)}});
+  const auto& pipeline = ctx.pipeline("qdq/q8ta_elementwise.wgsl", "main", {{"WG", kWorkgroup}, {"OP", double(op)}});
   const UniformId u = ctx.uniform(sizeof(EwParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(a), ctx.tensor(b), ctx.tensor(out), ctx.uniform_binding(u)});
   EwParams base;
@@ -107,7 +109,7 @@ void lower(OpContext& ctx, Op op) {
       p.ow = static_cast<uint32_t>(dims[3]);
     }
     rc.write_uniform(u, p);
-    rc.set_workgroups(d, rc.fold(gpu::div_up(gpu::div_up(p.count, 4), 64)));
+    rc.set_workgroups(d, rc.fold(gpu::div_up(gpu::div_up(p.count, 4), kWorkgroup)));
   });
 }
 

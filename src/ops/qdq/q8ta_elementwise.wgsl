@@ -6,7 +6,9 @@
 //   q = clamp(round(y * out_inv_scale) + out_zp, -128, 127)
 // Four consecutive outputs per invocation, written as one packed word.
 //! import qdq/int8.wgsl
+//! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override OP: u32 = 0u;
 
 struct Params {
@@ -48,10 +50,10 @@ fn value(i: u32) -> f32 {
   return ya + p.alpha * yb;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = ((wid.y * nwg.x + wid.x) * 64u + lid) * 4u;
+  let first = (flat_group(wid, nwg) * WG + lid) * 4u;
   if (first >= p.count) { return; }
   var word = 0u;
   for (var j = 0u; j < 4u; j++) {

@@ -19,6 +19,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in qdq/q8ta_linear.wgsl
+
 struct Q8Params {
   uint32_t m = 0, n = 0, k = 0, w_row_words = 0;
   int32_t x_zp = 0, out_zp = 0;
@@ -87,7 +89,7 @@ void lower(OpContext& ctx, const Form& f) {
   const ValueId x = ctx.arg(0), w = ctx.arg(3), out = ctx.arg(f.count - 1);
   const bool has_bias = !args.is_null(f.bias);
   const auto& pipeline = ctx.pipeline("qdq/q8ta_linear.wgsl", "main",
-                                      {{"OUT_INT8", f.int8_io ? 1.0 : 0.0},
+                                      {{"WG", kWorkgroup}, {"OUT_INT8", f.int8_io ? 1.0 : 0.0},
                                        {"HAS_BIAS", has_bias ? 1.0 : 0.0},
                                        {"RELU", relu(args, f) ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(Q8Params));
@@ -112,7 +114,7 @@ void lower(OpContext& ctx, const Form& f) {
     dims.back() = p.n;
     r.set_dims(out, dims);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(uint64_t(p.m) * p.n, 4), kWorkgroup)));
   });
 }
 

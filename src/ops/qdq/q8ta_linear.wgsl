@@ -9,7 +9,9 @@
 // consecutive outputs per invocation, so int8 outputs are written a word at
 // a time.
 //! import qdq/int8.wgsl
+//! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override OUT_INT8: bool = true;
 override HAS_BIAS: bool = false;
 override RELU: bool = false;
@@ -61,10 +63,10 @@ fn output(row: u32, col: u32) -> f32 {
   return y;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = ((wid.y * nwg.x + wid.x) * 64u + lid) * 4u;
+  let first = (flat_group(wid, nwg) * WG + lid) * 4u;
   let total = p.m * p.n;
   if (first >= total) { return; }
   var word = 0u;

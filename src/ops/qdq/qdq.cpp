@@ -22,6 +22,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in qdq/qdq.wgsl
+
 enum class Per { Tensor, TensorArgs, Channel, Token, Block };
 
 struct Form {
@@ -117,7 +119,7 @@ void lower_form(OpContext& ctx, const Form& f) {
   const bool has_zp = !(tensor_params && args.is_null(f.scale + 1));
   const double ty = int_type(args.tensor(int_arg(f)).dtype);
   const auto& pipeline = ctx.pipeline("qdq/qdq.wgsl", "main",
-                                      {{"QUANT", f.quant ? 1.0 : 0.0},
+                                      {{"WG", kWorkgroup}, {"QUANT", f.quant ? 1.0 : 0.0},
                                        {"INT_TYPE", ty},
                                        {"ZP_FIRST", f.per == Per::Token ? 1.0 : 0.0},
                                        {"TENSOR_PARAMS", tensor_params ? 1.0 : 0.0},
@@ -157,7 +159,7 @@ void lower_form(OpContext& ctx, const Form& f) {
       p.channels = static_cast<uint32_t>(numel(dims) / std::max<int64_t>(dims.back(), 1));
     }
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(p.count, 4), 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(gpu::div_up(p.count, 4), kWorkgroup)));
   });
 }
 

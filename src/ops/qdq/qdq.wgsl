@@ -8,7 +8,9 @@
 // from a scale tensor it is the f32 reciprocal, made correctly rounded here.
 // Integers of one byte (int8, uint8) are packed four to a u32 word; each
 // invocation handles four consecutive elements, so it writes whole words.
+//! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override QUANT: bool = true;       // f32 -> integer; false: integer -> f32
 override INT_TYPE: u32 = 0u;       // 0 int8, 1 uint8, 2 int32
 override ZP_FIRST: bool = false;   // per token: add the zero point before rounding
@@ -73,10 +75,10 @@ fn load_int(i: u32) -> i32 {
   return (bitcast<i32>(byte << 24u)) >> 24u;  // sign-extend int8
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let first = ((wid.y * nwg.x + wid.x) * 64u + lid) * 4u;
+  let first = (flat_group(wid, nwg) * WG + lid) * 4u;
   if (first >= p.count) { return; }
   if (QUANT) {
     var word = 0u;

@@ -3,6 +3,7 @@
 // A table above the binding limit is bound in runs of rows, one dispatch
 // each: a dispatch writes only the tokens whose row it holds.
 //! import quant/dequant.wgsl
+//! import common/prelude.wgsl
 
 override WG: u32 = 64;
 
@@ -25,7 +26,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = wid.y * nwg.x + wid.x;
+  let t = flat_group(wid, nwg);
   if (t >= params.tokens) { return; }
   // Out-of-range ids read row 0 rather than out of bounds; the host checks ids.
   let id = select(0u, u32(ids[t]), ids[t] >= 0 && u32(ids[t]) < params.vocab);

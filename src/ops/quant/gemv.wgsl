@@ -7,7 +7,7 @@
 // quant/gemv_stage_x.wgsl. Weights in the block layout (quant_layout.h);
 // gemv_planar.wgsl is the kernel for the planar layout of Q4_0, Q4_1 and Q8_0.
 //
-// A workgroup of 256 owns ROWS weight rows; LANES threads per row take its
+// A workgroup of WG owns ROWS weight rows; LANES threads per row take its
 // 32-element units lane-strided (neighbouring lanes read neighbouring
 // blocks). x is staged 2048 elements at a time in workgroup memory
 // (stage_x). Per-lane sums meet through lanes_sum (subgroup shuffles where
@@ -22,7 +22,7 @@ var<workgroup> xs: array<vec4<f32>, 576>;  // CHUNK_UNITS * 9
 
 @group(0) @binding(1) var<storage, read> w: array<u32>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);

@@ -2,7 +2,7 @@
 // Imports (below) the skeleton, which brings the prelude, the reductions and
 // linear_io.wgsl, and the staging of x and the planar weights.
 //
-// The skeleton is gemv.wgsl's (a workgroup of 256 owns ROWS weight rows,
+// The skeleton is gemv.wgsl's (a workgroup of WG owns ROWS weight rows,
 // LANES threads per row take its blocks lane-strided, x staged in workgroup
 // memory, lanes_sum); the weight access and decode differ:
 // - the loads of a chunk's UPL blocks per lane are all issued before x is
@@ -77,7 +77,7 @@ fn dot_blocks(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
   return acc;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);

@@ -45,7 +45,7 @@ fn pack_i8(q: vec4<i32>) -> u32 {
 fn stage_xq(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   workgroupBarrier();
-  for (var u = tid; u < cu; u += 256u) {
+  for (var u = tid; u < cu; u += WG) {
     var v: array<vec4<f32>, 8>;
     var top = 0.0;
     var xsum = 0.0;
@@ -131,7 +131,7 @@ fn dot_blocks_q8(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f3
   return acc;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);

@@ -1,5 +1,5 @@
 // What the decode GEMVs (gemv.wgsl, gemv_planar.wgsl, gemv_planar_q8.wgsl)
-// share, after quant/linear_io.wgsl: a workgroup of 256 owns ROWS weight rows
+// share, after quant/linear_io.wgsl: a workgroup of WG owns ROWS weight rows
 // of one x row, LANES invocations per weight row; x is staged in workgroup
 // memory (as f32 by gemv_stage_x.wgsl, or as int8 by gemv_planar_q8.wgsl);
 // the lanes' sums meet through lanes_sum and go through the epilogue.
@@ -8,8 +8,9 @@
 //! import quant/linear_io.wgsl
 //! import quant/gemv_{rope}.wgsl
 
+override WG: u32 = 256;    // linear_ggml.cpp's kWorkgroup (passing it there is pending: the default)
 override LANES: u32 = 16;  // invocations per weight row, a power of two
-override ROWS: u32 = 16;   // LANES * ROWS = 256
+override ROWS: u32 = 16;   // LANES * ROWS = WG
 // Blocks of ROWS weight rows per workgroup, one after another over one
 // staging of x (gemv_planar.wgsl, gemv_planar_q8.wgsl; gemv.wgsl keeps 1).
 override ROW_BLOCKS: u32 = 1;
@@ -41,7 +42,7 @@ var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per we
 fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   let total = lanes_sum(acc, tid, LANES);
   var scale = 1.0;
-  if (HAS_NORM) { scale = inverseSqrt(workgroup_sum(squares, tid, 256u) / f32(params.k) + params.eps); }
+  if (HAS_NORM) { scale = inverseSqrt(workgroup_sum(squares, tid, WG) / f32(params.k) + params.eps); }
   let stores = s.lane == 0u && s.live && s.n < params.n;
   if (!HAS_SWIGLU && !HAS_ROPE) {
     if (stores) { store_result(s.m, s.n, total * scale); }

@@ -1,5 +1,5 @@
 // x staged in workgroup memory as f32, for gemv.wgsl and gemv_planar.wgsl
-// (after quant/gemv_skeleton.wgsl).
+// (after quant/gemv_skeleton.wgsl, whose WG it uses).
 //
 // The kernel declares `xs`, workgroup vec4s, 9 per 32-element unit (8 of x
 // and one padding vec4, so that lanes reading different units at the same
@@ -13,7 +13,7 @@
 fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   workgroupBarrier();
-  for (var i = tid; i < cu * 8u; i += 256u) {
+  for (var i = tid; i < cu * 8u; i += WG) {
     var xv = vec4<f32>(0.0);
     if (live) { xv = x[xb + c0 * 8u + i]; }
     if (HAS_NORM) {

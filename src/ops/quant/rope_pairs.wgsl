@@ -5,6 +5,8 @@
 // separate tensors). One invocation per pair; 2D-folded workgroups.
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // linear_ggml.cpp's kWorkgroup (passing it there is pending: the default)
+
 struct RopeParams {
   m: u32,
   q_width: u32,
@@ -25,10 +27,10 @@ fn rotate(p: vec2<f32>, row: u32, e: u32) -> vec2<f32> {
   return vec2<f32>(p.x * c - p.y * s, p.x * s + p.y * c);
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = flat_group(wid, nwg) * 256u + tid;
+  let t = flat_group(wid, nwg) * WG + tid;
   let q_pairs = params.m * params.q_width / 2u;
   let k_pairs = params.m * params.k_width / 2u;
   if (t < q_pairs) {

@@ -3,6 +3,8 @@
 // gate/up columns into y.
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // linear_ggml.cpp's kWorkgroup (passing it there is pending: the default)
+
 struct PairParams {
   count: u32,  // outputs
   _pad0: u32,
@@ -14,10 +16,10 @@ struct PairParams {
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<uniform> params: PairParams;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 256u + tid;
+  let i = flat_group(wid, nwg) * WG + tid;
   if (i < params.count) {
     let p = y[i];
     out[i] = swiglu(p.x, p.y);

@@ -7,6 +7,7 @@
 // "rotate halves" convention; ggml's NEOX mode, used by Qwen, Phi-3, Gemma).
 // xq [B, S, H, D] and xk [B, S, Hkv, D] in one dispatch: invocation t handles
 // pair t of xq, then pair t - q_pairs of xk. 2D-folded workgroups.
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 override HALVES: bool = false;
@@ -50,7 +51,7 @@ fn rotate(x: vec2<f32>, pair: u32, heads: u32) -> vec2<f32> {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let t = flat_group(wid, nwg) * WG + lid.x;
   if (t < params.q_pairs) {
     let e = pair_elements(t);
     let r = rotate(vec2<f32>(xq[e.x], xq[e.y]), t, params.q_heads);

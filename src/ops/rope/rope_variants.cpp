@@ -12,6 +12,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 256;  // WG in rope/rope_variants.wgsl
+
 struct RopeVariantParams {
   uint32_t q_count = 0, k_count = 0, d = 0, rot = 0;
   uint32_t seq = 0, q_heads = 0, k_heads = 0, start = 0;
@@ -44,7 +46,7 @@ void lower_hf(OpContext& ctx) {
   const auto [qo, ko] = hf_outputs(args);
   const Dims table = ctx.max_dims(ctx.arg(2));
   const UniformId u = ctx.uniform(sizeof(RopeVariantParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_hf"),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_hf", {{"WG", kWorkgroup}}),
                                     {ctx.tensor(q), ctx.tensor(k), ctx.tensor(ctx.arg(2)), ctx.tensor(ctx.arg(3)),
                                      ctx.tensor(qo), ctx.tensor(ko), ctx.uniform_binding(u)});
   std::vector<ValueId> deps = {q, k};
@@ -69,7 +71,7 @@ void lower_hf(OpContext& ctx) {
     p.k_heads = uint32_t(kd[2]);
     p.start = uint32_t(pos);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(uint64_t(p.q_count) + p.k_count, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(uint64_t(p.q_count) + p.k_count, kWorkgroup)));
   });
 }
 
@@ -88,7 +90,7 @@ void check_interleaved(const OpArgs& args) {
 void lower_interleaved(OpContext& ctx) {
   const ValueId x = ctx.arg(0), out = ctx.arg(2);
   const UniformId u = ctx.uniform(sizeof(RopeVariantParams));
-  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_interleaved"),
+  const DispatchId d = ctx.dispatch(ctx.pipeline("rope/rope_variants.wgsl", "main_interleaved", {{"WG", kWorkgroup}}),
                                     {ctx.tensor(x), ctx.tensor(ctx.arg(1)), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {
     const Dims& xd = r.dims(x);
@@ -98,7 +100,7 @@ void lower_interleaved(OpContext& ctx) {
     p.d = uint32_t(xd[2]);
     p.seq = uint32_t(xd[1]);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.q_count / 2, 256)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.q_count / 2, kWorkgroup)));
   });
 }
 

@@ -12,6 +12,8 @@
 // (real, imag) pairs; freqs_cis, flattened to [N, C], (cos, sin) pairs.
 //! import common/prelude.wgsl
 
+override WG: u32 = 256;  // the C++'s kWorkgroup passes it
+
 struct Params {
   q_count: u32, k_count: u32, d: u32, rot: u32,
   seq: u32, q_heads: u32, k_heads: u32, start: u32,
@@ -25,9 +27,9 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> k_out: array<f32>;
 @group(0) @binding(6) var<uniform> p: Params;
 
-fn index(wid: vec3<u32>, lid: u32, nwg: vec3<u32>) -> u32 { return flat_group(wid, nwg) * 256u + lid; }
+fn index(wid: vec3<u32>, lid: u32, nwg: vec3<u32>) -> u32 { return flat_group(wid, nwg) * WG + lid; }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main_hf(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
            @builtin(num_workgroups) nwg: vec3<u32>) {
   let t = index(wid, lid, nwg);
@@ -57,7 +59,7 @@ fn main_hf(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_inde
 @group(0) @binding(2) var<storage, read_write> out: array<vec2<f32>>;
 @group(0) @binding(3) var<uniform> pi: Params;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main_interleaved(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
                     @builtin(num_workgroups) nwg: vec3<u32>) {
   let pair = index(wid, lid, nwg);

@@ -12,6 +12,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in sample/grid_sampler.wgsl
+
 struct GridSamplerParams {
   uint32_t count, c, h, w, oh, ow, pad0, pad1;
 };
@@ -51,7 +53,7 @@ void lower(OpContext& ctx) {
   const GridSamplerArgs a = read_args(ctx.args());
   const ValueId x = ctx.arg(0), grid = ctx.arg(1), out = ctx.arg(5);
   const auto& pipeline = ctx.pipeline("sample/grid_sampler.wgsl", "main",
-                                      {{"MODE", double(a.mode)}, {"PADDING", double(a.padding)},
+                                      {{"WG", kWorkgroup}, {"MODE", double(a.mode)}, {"PADDING", double(a.padding)},
                                        {"ALIGN_CORNERS", a.align_corners ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(GridSamplerParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(grid), ctx.tensor(out), ctx.uniform_binding(u)});
@@ -67,7 +69,7 @@ void lower(OpContext& ctx) {
     p.c = uint32_t(xd[1]), p.h = uint32_t(xd[2]), p.w = uint32_t(xd[3]);
     p.oh = uint32_t(od[2]), p.ow = uint32_t(od[3]);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
 }
 

@@ -5,6 +5,7 @@
 // corner pixels' centres (1) or to the image's outer edges (0).
 //! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override MODE: u32 = 0u;
 override PADDING: u32 = 0u;
 override ALIGN_CORNERS: u32 = 0u;
@@ -47,10 +48,10 @@ fn tap(base: u32, iy: i32, ix: i32) -> f32 {
   return x[base + u32(iy) * p.w + u32(ix)];
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 64u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.count) { return; }
   let pix = i % (p.oh * p.ow);
   let plane = i / (p.oh * p.ow);

@@ -14,6 +14,8 @@
 namespace wgrt::ops {
 namespace {
 
+constexpr uint32_t kWorkgroup = 64;  // WG in sample/upsample.wgsl
+
 struct UpsampleParams {
   uint32_t count, h, w, oh, ow;
   float scale_h, scale_w;
@@ -80,7 +82,7 @@ void lower(OpContext& ctx, bool bilinear) {
   const UpsampleArgs a = read_args(ctx.args(), bilinear);
   const ValueId x = ctx.arg(0), out = ctx.arg(a.out_arg);
   const auto& pipeline = ctx.pipeline("sample/upsample.wgsl", "main",
-                                      {{"BILINEAR", bilinear ? 1.0 : 0.0}, {"ALIGN_CORNERS", a.align_corners ? 1.0 : 0.0}});
+                                      {{"WG", kWorkgroup}, {"BILINEAR", bilinear ? 1.0 : 0.0}, {"ALIGN_CORNERS", a.align_corners ? 1.0 : 0.0}});
   const UniformId u = ctx.uniform(sizeof(UpsampleParams));
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x}, [=](ResizeContext& r) {
@@ -93,7 +95,7 @@ void lower(OpContext& ctx, bool bilinear) {
     p.scale_h = ratio(a, 0, xd[2], od[2]);
     p.scale_w = ratio(a, 1, xd[3], od[3]);
     r.write_uniform(u, p);
-    r.set_workgroups(d, r.fold(gpu::div_up(p.count, 64)));
+    r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
 }
 

@@ -4,6 +4,7 @@
 // scale_h / scale_w are input/output ratios as PyTorch computes them.
 //! import common/prelude.wgsl
 
+override WG: u32 = 64;  // the C++'s kWorkgroup passes it
 override BILINEAR: u32 = 0u;
 override ALIGN_CORNERS: u32 = 0u;
 
@@ -22,10 +23,10 @@ fn source(d: u32, scale: f32) -> f32 {
   return max((f32(d) + 0.5) * scale - 0.5, 0.0);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = flat_group(wid, nwg) * 64u + lid;
+  let i = flat_group(wid, nwg) * WG + lid;
   if (i >= p.count) { return; }
   let ox = i % p.ow;
   let oy = (i / p.ow) % p.oh;

@@ -7,6 +7,7 @@
 // (strided input, offset base), permute (permuted input strides), expand
 // (zero input strides) and cat (one dispatch per input, offset output base).
 // Workgroups may be 2D-folded (gpu/workgroups.h).
+//! import common/prelude.wgsl
 
 override WG: u32 = 256;
 
@@ -45,7 +46,7 @@ fn copy_indices(i: u32) -> vec2<u32> {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= params.count) { return; }
   let at = copy_indices(i);
   copy_element(at.x, at.y);

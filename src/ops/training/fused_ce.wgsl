@@ -7,8 +7,10 @@
 // One workgroup per row writes dlogits and the row's loss term to `terms`;
 // fused_ce_total.wgsl adds the terms in row order. A label at
 // or past V is treated as ignored (torch would raise).
+//! import common/prelude.wgsl
+//! import norm/reduce.wgsl
 
-override WG: u32 = 64;
+// WG (norm/reduce.wgsl's override) is fused_ce.cpp's kWorkgroup.
 
 struct Params {
   m: u32,
@@ -23,35 +25,18 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> terms: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-var<workgroup> part: array<f32, WG>;
-
-// The workgroup's reduction of `value` (max when `is_max`, else sum).
-fn reduce(lid: u32, value: f32, is_max: bool) -> f32 {
-  part[lid] = value;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) {
-      part[lid] = select(part[lid] + part[lid + s], max(part[lid], part[lid + s]), is_max);
-    }
-    workgroupBarrier();
-  }
-  let r = part[0];
-  workgroupBarrier();
-  return r;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let r = wid.y * nwg.x + wid.x;
+  let r = flat_group(wid, nwg);
   if (r >= p.m) { return; }  // uniform across the workgroup
   let base = r * p.v;
   var hi = -3.4028235e38;
   for (var i = lid; i < p.v; i += WG) { hi = max(hi, logits[base + i]); }
-  hi = reduce(lid, hi, true);
+  hi = reduce_max(lid, hi);
   var sum = 0.0;
   for (var i = lid; i < p.v; i += WG) { sum += exp(logits[base + i] - hi); }
-  sum = reduce(lid, sum, false);
+  sum = reduce_sum(lid, sum);
   let label = labels[r];
   let valid = label >= 0 && u32(label) < p.v;
   for (var i = lid; i < p.v; i += WG) {

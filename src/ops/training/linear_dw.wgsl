@@ -2,6 +2,7 @@
 // sum_m d_out[m, n] * x[m, k] over the M rows of d_out [..., N] and
 // x [..., K] (ExecuTorch's reference: d_out.reshape(-1, N).t() @ x.reshape(-1, K)).
 // One invocation per output element; 2D-folded.
+//! import common/prelude.wgsl
 
 override WG: u32 = 64;
 
@@ -20,7 +21,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= p.n * p.k) { return; }
   let n = i / p.k;
   let k = i % p.k;

@@ -3,6 +3,7 @@
 // linear_q4gsw does: W[n, k] = (nibble - 8) * scales[k / group_size, n],
 // weight u8 [N, K/2], even k in the low nibble. W is formed in f32 first,
 // as the reference's dequantize_affine does. One invocation per output.
+//! import common/prelude.wgsl
 
 override WG: u32 = 64;
 
@@ -26,7 +27,7 @@ struct Params {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let i = flat_group(wid, nwg) * WG + lid.x;
   if (i >= p.m * p.k) { return; }
   let m = i / p.k;
   let k = i % p.k;

@@ -5,6 +5,7 @@
 // packed u8 [N, ceil(K / 2)], even k in the low nibble (linear_q4gsw's
 // layout). The division is made correctly rounded, as torch's. One
 // invocation per output word (four bytes, which may straddle rows).
+//! import common/prelude.wgsl
 
 override WG: u32 = 64;
 
@@ -40,7 +41,7 @@ fn code(n: u32, k: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
-  let word = (wid.y * nwg.x + wid.x) * WG + lid.x;
+  let word = flat_group(wid, nwg) * WG + lid.x;
   if (word * 4u >= p.bytes) { return; }
   var out = 0u;
   for (var j = 0u; j < 4u; j++) {
