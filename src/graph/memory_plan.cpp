@@ -105,7 +105,24 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std
   }
   plan.by_value_.assign(graph.values.size(), nullptr);
   plan.segment_index_.assign(graph.values.size(), -1);
+  plan.add_shared_objects(device, graph);
+  for (ValueId id = 0; id < graph.values.size(); ++id) {
+    const auto* t = std::get_if<Tensor>(&graph.values[id]);
+    if (t == nullptr) continue;
+    const std::string label = std::string(storage_name(t->storage)) + " tensor " + std::to_string(id);
+    if (t->storage != StorageKind::Constant) {
+      plan.add_tensor(device, id, *t, parts_dim(id), label);
+      continue;
+    }
+    plan.add_constant(device, id, *t, parts_dim(id), label);
+    upload_done += t->bytes.size();
+    if (on_upload) on_upload(upload_done, upload_total);
+  }
+  plan.bind_values(graph);
+  return plan;
+}
 
+void MemoryPlan::add_shared_objects(gpu::Device& device, const Graph& graph) {
   // Pass 1: the size of each shared object is its largest tensor.
   std::vector<uint64_t> shared_sizes;
   for (const Value& v : graph.values) {
@@ -116,71 +133,58 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std
   }
 
   // Pass 2: create buffers. Ids the exporter never used stay empty.
-  plan.shared_.resize(shared_sizes.size());
+  shared_.resize(shared_sizes.size());
   for (size_t i = 0; i < shared_sizes.size(); ++i) {
     if (shared_sizes[i] == 0) continue;
     check_fits(device, "shared object " + std::to_string(i) + " (" + std::to_string(shared_sizes[i]) + " bytes)",
                shared_sizes[i]);
-    plan.shared_[i] = gpu::Buffer::create(device, shared_sizes[i], gpu::BufferKind::Storage,
-                                          "shared object " + std::to_string(i));
+    shared_[i] = gpu::Buffer::create(device, shared_sizes[i], gpu::BufferKind::Storage,
+                                     "shared object " + std::to_string(i));
   }
-  for (ValueId id = 0; id < graph.values.size(); ++id) {
-    const auto* t = std::get_if<Tensor>(&graph.values[id]);
-    if (t == nullptr) continue;
-    const std::string label = std::string(storage_name(t->storage)) + " tensor " + std::to_string(id);
-    switch (t->storage) {
-      case StorageKind::Intermediate:
-        plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
-        if (t->mem_obj_id >= 0) {
-          plan.by_value_[id] = &plan.shared_[t->mem_obj_id];
-          break;
-        }
-        [[fallthrough]];
-      case StorageKind::Input:
-      case StorageKind::Output:
-      case StorageKind::State:  // WebGPU zero-fills new buffers
-        if (t->storage == StorageKind::State && parts_dim(id) >= 0 && t->max_device_bytes() > device.split_bytes()) {
-          plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
-          plan.add_parts(device, id, *t, size_t(parts_dim(id)), describe(label, *t, t->max_device_bytes()));
-          break;
-        }
-        if (t->storage != StorageKind::Intermediate) {
-          plan.unaliased_tensor_bytes_ += (t->max_device_bytes() + 3) & ~uint64_t{3};
-        }
-        check_fits(device, describe(label, *t, t->max_device_bytes()), t->max_device_bytes());
-        plan.dedicated_.push_back(gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label));
-        if (t->storage == StorageKind::State) plan.state_bytes_ += plan.dedicated_.back().size();
-        break;
-      case StorageKind::Constant: {
-        if (t->max_device_bytes() > device.split_bytes()) {
-          const std::string what = describe(label, *t, t->max_device_bytes());
-          if (parts_dim(id) >= 0) {
-            plan.add_parts(device, id, *t, size_t(parts_dim(id)), what);
-          } else {
-            plan.add_segmented(device, id, *t, what);
-          }
-          upload_done += t->bytes.size();
-          if (on_upload) on_upload(upload_done, upload_total);
-          break;
-        }
-        gpu::Buffer buf = gpu::Buffer::create(device, t->max_device_bytes(), gpu::BufferKind::Storage, label);
-        const std::vector<uint8_t> bytes = to_device_layout(t->dtype, t->bytes, label);
-        buf.write(0, bytes.data(), bytes.size());
-        plan.constants_.push_back(std::move(buf));
-        upload_done += t->bytes.size();
-        if (on_upload) on_upload(upload_done, upload_total);
-        break;
-      }
+}
+
+void MemoryPlan::add_tensor(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim, const std::string& label) {
+  const uint64_t bytes = t.max_device_bytes();
+  unaliased_tensor_bytes_ += (bytes + 3) & ~uint64_t{3};
+  if (t.storage == StorageKind::Intermediate && t.mem_obj_id >= 0) {
+    by_value_[id] = &shared_[t.mem_obj_id];
+    return;
+  }
+  if (t.storage == StorageKind::State && parts_dim >= 0 && bytes > device.split_bytes()) {
+    add_parts(device, id, t, size_t(parts_dim), describe(label, t, bytes));
+    return;
+  }
+  check_fits(device, describe(label, t, bytes), bytes);
+  // WebGPU zero-fills new buffers (a state's first contents).
+  dedicated_.push_back(gpu::Buffer::create(device, bytes, gpu::BufferKind::Storage, label));
+  if (t.storage == StorageKind::State) state_bytes_ += dedicated_.back().size();
+}
+
+void MemoryPlan::add_constant(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim,
+                              const std::string& label) {
+  if (t.max_device_bytes() > device.split_bytes()) {
+    const std::string what = describe(label, t, t.max_device_bytes());
+    if (parts_dim >= 0) {
+      add_parts(device, id, t, size_t(parts_dim), what);
+    } else {
+      add_segmented(device, id, t, what);
     }
+    return;
   }
-  // Buffers are moved into vectors that may have reallocated: bind pointers last.
+  gpu::Buffer buf = gpu::Buffer::create(device, t.max_device_bytes(), gpu::BufferKind::Storage, label);
+  const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, label);
+  buf.write(0, bytes.data(), bytes.size());
+  constants_.push_back(std::move(buf));
+}
+
+// Buffers are moved into vectors that may have reallocated: bind pointers last.
+void MemoryPlan::bind_values(const Graph& graph) {
   size_t dedicated = 0, constant = 0;
   for (ValueId id = 0; id < graph.values.size(); ++id) {
     const auto* t = std::get_if<Tensor>(&graph.values[id]);
-    if (t == nullptr || plan.by_value_[id] != nullptr || plan.is_segmented(id)) continue;
-    plan.by_value_[id] = t->storage == StorageKind::Constant ? &plan.constants_[constant++] : &plan.dedicated_[dedicated++];
+    if (t == nullptr || by_value_[id] != nullptr || is_segmented(id)) continue;
+    by_value_[id] = t->storage == StorageKind::Constant ? &constants_[constant++] : &dedicated_[dedicated++];
   }
-  return plan;
 }
 
 void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what) {

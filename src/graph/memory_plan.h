@@ -77,6 +77,12 @@ class MemoryPlan {
     bool state = false;
   };
   std::vector<Segmented> segmented_;
+  // create()'s steps: the shared objects (each sized to its largest tensor),
+  // then each tensor by its storage kind, then the values' buffer pointers.
+  void add_shared_objects(gpu::Device& device, const Graph& graph);
+  void add_tensor(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim, const std::string& label);
+  void add_constant(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim, const std::string& label);
+  void bind_values(const Graph& graph);
   void add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what);
   void add_parts(gpu::Device& device, ValueId id, const Tensor& t, size_t dim, const std::string& what);
   std::vector<int32_t> segment_index_;

@@ -27,10 +27,11 @@
 // rows of x's positions: in the GEMV's epilogue for decode, by
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
-// Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl,
-// M = 1) and two GEMMs for prefill: the GEMM family of linear/gemm.h (its
-// tile, the graph's matmul precision; with the same RMSNorm prologue,
-// residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32 tiles,
+// Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl
+// or a planar variant, as gemv_choice.h picks; M = 1) and two GEMMs for
+// prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
+// precision; with the same RMSNorm prologue, residual epilogue and split
+// outputs) and linear.wgsl's 32 x 64 f32 tiles,
 // which serve where the family would have fewer than
 // gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
 // large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
@@ -46,6 +47,7 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/linear/gemm.h"
+#include "ops/quant/gemv_choice.h"
 #include "ops/quant/linear_forms.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
@@ -56,73 +58,6 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
-
-// Threads per weight row: about four 32-element units each (loads of several
-// units in flight per thread), 8 to 32, a power of two. (64 lanes measured
-// 6% slower than 32 on the H200 for K = 2048 with the previous kernel,
-// bench/RESULTS.md, so 32 is the cap.)
-uint32_t lanes_for(uint32_t k) {
-  const uint32_t units = k / 32;
-  return units >= 128 ? 32 : units >= 64 ? 16 : 8;
-}
-
-// The same for gemv_planar.wgsl (4 blocks per lane staged at a time, at most
-// 32 lanes), by the matrix's rows n as measured on the H200
-// (bench/RESULTS.md, issue 13 variants): few rows (n <= 2048) get 32 lanes,
-// so 8 rows per workgroup and more workgroups in flight (o, down: -10 %);
-// many rows of short K (n >= 8192, K <= 2048) get 8, so 32 rows share one
-// staging of x (head, gate/up: -15 %); otherwise 8 to 32 by K.
-// Tuning::gemv_lanes (8, 16 or 32) overrides it for A/B runs.
-uint32_t planar_lanes_for(const Tuning& tuning, uint32_t k, uint32_t n) {
-  if (tuning.gemv_lanes != 0) return tuning.gemv_lanes;
-  const uint32_t units = k / 32;
-  if (n <= 2048) return 32;
-  if (n >= 8192 && units <= 64) return 8;
-  return units >= 128 ? 32 : units >= 48 ? 16 : 8;
-}
-
-// Row blocks per workgroup for the planar GEMVs (ROW_BLOCKS): for matrices
-// of at least 2048 row groups (output heads) whose whole x row fits one
-// staging (K <= 4096) and that have no paired-row epilogue, 4 (f32 x) or 8
-// (int8 x), else 1. Measured on the H200 (bench/RESULTS.md): llama1b's head
-// with f32 x 121.3 -> 110.6 us at 4 (2 blocks 109.1, 8 111.4; 2026-12-01);
-// with int8 x (session 9) 84.1 -> 68.5 / 65.0 / 61.4 us at 2 / 4 / 8 (each
-// workgroup's quantization of x then serves 8 x 32 rows), tg128 +2.0 % at
-// 4. On matrices of 2048 rows or fewer more blocks were slower (fewer
-// workgroups: 2048x2048 8.8 -> 10.9 us at 2); SmolLM2's head (1,536 row
-// groups) gained nothing consistent (29.2 -> 30.9 / 27.6 / 34.5).
-// Tuning::gemv_row_blocks (1 to 8) overrides it where the kernel allows (A/B).
-uint32_t planar_row_blocks(const Tuning& tuning, uint32_t k, uint64_t row_groups, bool paired_rows, bool int8_x) {
-  constexpr uint32_t kMaxUnits = 128;  // CHUNK_UNITS in gemv_planar.wgsl, XQ_UNITS in gemv_planar_q8.wgsl
-  if (k / 32 > kMaxUnits || paired_rows) return 1;
-  if (tuning.gemv_row_blocks != 0) return tuning.gemv_row_blocks;
-  return row_groups >= 2048 ? (int8_x ? 8 : 4) : 1;
-}
-
-// How many int8 roundings of x the planar GEMV multiplies the weights with
-// (gemv_planar_q8.wgsl's XQ_LEVELS: packed integer dot products), or 0 for
-// the weights decoded to f32 (gemv_planar.wgsl). By default two for
-// matrices of at least 8,192 rows, where the f32 kernel's nibble decoding
-// bounds it; one rounding alone moved SmolLM2's logits by 0.2
-// (tests/e2e/test_smollm2_reference.py allows 1e-3), the second's error is
-// 254 times smaller. Measured on the H200 (bench/RESULTS.md, 2026-12-02,
-// profiled us, f32 / one / two roundings): llama1b gate/up 23.7 / 15.4 /
-// 17.6, head 110.6 / 74.6 / 83.7, QKV (3,072 rows) 12.8 / 11.5 / 13.6,
-// 2048x2048 8.7 / 9.1 / 10.2; SmolLM2's head 33.5 / 24.8 / 29.6, its gate/up
-// (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
-// quantization of x costs more than two roundings save.
-// Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every matrix (A/B).
-uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
-  constexpr uint32_t kMinRows = 8192;
-  switch (tuning.gemv_activation) {
-    case GemvActivation::F32: return 0;
-    case GemvActivation::Q8: return 1;
-    case GemvActivation::Q8x2: return 2;
-    case GemvActivation::Auto: break;
-  }
-  return n >= kMinRows ? 2 : 0;
-}
-
 
 struct RopeParams {
   uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
@@ -148,6 +83,48 @@ struct PairParams {
 };
 
 bool present(const OpArgs& args, size_t slot) { return slot != kNoArg && !args.is_null(slot); }
+
+// The outputs: out of shape `want`, or split outputs whose widths add up to
+// N, each with x's leading dims.
+void check_outputs(const OpArgs& args, const LinearForm& s, const Dims& x_dims, const Dims& want, int64_t n) {
+  if (s.out1 == kNoArg) {
+    const Tensor& out = args.tensor(s.out, {DType::F32});
+    if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
+    return;
+  }
+  int64_t total = 0;
+  for (size_t i : {s.out, s.out1, s.out2}) {
+    if (i == s.out2 && args.is_null(i)) continue;
+    const Tensor& o = args.tensor(i, {DType::F32});
+    const auto [width, lead] = output_width(s, i, o.max_dims, n);
+    if (lead != want) {
+      args.fail(i, "expected shape " + dims_string(x_dims) + " but the last dim, got " + dims_string(o.max_dims));
+    }
+    total += width;
+  }
+  if (total != n) {
+    args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) +
+                         " rows");
+  }
+}
+
+// RoPE: query and key heads of one even size, and a cos and sin row of
+// head_dim / 2 for each row of x.
+void check_rope_tables(const OpArgs& args, const LinearForm& s, const Dims& x_dims, int64_t k) {
+  const int64_t head_dim = args.tensor(s.out).max_dims.back();
+  if (head_dim % 2 != 0 || args.tensor(s.out1).max_dims.back() != head_dim) {
+    args.fail(s.out1, "expected query and key heads of one even size, got " + dims_string(args.tensor(s.out).max_dims) +
+                          " and " + dims_string(args.tensor(s.out1).max_dims));
+  }
+  const int64_t rows = numel(x_dims) / std::max<int64_t>(1, k);
+  for (size_t i : {s.cos, s.sin}) {
+    const Tensor& t = args.tensor(i, {DType::F32});
+    if (numel(t.max_dims) != rows * head_dim / 2) {
+      args.fail(i, "expected " + std::to_string(rows) + " x " + std::to_string(head_dim / 2) + " RoPE values, got " +
+                       dims_string(t.max_dims));
+    }
+  }
+}
 
 void check_with(const OpArgs& args, const LinearForm& s) {
   args.expect_count(s.arg_count());
@@ -188,35 +165,8 @@ void check_with(const OpArgs& args, const LinearForm& s) {
     if (n % 2 != 0) args.fail(1, "expected an even number of interleaved gate/up rows, got " + std::to_string(n));
     want.back() = n / 2;
   }
-  if (s.out1 == kNoArg) {
-    const Tensor& out = args.tensor(s.out, {DType::F32});
-    if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
-  } else {  // the outputs' widths add up to N; each has x's leading dims
-    int64_t total = 0;
-    for (size_t i : {s.out, s.out1, s.out2}) {
-      if (i == s.out2 && args.is_null(i)) continue;
-      const Tensor& o = args.tensor(i, {DType::F32});
-      const auto [width, lead] = output_width(s, i, o.max_dims, n);
-      if (lead != want) args.fail(i, "expected shape " + dims_string(x.max_dims) + " but the last dim, got " + dims_string(o.max_dims));
-      total += width;
-    }
-    if (total != n) args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) + " rows");
-  }
-  if (s.cos != kNoArg) {
-    const int64_t head_dim = args.tensor(s.out).max_dims.back();
-    if (head_dim % 2 != 0 || args.tensor(s.out1).max_dims.back() != head_dim) {
-      args.fail(s.out1, "expected query and key heads of one even size, got " + dims_string(args.tensor(s.out).max_dims) +
-                            " and " + dims_string(args.tensor(s.out1).max_dims));
-    }
-    const int64_t rows = numel(x.max_dims) / std::max<int64_t>(1, k);
-    for (size_t i : {s.cos, s.sin}) {
-      const Tensor& t = args.tensor(i, {DType::F32});
-      if (numel(t.max_dims) != rows * head_dim / 2) {
-        args.fail(i, "expected " + std::to_string(rows) + " x " + std::to_string(head_dim / 2) + " RoPE values, got " +
-                         dims_string(t.max_dims));
-      }
-    }
-  }
+  check_outputs(args, s, x.max_dims, want, n);
+  if (s.cos != kNoArg) check_rope_tables(args, s, x.max_dims, k);
   if (present(args, s.residual)) {
     const Tensor& r = args.tensor(s.residual, {DType::F32});
     if (r.max_dims != want) args.fail(s.residual, "expected shape " + dims_string(want) + ", got " + dims_string(r.max_dims));
@@ -227,214 +177,352 @@ void prepare(ConstantPrep& prep) {
   prepare_ggml_weight(prep, 1, 2, prep.args().tensor(0).max_dims.back());
 }
 
-void lower_with(OpContext& ctx, const LinearForm& s) {
-  const OpArgs& args = ctx.args();
-  const ValueId x = ctx.arg(0), w = ctx.arg(1), out = ctx.arg(s.out);
-  const bool has_out1 = s.out1 != kNoArg, has_out2 = has_out1 && !args.is_null(s.out2);
-  const bool has_bias = present(args, s.bias), has_norm = present(args, s.norm);
-  const bool has_residual = present(args, s.residual);
-  // Any buffer fills an unused binding.
-  const ValueId bias = has_bias ? ctx.arg(s.bias) : x;
-  const ValueId norm = has_norm ? ctx.arg(s.norm) : x;
-  const ValueId residual = has_residual ? ctx.arg(s.residual) : x;
-  const float eps = has_norm ? static_cast<float>(args.number(s.eps)) : 0.0f;
-  const QuantLayout& layout = *find_quant_layout(static_cast<uint32_t>(args.integer(2)));
-  const uint32_t n = static_cast<uint32_t>(ctx.max_dims(w)[0]);
-  const ValueId out1 = has_out1 ? ctx.arg(s.out1) : out, out2 = has_out2 ? ctx.arg(s.out2) : out;
-  const bool rope = s.cos != kNoArg;
-  const uint32_t width0 = static_cast<uint32_t>(output_width(s, s.out, ctx.max_dims(out), n).first);
-  const uint32_t width1 = has_out1 ? static_cast<uint32_t>(output_width(s, s.out1, ctx.max_dims(out1), n).first) : 0;
-  const uint32_t split1 = has_out1 ? width0 : n;
-  const uint32_t split2 = has_out2 ? split1 + width1 : n;
-  const uint32_t head_dim = rope ? static_cast<uint32_t>(ctx.max_dims(out).back()) : 0;
-  const ValueId cos = rope ? ctx.arg(s.cos) : x, sin = rope ? ctx.arg(s.sin) : x;
-  const Tensor& wt = args.tensor(1);
-  const bool planar = is_planar_weight(wt);
-  const uint32_t row_words = weight_row_words(wt);
-  const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
-  const Tuning& tuning = ctx.tuning();
-  const uint32_t lanes = planar ? planar_lanes_for(tuning, k, n) : lanes_for(k);
-  const uint32_t rows_per_group = kWorkgroup / lanes;
+// The call's arguments as lowering reads them. Unused bindings get any
+// buffer (x, or out for the outputs); split1 and split2 are where out1's and
+// out2's columns start (N where there is no such output).
+struct LinearCall {
+  ValueId x = 0, w = 0, out = 0, out1 = 0, out2 = 0, bias = 0, norm = 0, residual = 0, cos = 0, sin = 0;
+  bool has_out1 = false, has_out2 = false, has_bias = false, has_norm = false, has_residual = false;
+  bool rope = false, swiglu = false, planar = false;
+  float eps = 0;
+  const QuantLayout* layout = nullptr;
+  uint32_t n = 0, k = 0, row_words = 0, split1 = 0, split2 = 0, head_dim = 0;
+};
 
-  gpu::OverrideConstants constants = weight_decode_constants(layout, wt, k);
-  constants.insert(constants.end(), {{"HAS_BIAS", has_bias ? 1.0 : 0.0},
-                                     {"HAS_NORM", has_norm ? 1.0 : 0.0},
-                                     {"HAS_RESIDUAL", has_residual ? 1.0 : 0.0}});
-  gpu::OverrideConstants gemv_constants = constants;
-  // gemv_planar.wgsl decodes by itself (no dequant.wgsl, so no ROW_UNITS).
-  if (planar) std::erase_if(gemv_constants, [](const auto& c) { return c.first == "ROW_UNITS"; });
-  gemv_constants.insert(gemv_constants.end(),
-                        {{"LANES", lanes},
-                         {"ROWS", rows_per_group},
-                         {"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0},
-                         {"HAS_ROPE", rope ? 1.0 : 0.0}});
-  const uint32_t xq_levels = planar ? gemv_int8_levels(tuning, n) : 0;
-  const bool q8 = xq_levels > 0;
-  if (q8) gemv_constants.push_back({"XQ_LEVELS", double(xq_levels)});
-  const uint32_t row_blocks =
-      planar ? planar_row_blocks(tuning, k, gpu::div_up(n, rows_per_group), s.swiglu || rope, q8) : 1;
-  // Blocks each lane loads together (UPL), and a timing probe that removes
-  // one cost (gemv_planar_weights.wgsl's PROBE: wrong results; A/B only).
-  if (planar) gemv_constants.push_back({"UPL", double(tuning.gemv_blocks_per_lane)});
-  if (const uint32_t probe = planar ? uint32_t(tuning.gemv_probe) : 0; probe != 0) {
-    gemv_constants.push_back({"PROBE", double(probe)});
-  }
-  if (row_blocks > 1) gemv_constants.push_back({"ROW_BLOCKS", double(row_blocks)});
-  // The RoPE GEMV alone binds the tables (10 storage buffers); the others
-  // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
-  const gpu::ShaderSlot rope_slot = {"rope", rope ? "rope" : "rope_none"};
-  const char* gemv_shader =
-      !planar ? "quant/gemv.wgsl" : q8 ? "quant/gemv_planar_q8.wgsl" : "quant/gemv_planar.wgsl";
-  const auto& gemv_pipeline = ctx.pipeline(gemv_shader, "main", gemv_constants, {rope_slot});
-  const auto& tiled_pipeline =
-      ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
-  // Unused output bindings get a scratch word: the same buffer bound twice as
-  // read_write would alias.
-  const gpu::BufferBinding none1 = has_out1 ? ctx.tensor(out1) : ctx.scratch(4, "linear unused output");
-  const gpu::BufferBinding none2 = has_out2 ? ctx.tensor(out2) : ctx.scratch(4, "linear unused output");
-  // The family's tiles where their grid is large enough (gemm.h), else the
-  // old tiled GEMM (linear.wgsl).
+LinearCall read_call(OpContext& ctx, const LinearForm& s) {
+  const OpArgs& args = ctx.args();
+  LinearCall c;
+  c.x = ctx.arg(0);
+  c.w = ctx.arg(1);
+  c.out = ctx.arg(s.out);
+  c.has_out1 = s.out1 != kNoArg;
+  c.has_out2 = c.has_out1 && !args.is_null(s.out2);
+  c.has_bias = present(args, s.bias);
+  c.has_norm = present(args, s.norm);
+  c.has_residual = present(args, s.residual);
+  c.rope = s.cos != kNoArg;
+  c.swiglu = s.swiglu;
+  c.bias = c.has_bias ? ctx.arg(s.bias) : c.x;
+  c.norm = c.has_norm ? ctx.arg(s.norm) : c.x;
+  c.residual = c.has_residual ? ctx.arg(s.residual) : c.x;
+  c.out1 = c.has_out1 ? ctx.arg(s.out1) : c.out;
+  c.out2 = c.has_out2 ? ctx.arg(s.out2) : c.out;
+  c.cos = c.rope ? ctx.arg(s.cos) : c.x;
+  c.sin = c.rope ? ctx.arg(s.sin) : c.x;
+  c.eps = c.has_norm ? static_cast<float>(args.number(s.eps)) : 0.0f;
+  c.layout = find_quant_layout(static_cast<uint32_t>(args.integer(2)));
+  const Tensor& weight = args.tensor(1);
+  c.planar = is_planar_weight(weight);
+  c.row_words = weight_row_words(weight);
+  c.n = static_cast<uint32_t>(ctx.max_dims(c.w)[0]);
+  c.k = static_cast<uint32_t>(ctx.max_dims(c.x).back());
+  const uint32_t width0 = static_cast<uint32_t>(output_width(s, s.out, ctx.max_dims(c.out), c.n).first);
+  const uint32_t width1 =
+      c.has_out1 ? static_cast<uint32_t>(output_width(s, s.out1, ctx.max_dims(c.out1), c.n).first) : 0;
+  c.split1 = c.has_out1 ? width0 : c.n;
+  c.split2 = c.has_out2 ? c.split1 + width1 : c.n;
+  c.head_dim = c.rope ? static_cast<uint32_t>(ctx.max_dims(c.out).back()) : 0;
+  return c;
+}
+
+// The constants every kernel of the call shares: the weight's decoding and
+// which optional parts it has.
+gpu::OverrideConstants linear_constants(const LinearCall& c, const Tensor& weight) {
+  gpu::OverrideConstants constants = weight_decode_constants(*c.layout, weight, c.k);
+  constants.insert(constants.end(), {{"HAS_BIAS", c.has_bias ? 1.0 : 0.0},
+                                     {"HAS_NORM", c.has_norm ? 1.0 : 0.0},
+                                     {"HAS_RESIDUAL", c.has_residual ? 1.0 : 0.0}});
+  return constants;
+}
+
+// The prefill GEMMs: the family's tiles (gemm.h; its large tile for live
+// shapes that give it enough workgroups) where their grid is large enough,
+// else the old tiled GEMM (linear.wgsl).
+struct GemmPlan {
   GemmChoice choice, large;
-  const bool family = gemm_choose(ctx.device(), ctx.tuning(), choice);
+  bool family = false, has_large = false;
   // Below this many family workgroups the old tiles: 0 by default (the
   // family measured faster at every size on the H200, also for SmolLM2's
   // 72-workgroup matrices).
-  const uint64_t min_workgroups = ctx.tuning().gemm_min_workgroups;
-  // SwiGLU: the GEMM family stores silu(gate) * up itself (gemm.wgsl's
-  // store4); the old tiled GEMM writes the interleaved gate/up columns to
-  // scratch ([M, N]), which swiglu_pairs.wgsl turns into out. The scratch
-  // holds only the rows the old GEMM can get (none for llama1b's gate/up,
-  // whose 256 column tiles always fill the family's grid: 32 MiB less at
-  // 512-token chunks).
-  const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(x)) / std::max<int64_t>(1, k));
-  uint32_t old_rows = max_m;
-  if (family) {
-    old_rows = 0;
-    while (old_rows < max_m && gemm_workgroups(choice.tile, old_rows + 1, n) < min_workgroups) ++old_rows;
+  uint64_t min_workgroups = 0;
+  uint64_t large_min = 0, large_min_k = 0;
+
+  // Whether the family takes an M x N GEMM (else the old tiles).
+  bool family_takes(uint32_t m, uint32_t n) const {
+    return family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
   }
-  const gpu::BufferBinding gemm_out =
-      s.swiglu ? ctx.scratch(uint64_t(std::max(old_rows, 1u)) * n * 4, "linear swiglu gate/up") : ctx.tensor(out);
-  // A weight above the binding limit comes in runs of rows (memory_plan.h):
-  // each run gets its own GEMV and GEMMs, writing its columns of out. Only
-  // the plain and norm/residual forms split; the fusion pass merges no
-  // weights past the limit, so the others never meet one.
-  const std::vector<TensorSegment> segments = ctx.segments(w);
-  const bool split_weight = segments.size() > 1;
-  if (split_weight && (has_out1 || s.swiglu || rope)) {
-    throw Error(ErrorCode::NotSupported, "its weight (" + std::to_string(n) + " rows) is above the device's binding "
+};
+
+GemmPlan plan_gemms(OpContext& ctx) {
+  GemmPlan g;
+  g.family = gemm_choose(ctx.device(), ctx.tuning(), g.choice);
+  g.min_workgroups = ctx.tuning().gemm_min_workgroups;
+  g.has_large = g.family && gemm_choose_large(ctx.device(), ctx.tuning(), g.choice, g.large);
+  g.large_min = ctx.tuning().gemm_large_min_workgroups;
+  g.large_min_k = ctx.tuning().gemm_large_min_k;
+  return g;
+}
+
+// Where the old tiled GEMM writes. SwiGLU: the GEMM family stores
+// silu(gate) * up itself (gemm.wgsl's store4); the old tiled GEMM writes the
+// interleaved gate/up columns to scratch ([M, N]), which swiglu_pairs.wgsl
+// turns into out. The scratch holds only the rows the old GEMM can get (none
+// for llama1b's gate/up, whose 256 column tiles always fill the family's
+// grid: 32 MiB less at 512-token chunks).
+gpu::BufferBinding tiled_gemm_output(OpContext& ctx, const LinearCall& c, const GemmPlan& gemm) {
+  if (!c.swiglu) return ctx.tensor(c.out);
+  const uint32_t max_m = static_cast<uint32_t>(numel(ctx.max_dims(c.x)) / std::max<int64_t>(1, c.k));
+  uint32_t old_rows = max_m;
+  if (gemm.family) {
+    old_rows = 0;
+    while (old_rows < max_m && !gemm.family_takes(old_rows + 1, c.n)) ++old_rows;
+  }
+  return ctx.scratch(uint64_t(std::max(old_rows, 1u)) * c.n * 4, "linear swiglu gate/up");
+}
+
+// A weight above the binding limit comes in runs of rows (memory_plan.h):
+// each run gets its own GEMV and GEMMs, writing its columns of out. Only the
+// plain and norm/residual forms split; the fusion pass merges no weights
+// past the limit, so the others never meet one.
+std::vector<TensorSegment> weight_runs(OpContext& ctx, const LinearCall& c) {
+  std::vector<TensorSegment> segments = ctx.segments(c.w);
+  if (segments.size() > 1 && (c.has_out1 || c.swiglu || c.rope)) {
+    throw Error(ErrorCode::NotSupported, "its weight (" + std::to_string(c.n) + " rows) is above the device's binding "
                                          "limit, which only the plain and norm/residual linears can read in parts");
   }
-  // The profile groups by label: format and shape let it tell the matrices apart (bytes per token).
-  const std::string shape = std::string(" ") + layout.name + " " + std::to_string(n) + "x" + std::to_string(k);
-  gpu::OverrideConstants family_constants = constants;
-  family_constants.push_back({"HAS_SWIGLU", s.swiglu ? 1.0 : 0.0});
-  const std::string suffix = std::string(has_out1 ? " split" : "") + (s.swiglu ? " +swiglu" : "") + (rope ? " +rope" : "") +
-                             (has_norm ? " +norm" : "") +
-                             (has_residual ? " +residual" : "") + (planar ? " [planar layout]" : "");
-  const bool has_large = family && gemm_choose_large(ctx.device(), ctx.tuning(), choice, large);
+  return segments;
+}
+
+// What each run's dispatches are recorded with.
+struct LinearKernels {
+  const gpu::ComputePipeline* gemv = nullptr;
+  const gpu::ComputePipeline* tiled = nullptr;
   // The family has the same bindings, Params (GemmParams) and optional parts.
-  struct Part {
-    UniformId u;
-    DispatchId gemv, gemm, family_gemm, large_gemm;
-    uint32_t col0, rows;
-  };
-  std::vector<Part> parts;
-  for (const TensorSegment& seg : segments) {
-    const std::string rows = split_weight ? " rows " + std::to_string(seg.first_row) + "+" + std::to_string(seg.rows) : "";
-    Part part{ctx.uniform(sizeof(GemmParams)), 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
-              static_cast<uint32_t>(seg.rows)};
-    const gpu::BufferBinding bindings[] = {ctx.tensor(x),          {seg.buffer},     ctx.tensor(bias),     ctx.tensor(out),
-                                           ctx.uniform_binding(part.u), ctx.tensor(norm), ctx.tensor(residual), none1,
-                                           none2,                  ctx.tensor(cos),  ctx.tensor(sin)};
-    // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
-    const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
-    // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
-    std::array<gpu::BufferBinding, 9> tiled_bindings;
-    std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
-    tiled_bindings[3] = gemm_out;
-    const std::span<const gpu::BufferBinding> gemv_bindings(bindings, rope ? 11 : 9);
-    part.gemv = ctx.dispatch(gemv_pipeline, gemv_bindings, std::string("linear_ggml gemv") + shape + suffix + rows);
-    part.gemm = ctx.dispatch(tiled_pipeline, tiled_bindings, std::string("linear_ggml gemm") + suffix + rows);
-    part.family_gemm =
-        family ? ctx.dispatch(gemm_pipeline(ctx, choice, "quant/dequant.wgsl", family_constants), family_bindings,
-                              std::string(kGemmLabel) + shape + suffix + rows)
-               : part.gemm;
-    // The large tile, for live shapes that give it enough workgroups (gemm.h).
-    part.large_gemm =
-        has_large ? ctx.dispatch(gemm_pipeline(ctx, large, "quant/dequant.wgsl", family_constants), family_bindings,
-                                 std::string(kGemmLabel) + " " + large.tile.name + shape + suffix + rows)
-                  : part.gemm;
-    parts.push_back(part);
+  gpu::OverrideConstants family_constants;
+  GemmPlan gemm;
+  gpu::BufferBinding none1, none2;  // out1, out2 or a scratch word each
+  gpu::BufferBinding tiled_out;     // out, or SwiGLU's scratch
+  // The profile groups by label: format and shape let it tell the matrices
+  // apart (bytes per token); the suffix names the optional parts.
+  std::string shape, suffix;
+};
+
+LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoice& gemv,
+                             const gpu::OverrideConstants& constants) {
+  LinearKernels kern;
+  // The RoPE GEMV alone binds the tables (10 storage buffers); the others
+  // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
+  const gpu::ShaderSlot rope_slot = {"rope", c.rope ? "rope" : "rope_none"};
+  kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot});
+  kern.tiled = &ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
+  // Unused output bindings get a scratch word: the same buffer bound twice as
+  // read_write would alias.
+  kern.none1 = c.has_out1 ? ctx.tensor(c.out1) : ctx.scratch(4, "linear unused output");
+  kern.none2 = c.has_out2 ? ctx.tensor(c.out2) : ctx.scratch(4, "linear unused output");
+  kern.gemm = plan_gemms(ctx);
+  kern.tiled_out = tiled_gemm_output(ctx, c, kern.gemm);
+  kern.family_constants = constants;
+  kern.family_constants.push_back({"HAS_SWIGLU", c.swiglu ? 1.0 : 0.0});
+  kern.shape = std::string(" ") + c.layout->name + " " + std::to_string(c.n) + "x" + std::to_string(c.k);
+  kern.suffix = std::string(c.has_out1 ? " split" : "") + (c.swiglu ? " +swiglu" : "") + (c.rope ? " +rope" : "") +
+                (c.has_norm ? " +norm" : "") + (c.has_residual ? " +residual" : "") +
+                (c.planar ? " [planar layout]" : "");
+  return kern;
+}
+
+// One run of the weight's rows (all of them unless the weight is split) and
+// its dispatches; a GEMM the call lacks is the run's old GEMM, which the hook
+// then gives workgroups once.
+struct LinearRun {
+  UniformId u = 0;
+  DispatchId gemv = 0, gemm = 0, family_gemm = 0, large_gemm = 0;
+  uint32_t col0 = 0, rows = 0;
+};
+
+LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& kern, const TensorSegment& seg,
+                     bool split_weight) {
+  const std::string rows =
+      split_weight ? " rows " + std::to_string(seg.first_row) + "+" + std::to_string(seg.rows) : "";
+  LinearRun run{ctx.uniform(sizeof(GemmParams)), 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
+                static_cast<uint32_t>(seg.rows)};
+  const gpu::BufferBinding bindings[] = {ctx.tensor(c.x),        {seg.buffer},   ctx.tensor(c.bias),
+                                         ctx.tensor(c.out),      ctx.uniform_binding(run.u),
+                                         ctx.tensor(c.norm),     ctx.tensor(c.residual),
+                                         kern.none1,             kern.none2,
+                                         ctx.tensor(c.cos),      ctx.tensor(c.sin)};
+  // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
+  const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
+  // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
+  std::array<gpu::BufferBinding, 9> tiled_bindings;
+  std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
+  tiled_bindings[3] = kern.tiled_out;
+  const std::span<const gpu::BufferBinding> gemv_bindings(bindings, c.rope ? 11 : 9);
+  const GemmPlan& g = kern.gemm;
+  const std::string& shape = kern.shape;
+  const std::string& suffix = kern.suffix;
+  run.gemv = ctx.dispatch(*kern.gemv, gemv_bindings, std::string("linear_ggml gemv") + shape + suffix + rows);
+  run.gemm = ctx.dispatch(*kern.tiled, tiled_bindings, std::string("linear_ggml gemm") + suffix + rows);
+  run.family_gemm =
+      g.family ? ctx.dispatch(gemm_pipeline(ctx, g.choice, "quant/dequant.wgsl", kern.family_constants),
+                              family_bindings, std::string(kGemmLabel) + shape + suffix + rows)
+               : run.gemm;
+  // The large tile, for live shapes that give it enough workgroups (gemm.h).
+  run.large_gemm = g.has_large
+                       ? ctx.dispatch(gemm_pipeline(ctx, g.large, "quant/dequant.wgsl", kern.family_constants),
+                                      family_bindings,
+                                      std::string(kGemmLabel) + " " + g.large.tile.name + shape + suffix + rows)
+                       : run.gemm;
+  return run;
+}
+
+// The passes after the old tiled GEMM (dispatches run in recording order):
+// SwiGLU of its interleaved columns, RoPE of out and out1 in place. Where the
+// op has no such pass its ids are placeholders (the first run's GEMM and
+// uniform), never given workgroups.
+struct LinearEpilogues {
+  DispatchId swiglu_pairs = 0, rope_pairs = 0;
+  UniformId swiglu_u = 0, rope_u = 0;
+};
+
+LinearEpilogues record_epilogues(OpContext& ctx, const LinearCall& c, const LinearKernels& kern,
+                                 const LinearRun& first) {
+  LinearEpilogues e{first.gemm, first.gemm, first.u, first.u};
+  if (c.swiglu) {
+    e.swiglu_u = ctx.uniform(sizeof(PairParams));
+    e.swiglu_pairs = ctx.dispatch(ctx.pipeline("quant/swiglu_pairs.wgsl", "main"),
+                                  {kern.tiled_out, ctx.tensor(c.out), ctx.uniform_binding(e.swiglu_u)},
+                                  "linear_ggml swiglu pairs");
   }
-  // Placeholders where an op has no pairs or RoPE pass (never given workgroups).
-  const DispatchId gemm = parts.front().gemm;
-  const UniformId u = parts.front().u;
-  const uint64_t large_min = ctx.tuning().gemm_large_min_workgroups, large_min_k = ctx.tuning().gemm_large_min_k;
-  // After the old tiled GEMM (dispatches run in recording order).
-  DispatchId pairs = gemm;
-  const UniformId pair_u = s.swiglu ? ctx.uniform(sizeof(PairParams)) : u;
-  if (s.swiglu) {
-    pairs = ctx.dispatch(ctx.pipeline("quant/swiglu_pairs.wgsl", "main"),
-                         {gemm_out, ctx.tensor(out), ctx.uniform_binding(pair_u)}, "linear_ggml swiglu pairs");
+  if (c.rope) {
+    e.rope_u = ctx.uniform(sizeof(RopeParams));
+    e.rope_pairs = ctx.dispatch(ctx.pipeline("quant/rope_pairs.wgsl", "main"),
+                                {ctx.tensor(c.out), ctx.tensor(c.out1), ctx.tensor(c.cos), ctx.tensor(c.sin),
+                                 ctx.uniform_binding(e.rope_u)},
+                                "linear_ggml rope pairs");
   }
-  DispatchId rope_pairs = gemm;
-  const UniformId rope_u = rope ? ctx.uniform(sizeof(RopeParams)) : u;
-  if (rope) {
-    rope_pairs = ctx.dispatch(ctx.pipeline("quant/rope_pairs.wgsl", "main"),
-                              {ctx.tensor(out), ctx.tensor(out1), ctx.tensor(cos), ctx.tensor(sin),
-                               ctx.uniform_binding(rope_u)},
-                              "linear_ggml rope pairs");
+  return e;
+}
+
+// The resize hook: the outputs' live shapes, each run's Params, and
+// workgroups for the one kernel that fits the live M (the GEMV for decode, one
+// GEMM per run for prefill), none for the others. It runs every decode step:
+// it allocates nothing beyond the outputs' dims.
+struct LinearSteps {
+  LinearCall c;
+  uint32_t rows_per_group = 0, row_blocks = 1;  // the GEMV's
+  GemmPlan gemm;
+  std::vector<LinearRun> runs;
+  LinearEpilogues epilogues;
+
+  void operator()(ResizeContext& r) const;
+
+ private:
+  static constexpr gpu::WorkgroupCount kNone{0, 1, 1};
+  // RoPE outputs keep their [heads, head_dim] split of the width.
+  Dims with_width(Dims d, uint32_t width) const;
+  void set_output_dims(ResizeContext& r) const;
+  void decode(ResizeContext& r, const LinearRun& run, uint32_t m) const;
+  void prefill(ResizeContext& r, const LinearRun& run, uint32_t m, uint32_t k) const;
+  void run_epilogues(ResizeContext& r, uint32_t m) const;
+};
+
+void LinearSteps::operator()(ResizeContext& r) const {
+  const Dims& dims = r.dims(c.x);
+  const uint32_t k = static_cast<uint32_t>(dims.back());
+  const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
+  set_output_dims(r);
+  for (const LinearRun& run : runs) {
+    // A run's rows all go to out (a split weight has no out1, out2: then
+    // split1 = split2 = n >= rows), into its columns col0.. of split1.
+    r.write_uniform(run.u, GemmParams{m, run.rows, k, c.row_words, c.eps, std::min(c.split1, run.rows),
+                                      std::min(c.split2, run.rows), c.head_dim, run.col0, c.split1});
+    if (m <= 1) {
+      decode(r, run, m);
+    } else {
+      prefill(r, run, m, k);
+    }
   }
-  ctx.on_resize({x}, [=](ResizeContext& r) {
-    Dims dims = r.dims(x);
-    const uint32_t k = static_cast<uint32_t>(dims.back());
-    const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
-    // RoPE outputs keep their [heads, head_dim] split of the width.
-    auto with_width = [&](Dims d, uint32_t width) {
-      if (rope) {
-        d.back() = width / head_dim;
-        d.push_back(head_dim);
-      } else {
-        d.back() = width;
-      }
-      return d;
-    };
-    r.set_dims(out, with_width(dims, s.swiglu ? n / 2 : split1));
-    if (has_out1) r.set_dims(out1, with_width(dims, split2 - split1));
-    if (has_out2) {
-      dims.back() = n - split2;
-      r.set_dims(out2, dims);
-    }
-    const gpu::WorkgroupCount none{0, 1, 1};
-    const bool decode = m <= 1;
-    for (const Part& p : parts) {
-      // A run's rows all go to out (a split weight has no out1, out2: then
-      // split1 = split2 = n >= rows), into its columns col0.. of split1.
-      const uint32_t rows = p.rows;
-      r.write_uniform(p.u, GemmParams{m, rows, k, row_words, eps, std::min(split1, rows), std::min(split2, rows),
-                                      head_dim, p.col0, split1});
-      const uint64_t row_groups = gpu::div_up(gpu::div_up(rows, rows_per_group), row_blocks);  // workgroups per x row
-      r.set_workgroups(p.gemv, decode ? r.fold(row_groups * m) : gpu::WorkgroupCount{0, 1, 1});
-      const bool big = family && gemm_workgroups(choice.tile, m, rows) >= min_workgroups;
-      r.set_workgroups(p.gemm, decode || big ? none : r.fold(gpu::div_up(rows, kTileN) * gpu::div_up(m, kTileM)));
-      const bool use_large =
-          has_large && !decode && big && gemm_use_large(large.tile, m, rows, k, large_min, large_min_k);
-      if (family) {
-        r.set_workgroups(p.family_gemm,
-                         !decode && big && !use_large ? r.fold(gemm_workgroups(choice.tile, m, rows)) : none);
-      }
-      if (has_large) r.set_workgroups(p.large_gemm, use_large ? r.fold(gemm_workgroups(large.tile, m, rows)) : none);
-    }
-    const bool big = family && gemm_workgroups(choice.tile, m, n) >= min_workgroups;
-    if (rope) {
-      r.write_uniform(rope_u, RopeParams{m, split1, split2 - split1, head_dim});
-      r.set_workgroups(rope_pairs, decode ? none : r.fold(gpu::div_up(uint64_t(m) * split2 / 2, kWorkgroup)));
-    }
-    if (s.swiglu) {
-      r.write_uniform(pair_u, PairParams{m * (n / 2)});
-      r.set_workgroups(pairs, decode || big ? none : r.fold(gpu::div_up(uint64_t(m) * (n / 2), kWorkgroup)));
-    }
-  });
+  run_epilogues(r, m);
+}
+
+Dims LinearSteps::with_width(Dims d, uint32_t width) const {
+  if (c.rope) {
+    d.back() = width / c.head_dim;
+    d.push_back(c.head_dim);
+  } else {
+    d.back() = width;
+  }
+  return d;
+}
+
+void LinearSteps::set_output_dims(ResizeContext& r) const {
+  Dims dims = r.dims(c.x);
+  r.set_dims(c.out, with_width(dims, c.swiglu ? c.n / 2 : c.split1));
+  if (c.has_out1) r.set_dims(c.out1, with_width(dims, c.split2 - c.split1));
+  if (c.has_out2) {
+    dims.back() = c.n - c.split2;
+    r.set_dims(c.out2, dims);
+  }
+}
+
+// M <= 1: the GEMV.
+void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) const {
+  const uint64_t row_groups = gpu::div_up(gpu::div_up(run.rows, rows_per_group), row_blocks);  // workgroups per x row
+  r.set_workgroups(run.gemv, r.fold(row_groups * m));
+  r.set_workgroups(run.gemm, kNone);
+  if (gemm.family) r.set_workgroups(run.family_gemm, kNone);
+  if (gemm.has_large) r.set_workgroups(run.large_gemm, kNone);
+}
+
+// M > 1: one GEMM: the family's large tile or its own where its grid is
+// large enough, else the old tiles.
+void LinearSteps::prefill(ResizeContext& r, const LinearRun& run, uint32_t m, uint32_t k) const {
+  r.set_workgroups(run.gemv, kNone);
+  const bool big = gemm.family_takes(m, run.rows);
+  r.set_workgroups(run.gemm, big ? kNone : r.fold(gpu::div_up(run.rows, kTileN) * gpu::div_up(m, kTileM)));
+  const bool use_large =
+      gemm.has_large && big && gemm_use_large(gemm.large.tile, m, run.rows, k, gemm.large_min, gemm.large_min_k);
+  if (gemm.family) {
+    const bool use_family = big && !use_large;
+    r.set_workgroups(run.family_gemm, use_family ? r.fold(gemm_workgroups(gemm.choice.tile, m, run.rows)) : kNone);
+  }
+  if (gemm.has_large) {
+    r.set_workgroups(run.large_gemm, use_large ? r.fold(gemm_workgroups(gemm.large.tile, m, run.rows)) : kNone);
+  }
+}
+
+// The epilogue passes serve prefill only, after the old tiles (SwiGLU) or
+// any GEMM (RoPE); the GEMV applies both itself.
+void LinearSteps::run_epilogues(ResizeContext& r, uint32_t m) const {
+  const bool decode = m <= 1;
+  if (c.rope) {
+    r.write_uniform(epilogues.rope_u, RopeParams{m, c.split1, c.split2 - c.split1, c.head_dim});
+    r.set_workgroups(epilogues.rope_pairs,
+                     decode ? kNone : r.fold(gpu::div_up(uint64_t(m) * c.split2 / 2, kWorkgroup)));
+  }
+  if (c.swiglu) {
+    const bool big = gemm.family_takes(m, c.n);
+    r.write_uniform(epilogues.swiglu_u, PairParams{m * (c.n / 2)});
+    r.set_workgroups(epilogues.swiglu_pairs,
+                     decode || big ? kNone : r.fold(gpu::div_up(uint64_t(m) * (c.n / 2), kWorkgroup)));
+  }
+}
+
+void lower_with(OpContext& ctx, const LinearForm& s) {
+  LinearSteps steps;
+  steps.c = read_call(ctx, s);
+  const LinearCall& c = steps.c;
+  const gpu::OverrideConstants constants = linear_constants(c, ctx.args().tensor(1));
+  const GemvChoice gemv = choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope}, constants);
+  steps.rows_per_group = gemv.rows_per_group;
+  steps.row_blocks = gemv.row_blocks;
+  const LinearKernels kern = choose_kernels(ctx, c, gemv, constants);
+  steps.gemm = kern.gemm;
+  const std::vector<TensorSegment> segments = weight_runs(ctx, c);
+  for (const TensorSegment& seg : segments) steps.runs.push_back(record_run(ctx, c, kern, seg, segments.size() > 1));
+  steps.epilogues = record_epilogues(ctx, c, kern, steps.runs.front());
+  const ValueId x = c.x;
+  ctx.on_resize({x}, std::move(steps));
 }
 
 }  // namespace

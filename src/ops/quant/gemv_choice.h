@@ -1,0 +1,35 @@
+// Which decode GEMV of the quantized linear family (linear_ggml.cpp) serves
+// a matrix, and in what shape: gemv.wgsl for the block layout, for the
+// planar layout gemv_planar.wgsl (weights decoded to f32) or
+// gemv_planar_q8.wgsl (int8 roundings of x), with lanes per row, rows and
+// row blocks per workgroup as measured (gemv_choice.cpp), or as Tuning's
+// A/B switches force.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/pipeline_cache.h"
+#include "wgrt/tuning.h"
+
+namespace wgrt::ops {
+
+// The matrix a GEMV is chosen for: K x N, its weight layout, and its
+// paired-row epilogues (SwiGLU of interleaved gate/up rows, RoPE).
+struct GemvMatrix {
+  uint32_t k = 0, n = 0;
+  bool planar = false;  // weight_prep.h's planar layout
+  bool swiglu = false, rope = false;
+};
+
+struct GemvChoice {
+  const char* shader = nullptr;  // e.g. "quant/gemv_planar.wgsl"
+  uint32_t rows_per_group = 0;   // weight rows per workgroup row block (ROWS)
+  uint32_t row_blocks = 1;       // row blocks per workgroup (ROW_BLOCKS)
+  gpu::OverrideConstants constants;
+};
+
+// The GEMV for `matrix`, its constants being `constants` (the weight's
+// decoding and the call's optional parts) plus its own.
+GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu::OverrideConstants& constants);
+
+}  // namespace wgrt::ops
