@@ -534,7 +534,9 @@ void register_linear_ggml(OpRegistry& registry) {
       {&kLinearSplit, "f32 (GGML-quantized weights; RMSNorm before, split outputs)"},
       {&kLinearSplitRope, "f32 (GGML-quantized weights; RMSNorm before, split outputs, RoPE on Q and K)"},
       {&kLinearSwiglu, "f32 (GGML-quantized weights; RMSNorm before, SwiGLU of gate/up after)"}};
-  for (const auto& [form, dtypes] : forms) {
+  for (const auto& entry : forms) {
+    const LinearForm* form = entry.first;  // a lambda may not capture a structured binding (clang 15)
+    const char* dtypes = entry.second;
     OpDef def;
     def.check = [form](const OpArgs& a) { check_with(a, *form); };
     def.lower = [form](OpContext& c) { lower_with(c, *form); };
