@@ -86,6 +86,13 @@ std::pair<ValueId, ValueId> outputs(const OpArgs& args, Kind k) {
   const size_t out = out_arg(k);
   const ValueList& list = args.value_list(out);
   if (list.items.size() != 2) args.fail(out, "expected [scale, zero_point]");
+  for (ValueId id : list.items) {
+    if (id >= args.graph().values.size() || !args.graph().is_tensor(id)) {
+      args.fail(out, "expected [scale, zero_point] tensors, got a " +
+                         std::string(id < args.graph().values.size() ? value_kind_name(args.graph().values[id])
+                                                                     : "missing value"));
+    }
+  }
   return {list.items[0], list.items[1]};
 }
 
