@@ -306,6 +306,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   times.prepare_ms = ms_since(t_start);
   const auto t_encode = Clock::now();
   gpu::CommandBatch batch(device_, options.time_dispatches);
+  if (options.encode_before) options.encode_before(batch);
   encode(batch, inputs, rebound, fresh, live_bytes, options, traffic);
   if (options.encode_after) options.encode_after(batch);
   const auto t_submit = Clock::now();

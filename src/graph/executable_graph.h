@@ -78,6 +78,9 @@ struct ExecuteOptions {
   // Records more work into the same submit, after the graph's dispatches and
   // output copies (e.g. sampling the next token from the logits).
   std::function<void(gpu::CommandBatch&)> encode_after;
+  // Records work into the same submit ahead of the graph's (after the
+  // inputs are uploaded): e.g. copies that put device-resident inputs in place.
+  std::function<void(gpu::CommandBatch&)> encode_before;
   // false: submit and return at once, reading nothing back (outputs come
   // with their live shapes and no data); last_submission() identifies the
   // submit. Steps queued this way run in order on the GPU.

@@ -15,7 +15,9 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-ops::SamplingParams gpu_params(const SamplerOptions& o) {
+}  // namespace
+
+ops::SamplingParams gpu_sampling_params(const SamplerOptions& o) {
   ops::SamplingParams p;
   p.temperature = o.temperature;
   p.top_k = o.top_k;
@@ -30,10 +32,8 @@ ops::SamplingParams gpu_params(const SamplerOptions& o) {
   return p;
 }
 
-}  // namespace
-
 void validate(const GenerateOptions& options, int64_t vocab) {
-  ops::GpuSampler::validate(gpu_params(options.sampler), vocab > 0 ? vocab : std::numeric_limits<int32_t>::max());
+  ops::GpuSampler::validate(gpu_sampling_params(options.sampler), vocab > 0 ? vocab : std::numeric_limits<int32_t>::max());
   if (options.max_tokens < 0) {
     throw Error(ErrorCode::InvalidArgument, "max tokens must be >= 0, got " + std::to_string(options.max_tokens));
   }
@@ -104,7 +104,7 @@ void Generation::drop_in_flight() {
 void Generation::start_on_gpu() {
   const uint32_t vocab = uint32_t(model_.sampling_vocab());
   gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
-                                                   gpu_params(options_.sampler));
+                                                   gpu_sampling_params(options_.sampler));
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
   if (options_.logprobs >= 0) {
     // The sampler penalises the logits in place: copied after it, they are

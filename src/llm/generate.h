@@ -72,6 +72,7 @@ constexpr int32_t kMaxTopLogprobs = 20;
 
 struct GenerateStats {
   size_t prompt_tokens = 0;
+  size_t cached_tokens = 0;  // of prompt_tokens: found in the KV cache (batch_generation.h), not run again
   size_t generated_tokens = 0;
   double prompt_seconds = 0;    // prefill, including the first token's logits
   double generate_seconds = 0;  // every decode step after that
@@ -86,6 +87,9 @@ struct GenerateStats {
     return generate_seconds > 0 ? generated_tokens / generate_seconds : 0;
   }
 };
+
+// The GPU sampler's form of the sampling options.
+ops::SamplingParams gpu_sampling_params(const SamplerOptions& options);
 
 // Checks options that need no model (temperature, top-p, min-p, penalty,
 // in_flight); with `vocab` > 0 also top-k against it. Throws

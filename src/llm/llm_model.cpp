@@ -27,12 +27,13 @@ LoadOptions graph_options(const LlmLoadOptions& options) {
 // above the binding limit it is stored in parts by KV heads (memory_plan.h),
 // so one head's positions must fit one binding: refuse a context past that
 // before anything is allocated, naming the largest that fits.
-void check_kv_cache_fits(const gpu::Device& device, const gguf::LlamaGraph& lg, bool kv_f16) {
-  const uint64_t per_position = uint64_t(lg.config.head_dim) * (kv_f16 ? 2 : 4);
+void check_kv_cache_fits(const gpu::Device& device, const gguf::LlamaGraph& lg, bool kv_f16, int64_t slots) {
+  const uint64_t per_position = uint64_t(lg.config.head_dim) * (kv_f16 ? 2 : 4) * uint64_t(slots);
   const uint64_t limit = device.max_binding_bytes();
   if (per_position == 0 || uint64_t(lg.max_context) * per_position <= limit) return;
+  const std::string of = slots > 1 ? " for each of " + std::to_string(slots) + " sequences (--parallel)" : "";
   throw Error(ErrorCode::NotSupported,
-              "a context of " + std::to_string(lg.max_context) + " tokens needs " +
+              "a context of " + std::to_string(lg.max_context) + " tokens" + of + " needs " +
                   std::to_string(uint64_t(lg.max_context) * per_position) +
                   " bytes of KV cache per layer and KV head, above the device's binding limit of " +
                   std::to_string(limit) +
@@ -59,11 +60,14 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   gopt.max_context = options.context;
   gopt.max_chunk = options.chunk;
   gopt.kv_f16 = options.kv_f16;
+  gopt.slots = options.slots;
   if (options.on_progress) {
     gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
   }
   gguf::LlamaGraph lg = gguf::build_llama_graph(m->file_, gopt);
-  check_kv_cache_fits(device, lg, options.kv_f16);
+  check_kv_cache_fits(device, lg, options.kv_f16, options.slots);
+  m->slot_states_.resize(size_t(options.slots));
+  m->slot_inputs_ = true;
   m->config_ = lg.config;
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
@@ -93,6 +97,11 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   if (options.kv_f16) {
     throw Error(ErrorCode::InvalidArgument, options.path + ": the f16 KV cache applies to GGUF models only (a .pte "
                                                            "brings its own cache)");
+  }
+  if (options.slots != 1) {
+    throw Error(ErrorCode::NotSupported, options.path + ": several sequences at once (--parallel " +
+                                             std::to_string(options.slots) +
+                                             ") need a GGUF model (a .pte's cache holds one sequence)");
   }
   if (options.tokenizer_path.empty()) {
     throw Error(ErrorCode::InvalidArgument, options.path +
@@ -162,7 +171,12 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
     sampler.record(batch);
     batch.wait();
   }
-  reset();
+  if (slots() > 1) {  // the batched decode kernel, once
+    const BatchRow row{int32_t(cached()), int32_t(slot_)};
+    submit_batch(std::span(&row, 1), {}, {});
+    device.wait_idle();
+  }
+  reset(true);
   if (options.on_progress) options.on_progress(2, 2, "compiling kernels");
 }
 
@@ -174,31 +188,49 @@ const gpu::Buffer& LlmModel::token_buffer() const { return graph_->tensor_buffer
 
 const gpu::Buffer& LlmModel::logits_buffer() const { return graph_->tensor_buffer(graph_->graph().outputs[0]); }
 
+void LlmModel::select_slot(size_t slot) {
+  if (slot >= slots()) {
+    throw Error(ErrorCode::InvalidArgument, "slot " + std::to_string(slot) + " of a cache holding " +
+                                                std::to_string(slots()) + " sequences");
+  }
+  slot_ = slot;
+}
+
+void LlmModel::reset(bool all) {
+  for (size_t s = 0; s < slots(); ++s) {
+    if (all || s == slot_) slot_states_[s] = SlotState{};
+  }
+}
+
 void LlmModel::check_room(size_t tokens) const {
-  if (cached_ + int64_t(tokens) > context_) {
-    throw Error(ErrorCode::InvalidArgument, "context full: " + std::to_string(cached_) + " cached + " +
+  const int64_t now = cached();
+  if (now + int64_t(tokens) > context_) {
+    throw Error(ErrorCode::InvalidArgument, "context full: " + std::to_string(now) + " cached + " +
                                                 std::to_string(tokens) + " new tokens > context " +
                                                 std::to_string(context_) + " (raise --ctx)");
   }
 }
 
 void LlmModel::rewind(int64_t cached) {
-  if (cached < 0 || cached > cached_) {
+  SlotState& s = state();
+  if (cached < 0 || cached > s.cached) {
     throw Error(ErrorCode::InvalidArgument, "rewind to " + std::to_string(cached) + ": only " +
-                                                std::to_string(cached_) + " positions are cached");
+                                                std::to_string(s.cached) + " positions are cached");
   }
-  cached_ = cached;
-  cached_ids_.resize(size_t(cached));
+  s.cached = cached;
+  s.ids.resize(size_t(cached));
 }
 
 void LlmModel::note_fed_token(int64_t position, TokenId token) {
-  if (position >= 0 && position < int64_t(cached_ids_.size())) cached_ids_[size_t(position)] = token;
+  std::vector<TokenId>& ids = state().ids;
+  if (position >= 0 && position < int64_t(ids.size())) ids[size_t(position)] = token;
 }
 
 int64_t LlmModel::cached_prefix(std::span<const TokenId> prompt) const {
-  const size_t limit = std::min(cached_ids_.size(), prompt.empty() ? 0 : prompt.size() - 1);
+  const std::vector<TokenId>& ids = state().ids;
+  const size_t limit = std::min(ids.size(), prompt.empty() ? 0 : prompt.size() - 1);
   size_t n = 0;
-  while (n < limit && cached_ids_[n] == prompt[n]) ++n;
+  while (n < limit && ids[n] == prompt[n]) ++n;
   return int64_t(n);
 }
 
@@ -212,19 +244,90 @@ std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, const R
   return submit_chunks(tokens, options, &after, read_logits);
 }
 
+namespace {
+template <typename T>
+HostTensorView host_view(DType dtype, Dims dims, const T* data, size_t count) {
+  return HostTensorView{dtype, std::move(dims), std::span(reinterpret_cast<const uint8_t*>(data), count * sizeof(T))};
+}
+}  // namespace
+
+std::vector<OutputTensor> LlmModel::run_sequence(const InputView& tokens, int64_t n, int64_t pos,
+                                                 const ExecuteOptions& options) {
+  if (!slot_inputs_) {
+    const InputView inputs[] = {tokens, host_view(DType::I64, {1}, &pos, 1)};
+    return graph_->run(inputs, options);
+  }
+  const int64_t slot = int64_t(slot_), from = n - 1;
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) positions[size_t(i)] = pos + i;
+  const int32_t unused_row[2] = {-1, 0};
+  const InputView inputs[] = {tokens,
+                              host_view(DType::I64, {1}, &pos, 1),
+                              host_view(DType::I64, {1}, &slot, 1),
+                              host_view(DType::I64, {n}, positions.data(), positions.size()),
+                              host_view(DType::I32, {1, 2}, unused_row, 2),
+                              host_view(DType::I64, {1}, &from, 1)};
+  return graph_->run(inputs, options);
+}
+
 void LlmModel::submit_fed(const RecordAfter& after) {
   check_room(1);
-  const int64_t pos = cached_;
-  const InputView inputs[] = {
-      DeviceTensorView{DType::I64, {1, 1}, &token_buffer()},
-      HostTensorView{DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
-  };
   ExecuteOptions options;
   options.wait = false;
   options.encode_after = after;
+  run_sequence(DeviceTensorView{DType::I64, {1, 1}, &token_buffer()}, 1, cached(), options);
+  state().cached += 1;
+  state().ids.push_back(-1);  // known once its step's readback arrives
+}
+
+void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after) {
+  if (slots() < 2 && rows.size() > 1) {
+    throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) +
+                                                " rows needs a model loaded with several slots");
+  }
+  if (rows.empty() || rows.size() > std::min(slots(), size_t(chunk_))) {
+    throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) + " rows; 1 to " +
+                                                std::to_string(std::min(slots(), size_t(chunk_))) + " fit");
+  }
+  if (!slot_inputs_) throw Error(ErrorCode::NotSupported, "batched decode needs a GGUF model");
+  const auto n = int64_t(rows.size());
+  std::vector<int64_t> positions(rows.size(), 0);
+  std::vector<int32_t> pairs;
+  int64_t most = 1;
+  std::vector<bool> seen(slots(), false);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const BatchRow& row = rows[r];
+    pairs.insert(pairs.end(), {row.position, row.slot});
+    if (row.position < 0) continue;
+    if (row.slot < 0 || size_t(row.slot) >= slots() || seen[size_t(row.slot)] ||
+        row.position != slot_states_[size_t(row.slot)].cached || row.position >= context_) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "batch row " + std::to_string(r) + ": position " + std::to_string(row.position) + " of slot " +
+                      std::to_string(row.slot) + " is not that slot's next position (or the slot is named twice, "
+                      "or its context of " + std::to_string(context_) + " is full)");
+    }
+    seen[size_t(row.slot)] = true;
+    positions[r] = row.position;
+    most = std::max<int64_t>(most, int64_t(row.position) + 1);
+  }
+  const int64_t batch_slot = -1, from = 0;
+  const InputView inputs[] = {DeviceTensorView{DType::I64, {1, n}, &token_buffer()},
+                              host_view(DType::I64, {1}, &most, 1),
+                              host_view(DType::I64, {1}, &batch_slot, 1),
+                              host_view(DType::I64, {n}, positions.data(), positions.size()),
+                              host_view(DType::I32, {n, 2}, pairs.data(), pairs.size()),
+                              host_view(DType::I64, {1}, &from, 1)};
+  ExecuteOptions options;
+  options.wait = false;
+  options.encode_before = before;
+  options.encode_after = after;
   graph_->run(inputs, options);
-  cached_ += 1;
-  cached_ids_.push_back(-1);  // known once its step's readback arrives
+  for (const BatchRow& row : rows) {
+    if (row.position < 0) continue;
+    SlotState& s = slot_states_[size_t(row.slot)];
+    s.cached += 1;
+    s.ids.push_back(-1);
+  }
 }
 
 std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
@@ -244,19 +347,15 @@ std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, 
     const size_t n = std::min(tokens.size() - start, size_t(chunk_));
     const bool last = start + n == tokens.size();
     ids.assign(tokens.begin() + start, tokens.begin() + start + n);
-    const int64_t pos = cached_;
-    const InputView inputs[] = {
-        HostTensorView{DType::I64, {1, int64_t(n)}, std::span(reinterpret_cast<const uint8_t*>(ids.data()), n * 8)},
-        HostTensorView{DType::I64, {1}, std::span(reinterpret_cast<const uint8_t*>(&pos), 8)},
-    };
     // Only the last chunk's logits matter; earlier chunks queue without a wait.
     options.wait = last && wait;
     options.read_outputs = {last && read_logits};
     options.encode_after = last && after != nullptr ? *after : RecordAfter{};
-    std::vector<OutputTensor> out = graph_->run(inputs, options);
+    std::vector<OutputTensor> out =
+        run_sequence(host_view(DType::I64, {1, int64_t(n)}, ids.data(), n), int64_t(n), cached(), options);
     if (last && read_logits) logits_.data = std::move(out[0].data);  // f32: viewed in place, not copied
-    cached_ += int64_t(n);
-    cached_ids_.insert(cached_ids_.end(), tokens.begin() + start, tokens.begin() + start + n);
+    state().cached += int64_t(n);
+    state().ids.insert(state().ids.end(), tokens.begin() + start, tokens.begin() + start + n);
   }
   if (!read_logits) return {};
   return {reinterpret_cast<const float*>(logits_.data.data()), logits_.data.size() / sizeof(float)};

@@ -29,6 +29,10 @@ struct LlmLoadOptions {
   int64_t context = 2048;       // KV cache length; capped at the model's trained context
   int64_t chunk = 256;          // most tokens per forward pass
   bool kv_f16 = false;          // the opt-in f16 KV cache (GGUF models): half the cache bytes
+  // Sequences the KV cache holds at once (GGUF models; 1 to
+  // gguf::kMaxSlots): each slot caches one sequence, and a batched decode
+  // step (submit_batch) advances several slots in one forward pass.
+  int64_t slots = 1;
   // Progress while weights are prepared and uploaded: (done, total, what).
   std::function<void(size_t, size_t, const char*)> on_progress;
   // Runs the decode pass and the GPU sampler once at load, so that drivers
@@ -53,15 +57,18 @@ class LlmModel {
   int64_t context() const { return context_; }
   int64_t chunk() const { return chunk_; }
   uint64_t weight_bytes() const { return weight_bytes_; }
-  // Tokens in the KV cache: the position the next token gets.
-  int64_t cached() const { return cached_; }
-  void reset() {
-    cached_ = 0;
-    cached_ids_.clear();
-  }
+  // The sequences the cache holds (LlmLoadOptions::slots). Everything below
+  // but submit_batch works on the selected slot (0 unless chosen).
+  size_t slots() const { return slot_states_.size(); }
+  size_t slot() const { return slot_; }
+  void select_slot(size_t slot);
+  // Tokens in the slot's KV cache: the position the next token gets.
+  int64_t cached() const { return state().cached; }
+  // Forgets the slot's cache (every slot's with `all`).
+  void reset(bool all = false);
   // The token id at each cached position, -1 where a GPU-fed token
-  // (submit_fed) has not been reported back with note_fed_token yet.
-  std::span<const TokenId> cached_ids() const { return cached_ids_; }
+  // (submit_fed, submit_batch) has not been reported back with note_fed_token yet.
+  std::span<const TokenId> cached_ids() const { return state().ids; }
   void note_fed_token(int64_t position, TokenId token);
   // How many leading tokens of `prompt` the cache already holds at the same
   // positions, at most prompt.size() - 1 (the last one must run to give
@@ -83,6 +90,16 @@ class LlmModel {
   // One decode step whose token is the id in token_buffer()[0], put there by
   // the previous step's sampler.
   void submit_fed(const RecordAfter& after);
+  // One batched decode step: row r runs the token in token_buffer()[r] at
+  // position rows[r].position of slot rows[r].slot, which must be the
+  // position that slot caches next (a negative position skips the row); the
+  // logits of row r are row r of logits_buffer(). `before` records work ahead
+  // of the forward pass (putting the tokens in place), `after` behind it.
+  struct BatchRow {
+    int32_t position = -1;
+    int32_t slot = 0;
+  };
+  void submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after);
   // The last submit's index (gpu::ReadbackRing::request).
   uint64_t last_submission() const { return graph_->last_submission(); }
   // Forgets cached positions from `cached` on (steps sampled but not kept);
@@ -106,6 +123,15 @@ class LlmModel {
   LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat);
   static std::unique_ptr<LlmModel> load_pte(gpu::Device& device, const LlmLoadOptions& options);
   void check_room(size_t tokens) const;
+  struct SlotState {
+    int64_t cached = 0;
+    std::vector<TokenId> ids;  // `cached` entries
+  };
+  const SlotState& state() const { return slot_states_[slot_]; }
+  SlotState& state() { return slot_states_[slot_]; }
+  // Runs the graph on `n` tokens of the selected slot from its position `pos`.
+  std::vector<OutputTensor> run_sequence(const InputView& tokens, int64_t n, int64_t pos,
+                                         const ExecuteOptions& options);
   std::span<const float> submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
                                        const RecordAfter* after, bool read_logits);
   void warm_up(gpu::Device& device, const LlmLoadOptions& options);
@@ -119,8 +145,10 @@ class LlmModel {
   std::unique_ptr<ExecutableGraph> own_graph_;  // GGUF
   std::unique_ptr<Program> program_;             // .pte: owns the graph
   ExecutableGraph* graph_ = nullptr;
-  int64_t context_ = 0, chunk_ = 0, cached_ = 0;
-  std::vector<TokenId> cached_ids_;  // cached_ entries
+  int64_t context_ = 0, chunk_ = 0;
+  std::vector<SlotState> slot_states_{1};
+  size_t slot_ = 0;
+  bool slot_inputs_ = false;  // a GGUF graph: llama_graph.h's six inputs (a .pte: tokens, input_pos)
   uint64_t weight_bytes_ = 0;
   HostTensor logits_;  // the last forward's output, f32 [1, vocab]
 };

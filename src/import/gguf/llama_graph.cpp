@@ -27,6 +27,7 @@ class LlamaBuilder {
     Shared k;
     k.pos = b_.add_symint(0);
     b_.mark_input(k.pos);
+    inputs(k);
     positions(tokens, k);
     ValueId h = embed(tokens);
     const int64_t H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim;
@@ -55,26 +56,37 @@ class LlamaBuilder {
   // What every layer reads: the position inputs, the RoPE rows and shared constants.
   struct Shared {
     ValueId pos = 0, seq = 0, one = 0, eps = 0, null = 0;
+    ValueId slot = 0, token_pos = 0, batch_rows = 0, logits_from = 0;  // llama_graph.h's inputs 2-5
     ValueId heads_shape = 0, kv_shape = 0, attn_shape = 0;
-    std::pair<ValueId, ValueId> rope_global, rope_local;  // cos, sin rows [pos, pos + S)
+    std::pair<ValueId, ValueId> rope_global, rope_local;  // cos, sin rows at each token's position
   };
 
-  // The live sequence length and the RoPE table rows [pos, pos + S), into `k`.
+  // The inputs after tokens and pos (llama_graph.h), into `k`.
+  void inputs(Shared& k) {
+    k.slot = b_.add_symint(0);
+    k.token_pos = b_.add_tensor(DType::I64, {opt_.max_chunk});
+    k.batch_rows = b_.add_tensor(DType::I32, {max_batch(), 2});
+    k.logits_from = b_.add_symint(opt_.max_chunk - max_batch());  // at the largest S, the most rows out
+    for (ValueId id : {k.slot, k.token_pos, k.batch_rows, k.logits_from}) b_.mark_input(id);
+  }
+
+  // The most rows of one batched decode step (and of logits out).
+  int64_t max_batch() const { return opt_.slots; }
+
+  // The live sequence length and each token's RoPE table row, into `k`.
   void positions(ValueId tokens, Shared& k) {
     const int64_t MAXS = opt_.max_chunk, HD = c_.head_dim;
     k.seq = b_.add_symint(MAXS);
     b_.add_op("sym_size.int", {tokens, b_.add_int(1), k.seq});
-    const ValueId end = b_.add_symint(MAXS);
-    b_.add_op("add", {k.pos, k.seq, end});
-    const ValueId zero = b_.add_int(0);
     k.one = b_.add_int(1);
-    // cos/sin rows [pos, pos + S) of a table over the whole context.
+    // cos/sin rows of a table over the whole context, gathered at each token's position.
     auto rope_rows = [&](double theta, double linear_scale, bool freq_factors) {
       const auto [cos_table, sin_table] = rope_tables(theta, linear_scale, freq_factors);
       const ValueId cos = b_.add_tensor(DType::F32, {MAXS, HD / 2});
       const ValueId sin = b_.add_tensor(DType::F32, {MAXS, HD / 2});
-      b_.add_op("aten.slice_copy.Tensor", {cos_table, zero, k.pos, end, k.one, cos});
-      b_.add_op("aten.slice_copy.Tensor", {sin_table, zero, k.pos, end, k.one, sin});
+      const ValueId no_pad = b_.add_int(-1), no = b_.add_bool(false);
+      b_.add_op("aten.embedding.default", {cos_table, k.token_pos, no_pad, no, no, cos});
+      b_.add_op("aten.embedding.default", {sin_table, k.token_pos, no_pad, no, no, sin});
       return std::pair{cos, sin};
     };
     k.rope_global = rope_rows(c_.rope_theta, c_.rope_linear_scale, c_.has_rope_freqs);
@@ -111,13 +123,12 @@ class LlamaBuilder {
     b_.add_op(c_.rope_halves ? "wgrt.apply_rotary_emb_halves" : "et_vk.apply_rotary_emb.default",
               {q4, k4, cos, sin, b_.add_value_list({qr, kr})});
     const DType cache_type = opt_.kv_f16 ? DType::F16 : DType::F32;
-    const ValueId k_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
-    const ValueId v_cache = b_.add_state(cache_type, {1, opt_.max_context, KV, HD});
+    // Each slot's sequence in its own rows: [slot * context, (slot + 1) * context).
+    const ValueId k_cache = b_.add_state(cache_type, {1, opt_.slots * opt_.max_context, KV, HD});
+    const ValueId v_cache = b_.add_state(cache_type, {1, opt_.slots * opt_.max_context, KV, HD});
     const ValueId attn = b_.add_tensor(DType::F32, {1, MAXS, H, HD});
-    std::vector<ValueId> sdpa = {qr, kr, v4, k_cache, v_cache, k.pos, k.seq, k.null, b_.add_double(0.0),
-                                 b_.add_bool(true), k.null, attn};
-    if (swa) sdpa.push_back(b_.add_int(c_.sliding_window));
-    b_.add_op(swa ? "wgrt.sdpa_with_kv_cache_window" : "sdpa_with_kv_cache.default", sdpa);
+    b_.add_op("wgrt.sdpa_slots", {qr, kr, v4, k_cache, v_cache, k.pos, k.slot, k.batch_rows,
+                                  b_.add_int(opt_.max_context), b_.add_int(swa ? c_.sliding_window : 0), attn});
     const ValueId attn_flat = view(attn, k.attn_shape, {1, MAXS, H * HD});
     return add(h, post_norm(linear(attn_flat, p + "attn_output", D), p + "post_attention_norm.weight", k.eps));
   }
@@ -164,13 +175,14 @@ class LlamaBuilder {
     return add(h, post_norm(linear(prod, p + "ffn_down", c_.dim), p + "post_ffw_norm.weight", k.eps));
   }
 
-  // The output norm and the head, for the last position only (the one whose next token is drawn).
+  // The output norm and the head, for the rows from logits_from on (the
+  // last position of a sequence, or every row of a batched decode step).
   ValueId logits(ValueId h, const Shared& k) {
     const ValueId norm = rms_norm(h, "output_norm.weight", k.eps);
-    const ValueId last = b_.add_tensor(DType::F32, {1, c_.dim});
-    b_.add_op("aten.select_copy.int", {norm, k.one, b_.add_int(-1), last});
+    const ValueId last = b_.add_tensor(DType::F32, {1, max_batch(), c_.dim});
+    b_.add_op("aten.slice_copy.Tensor", {norm, k.one, k.logits_from, k.null, k.one, last});
     const std::string head = c_.tied_output ? "token_embd" : "output";
-    const ValueId out = b_.add_tensor(DType::F32, {1, c_.vocab});
+    const ValueId out = b_.add_tensor(DType::F32, {1, max_batch(), c_.vocab});
     b_.add_op("wgrt.linear_ggml", {last, weight(head + ".weight"), type_of(head + ".weight"), k.null, out});
     return out;
   }
@@ -346,10 +358,19 @@ LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& opti
                                                 " and chunk " + std::to_string(options.max_chunk) +
                                                 " must both be at least 1");
   }
+  if (options.slots < 1 || options.slots > kMaxSlots) {
+    throw Error(ErrorCode::InvalidArgument, "sequences at once (--parallel) must be 1 to " +
+                                                std::to_string(kMaxSlots) + ", got " + std::to_string(options.slots));
+  }
   // Never longer than the model was trained for; a chunk never longer than that.
   LlamaGraphOptions capped = options;
   capped.max_context = std::min(options.max_context, config.context_length);
   capped.max_chunk = std::min(options.max_chunk, capped.max_context);
+  if (capped.slots > capped.max_chunk) {  // a batched step is one pass of `slots` rows
+    throw Error(ErrorCode::InvalidArgument, std::to_string(capped.slots) + " sequences at once need a chunk of at least " +
+                                                std::to_string(capped.slots) + " tokens, got " +
+                                                std::to_string(capped.max_chunk));
+  }
   return LlamaBuilder(file, config, capped).build();
 }
 

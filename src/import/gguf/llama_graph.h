@@ -2,9 +2,20 @@
 // at the maximum prefill chunk that serves prefill (S tokens) and decode
 // (S = 1) through resize hooks, with the KV cache kept on the GPU as state.
 //
-// Inputs:  tokens [1, S <= max_chunk] i64, input_pos (a symbolic int: the
-//          position of the first token, i.e. how many are cached already).
-// Output:  logits [1, vocab] of the last token.
+// The KV caches hold `slots` sequences, each in its own rows (its slot).
+// A pass runs either one sequence's S tokens (prefill, or a decode step of
+// one) or one token of each of B <= slots sequences (a batched decode step).
+// Inputs:  0 tokens [1, S <= max_chunk] i64
+//          1 pos, a symbolic int: one sequence: the position of its first
+//            token (how many its slot caches already); a batch: the most
+//            positions any row attends (the largest position + 1)
+//          2 slot, a symbolic int: the sequence's slot; -1 for a batch
+//          3 token positions [S] i64: each token's position (RoPE rows)
+//          4 batch rows [B, 2] i32: (position, slot) of each batch row (a
+//            negative position skips the row); read only when slot is -1
+//          5 logits_from, a symbolic int: the first row whose logits come
+//            out (S - 1 for one sequence, 0 for a batch)
+// Output:  logits [1, S - logits_from <= min(slots, max_chunk), vocab].
 // Weights are added as stored (ggml block formats) pointing into the mapped
 // file, so the GgufFile must outlive the graph; the ops re-lay out at load
 // the blocks whose words need padding.
@@ -28,9 +39,14 @@ struct LlamaGraphOptions {
   // The opt-in f16 KV cache: half the cache bytes, rows rounded to f16
   // (attention reads them through flash attention; head dim <= 128).
   bool kv_f16 = false;
+  // Sequences whose KV caches the graph holds (1 to kMaxSlots): the caches
+  // are slots x max_context rows.
+  int64_t slots = 1;
   // Called once per weight tensor as it is prepared (done, total).
   std::function<void(size_t, size_t)> on_weight;
 };
+
+constexpr int64_t kMaxSlots = 32;
 
 struct LlamaGraph {
   Graph graph;

@@ -27,16 +27,28 @@ struct AttentionShape {
   float scale = 0;
   uint32_t window = 0;  // 0: none
   bool f16_cache = false;
+  int64_t max_batch = 1;  // > 1: DecodeAttention also records its batch kernel for this many rows
 };
 
 // The op's tensors, bound whole (the caches come by parts).
 struct AttentionIo {
   gpu::BufferBinding q, k, v, out;
+  gpu::BufferBinding batch_rows;  // with max_batch > 1: i32 (position, slot) per row
 };
 
-// One step: S live query rows at cache position start.
+// One step: S live query rows of one sequence, the first at cache row
+// `start`; the sequence's rows begin at `base` (its slot, when the caches
+// hold several: nothing before base is attended).
 struct AttentionStep {
-  int64_t start = 0, s = 0;
+  int64_t start = 0, s = 0, base = 0;
+};
+
+// One batched decode step: `rows` query rows, each of its own sequence (its
+// position and slot on the GPU, AttentionIo::batch_rows); no row attends
+// more than `positions` rows; slots are `slot_len` rows apart.
+struct BatchStep {
+  uint32_t rows = 0;
+  int64_t positions = 0, slot_len = 0;
 };
 
 // One dispatch over one part of the caches.
@@ -55,13 +67,17 @@ class DecodeAttention {
                                 const std::vector<CachePart>& parts);
   bool recorded() const { return !parts_.empty(); }
   void run(ResizeContext& r, AttentionStep step) const;
+  // Several sequences' new tokens (needs max_batch >= step.rows).
+  void run_batch(ResizeContext& r, BatchStep step) const;
   void idle(ResizeContext& r) const;
 
  private:
+  void set_combine(ResizeContext& r, uint32_t rows, uint32_t splits) const;
+
   AttentionShape shape_;
-  std::vector<PartDispatch> parts_;
+  std::vector<PartDispatch> parts_, batch_parts_;
   DispatchId combine_ = 0;
-  uint32_t max_splits_ = 0, split_positions_ = 0;
+  uint32_t max_splits_ = 0, split_positions_ = 0, partial_rows_ = 0;
 };
 
 class FlashAttentionPath {

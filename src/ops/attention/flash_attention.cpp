@@ -13,7 +13,7 @@ namespace {
 struct FlashParams {
   uint32_t seq = 0, start = 0, q_heads = 0, group = 0, cache_heads = 0;
   float scale = 0;
-  uint32_t window = 0, head0 = 0, heads = 0, pad[3] = {};
+  uint32_t window = 0, head0 = 0, heads = 0, base = 0, pad[2] = {};
 };
 static_assert(sizeof(FlashParams) == 48, "must match Params in flash_io.wgsl");
 constexpr uint32_t kFlashRows = 16, kFlashKeys = 32;  // BQ, BKV in flash_attention.wgsl
@@ -88,6 +88,7 @@ void FlashAttentionPath::run(ResizeContext& r, AttentionStep step) const {
     p.cache_heads = d.kv_heads;
     p.scale = shape_.scale;
     p.window = shape_.window;
+    p.base = static_cast<uint32_t>(step.base);
     p.head0 = d.kv_head0 * shape_.group;
     p.heads = d.kv_heads * shape_.group;
     r.write_uniform(d.uniform, p);

@@ -85,8 +85,8 @@ fn flash(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     workgroupBarrier();
     if (s < params.seq) {
       // Visible keys of this row in the tile: [lo, hi).
-      var lo = c0;
-      if (params.window > 0u && pos + 1u > params.window) { lo = max(c0, pos + 1u - params.window); }
+      var lo = max(c0, params.base);
+      if (params.window > 0u && pos + 1u > params.window) { lo = max(lo, pos + 1u - params.window); }
       let hi = min(c0 + BKV, pos + 1u);
       if (lo < hi) {
         var m_tile = -3.402823e38;

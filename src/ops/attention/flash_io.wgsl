@@ -16,7 +16,7 @@ struct Params {
   window: u32,       // 0: none
   head0: u32,        // the dispatch's first query head
   heads: u32,        // its query heads (cache_heads * group)
-  pad0: u32,
+  base: u32,         // the sequence's first cache row (its slot's; 0 with one sequence)
   pad1: u32,
   pad2: u32,
 }
@@ -32,10 +32,10 @@ fn load_q(q0: u32, r: u32, h: u32, d4: u32) -> vec4<f32> {
   return q4[((q0 + r) * params.q_heads + h) * D4 + d4] * params.scale;
 }
 
-// Whether the query at absolute position pos sees cache position c (causal,
-// and inside the sliding window when there is one).
+// Whether the query at cache row pos sees cache row c (its own sequence's,
+// causal, and inside the sliding window when there is one).
 fn visible(c: u32, pos: u32) -> bool {
-  return c <= pos && (params.window == 0u || c + params.window > pos);
+  return c >= params.base && c <= pos && (params.window == 0u || c + params.window > pos);
 }
 
 // The query block of workgroup (wid, nwg) when blocks hold `rows` queries:
@@ -61,7 +61,8 @@ fn flash_block(wid: vec3<u32>, nwg: vec3<u32>, rows: u32) -> FlashBlock {
   b.kvh = (b.h - params.head0) / params.group;
   b.q0 = (blocks - 1u - g / params.heads) * rows;
   b.last = params.start + min(b.q0 + rows, params.seq) - 1u;
-  if (params.window > 0u && params.start + b.q0 + 1u > params.window) {
+  b.first = params.base;
+  if (params.window > 0u && params.start + b.q0 + 1u > params.base + params.window) {
     b.first = params.start + b.q0 + 1u - params.window;
   }
   return b;

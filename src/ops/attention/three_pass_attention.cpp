@@ -77,6 +77,9 @@ ThreePassAttention ThreePassAttention::record(OpContext& ctx, const AttentionSha
 }
 
 void ThreePassAttention::run(ResizeContext& r, AttentionStep step) const {
+  // Caches holding several sequences need flash attention and the decode
+  // kernel (sdpa.cpp refuses the rest when checking).
+  if (step.base != 0) throw Error(ErrorCode::Internal, "sdpa: the three-pass path attends only slot 0");
   const uint64_t context = uint64_t(step.start + step.s);
   for (const Chunk& c : chunks_) {
     SdpaParams p;

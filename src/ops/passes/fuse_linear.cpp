@@ -33,6 +33,7 @@ constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacen
 constexpr std::string_view kView = "aten.view_copy.default";
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
+constexpr std::string_view kSlice = "aten.slice_copy.Tensor";
 constexpr std::string_view kConv = "aten.convolution.default";
 constexpr std::string_view kConvFused = "wgrt.conv2d_fused";
 constexpr std::string_view kRelu = "aten.relu.default";
@@ -164,11 +165,12 @@ size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
     if (consumers.size() != 1) continue;
     const auto [sel_i, sel_arg] = consumers[0];
     OpCall& sel = g.ops[sel_i];
-    if (sel.name != kSelect || sel_arg != 0 || sel.args.size() != 4) continue;
+    const bool row_select = (sel.name == kSelect && sel.args.size() == 4) || (sel.name == kSlice && sel.args.size() == 6);
+    if (!row_select || sel_arg != 0) continue;
     const auto* dim = std::get_if<int64_t>(&g.values[sel.args[1]]);
     const Tensor& xt = g.tensor(x);
     if (dim == nullptr || *dim < 0 || size_t(*dim) + 1 >= xt.max_dims.size()) continue;  // not the normalized dim
-    const ValueId s = sel.args[3];
+    const ValueId s = sel.args.back();
     const auto& heads = uses.by_value[s];
     if (uses.is_output[s] || heads.empty()) continue;
     bool all_linear = true;

@@ -7,7 +7,7 @@
 //
 //   rms_norm(x, g, eps) -> n;  linear_ggml(n, W...) for every consumer of n
 //     => linear_ggml_fused(x, W..., norm g, eps)   (the norm runs in the GEMV)
-//   rms_norm(x) -> n; select_copy(n, dim, -1) -> s; linear_ggml(s, W...)
+//   rms_norm(x) -> n; select_copy(n, dim, -1) or slice_copy(n, dim, ...) -> s; linear_ggml(s, W...)
 //     => select_copy(x) -> s'; linear_ggml_fused(s', W..., norm g, eps)
 //   linears reading the same x with the same norm (Q, K, V; gate, up)
 //     => linear_ggml_split(x, stacked weights...) -> their outputs (up to 3)

@@ -28,7 +28,7 @@
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl
-// or a planar variant, as gemv_choice.h picks; M = 1) and two GEMMs for
+// or a planar variant, as gemv_choice.h picks; M <= kGemvMaxRows) and two GEMMs for
 // prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
 // precision; with the same RMSNorm prologue, residual epilogue and split
 // outputs) and linear.wgsl's 32 x 64 f32 tiles,
@@ -58,6 +58,11 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
+// The GEMV serves up to this many rows of x (a batched decode step of up to
+// 32 sequences, gguf::kMaxSlots): each row's sums are exactly a one-row
+// step's, and its epilogues (RoPE, SwiGLU) stay fused; larger M (prefill)
+// takes a GEMM.
+constexpr uint32_t kGemvMaxRows = 32;
 
 struct RopeParams {
   uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
@@ -436,7 +441,7 @@ void LinearSteps::operator()(ResizeContext& r) const {
     // split1 = split2 = n >= rows), into its columns col0.. of split1.
     r.write_uniform(run.u, GemmParams{m, run.rows, k, c.row_words, c.eps, std::min(c.split1, run.rows),
                                       std::min(c.split2, run.rows), c.head_dim, run.col0, c.split1});
-    if (m <= 1) {
+    if (m <= kGemvMaxRows) {
       decode(r, run, m);
     } else {
       prefill(r, run, m, k);
@@ -465,7 +470,7 @@ void LinearSteps::set_output_dims(ResizeContext& r) const {
   }
 }
 
-// M <= 1: the GEMV.
+// M <= kGemvMaxRows: the GEMV, a workgroup row per x row.
 void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) const {
   const uint64_t row_groups = gpu::div_up(gpu::div_up(run.rows, rows_per_group), row_blocks);  // workgroups per x row
   r.set_workgroups(run.gemv, r.fold(row_groups * m));
@@ -474,7 +479,7 @@ void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) con
   if (gemm.has_large) r.set_workgroups(run.large_gemm, kNone);
 }
 
-// M > 1: one GEMM: the family's large tile or its own where its grid is
+// Larger M: one GEMM: the family's large tile or its own where its grid is
 // large enough, else the old tiles.
 void LinearSteps::prefill(ResizeContext& r, const LinearRun& run, uint32_t m, uint32_t k) const {
   r.set_workgroups(run.gemv, kNone);
@@ -494,7 +499,7 @@ void LinearSteps::prefill(ResizeContext& r, const LinearRun& run, uint32_t m, ui
 // The epilogue passes serve prefill only, after the old tiles (SwiGLU) or
 // any GEMM (RoPE); the GEMV applies both itself.
 void LinearSteps::run_epilogues(ResizeContext& r, uint32_t m) const {
-  const bool decode = m <= 1;
+  const bool decode = m <= kGemvMaxRows;
   if (c.rope) {
     r.write_uniform(epilogues.rope_u, RopeParams{m, c.split1, c.split2 - c.split1, c.head_dim});
     r.set_workgroups(epilogues.rope_pairs,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -30,7 +31,9 @@ struct Params {
   float presence = 0;
   float frequency = 0;
   uint32_t bias_count = 0;
-  uint32_t pad[3] = {};
+  uint32_t row = 0;
+  uint32_t row_stride = 0;
+  uint32_t out_index = 0;
 };
 static_assert(sizeof(Params) == 64, "must match Params in sample.wgsl");
 
@@ -82,12 +85,16 @@ void GpuSampler::prepare_pipelines(gpu::Device& device) {
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-                       const SamplingParams& params)
+                       const SamplingParams& params, SamplerRow row)
     : device_(device), params_(params) {
   validate(params, vocab);
-  if (logits.size() < uint64_t(vocab) * 4) {
+  const uint64_t stride = row.stride == 0 ? vocab : row.stride;
+  if (stride < vocab || logits.size() < (uint64_t(row.index) * stride + vocab) * 4 ||
+      tokens.size() < (uint64_t(row.index) + 1) * 4) {
     throw Error(ErrorCode::InvalidArgument, "sampling: the logits buffer holds " + std::to_string(logits.size() / 4) +
-                                                " values, fewer than the vocabulary of " + std::to_string(vocab));
+                                                " values and the tokens buffer " + std::to_string(tokens.size() / 4) +
+                                                ", too few for row " + std::to_string(row.index) + " of " +
+                                                std::to_string(stride) + " (vocabulary " + std::to_string(vocab) + ")");
   }
   window_ = penalizes(params) ? uint32_t(params.repeat_window) : 0;
   penalizing_ = window_ > 0 || !params.logit_bias.empty();
@@ -114,6 +121,9 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   partials_ = gpu::Buffer::create(device, uint64_t(spans_) * 8, gpu::BufferKind::Storage, "sampler partial maxima");
   Params u;
   u.vocab = vocab;
+  u.row = row.index;
+  u.row_stride = uint32_t(stride);
+  u.out_index = row.index;
   u.top_k = params.top_k >= 0 && int64_t(params.top_k) < int64_t(vocab) ? uint32_t(params.top_k) : 0;
   u.window = window_;
   u.seed_lo = uint32_t(params.seed);
@@ -138,6 +148,11 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
   if (penalizing_) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
   reset({});
+}
+
+void GpuSampler::read_row(uint32_t row) {
+  const uint32_t value = row;
+  uniform_.write(offsetof(Params, row), &value, sizeof value);
 }
 
 void GpuSampler::reset(std::span<const int32_t> history, uint32_t counter) {

@@ -41,6 +41,14 @@ struct SamplingParams {
   std::vector<std::pair<int32_t, float>> logit_bias;
 };
 
+// Which row of logits a sampler's steps read, `stride` values apart (0: the
+// vocabulary), and which element of the tokens they write: the row's own (a
+// batch's rows each have a sampler).
+struct SamplerRow {
+  uint32_t index = 0;
+  uint32_t stride = 0;
+};
+
 class GpuSampler {
  public:
   // The most tokens the repetition window may hold on the GPU.
@@ -59,14 +67,19 @@ class GpuSampler {
   // outlive the sampler. With `penalize`, the penalty is applied to `logits`
   // in place (they are rewritten by the next forward pass anyway).
   GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-             const SamplingParams& params);
+             const SamplingParams& params, SamplerRow row = {});
 
   // Starts a generation: the repetition window gets the last tokens of
   // `history` (the prompt) and the draw counter `counter` (normally 0).
   // Queued writes: ordered before the next submit.
   void reset(std::span<const int32_t> history, uint32_t counter = 0);
+  // Which row of logits later steps read (queued: ordered before the next
+  // submit); the token still goes to tokens[Row::index]. A batch sampler
+  // reads row 0 after a prompt (one sequence's pass) and its own row after
+  // a batched step.
+  void read_row(uint32_t row);
   // One step: penalty (if on), the maxima of spans of the logits over many
-  // workgroups, then one draw into tokens[0]; the window and the counter
+  // workgroups, then one draw into tokens[row]; the window and the counter
   // advance on the GPU.
   void record(gpu::CommandBatch& batch) const;
   // Batches for tests, from the logits as they are (no penalty): `rows`

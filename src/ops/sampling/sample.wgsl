@@ -48,9 +48,9 @@ struct Params {
   presence: f32,     // subtracted once per distinct token in the window; 0: off
   frequency: f32,    // subtracted once per occurrence in the window; 0: off
   bias_count: u32,   // (token, bias bits) pairs in ring after the window's slots
-  pad1: u32,
-  pad2: u32,
-  pad3: u32,
+  row: u32,          // a step's row of logits and element of out (a batch's rows have a sampler each)
+  row_stride: u32,   // logits per row (>= vocab)
+  out_index: u32,    // a step's element of out
 }
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
@@ -487,7 +487,7 @@ fn draw_alone(plan: Plan, counter: u32) -> u32 {
 fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>) {
   keep_bindings(lid);
-  row_base = wid.x * params.vocab;
+  row_base = (params.row + wid.x) * params.row_stride;
   let plan = plan_draw(lid, nwg.x == 1u && params.partials > 0u);
   if (lid == 0u) { bc_draws = state[2]; }
   let draws = workgroupUniformLoad(&bc_draws);
@@ -498,7 +498,7 @@ fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   }
   let token = draw_together(lid, plan, counter);
   if (lid != 0u) { return; }
-  out[wid.x] = i32(token);
+  out[params.out_index + wid.x] = i32(token);
   if (nwg.x == 1u) {
     state[0] = counter + 1u;
     if (params.window > 0u) {
@@ -517,7 +517,7 @@ fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   for (var j = 0u; j < SPAN / WG; j++) {
     let i = wid.x * SPAN + j * WG + lid;
     if (i < params.vocab) {
-      let l = logits[i];
+      let l = logits[params.row * params.row_stride + i];
       if (l > best || best_i == NONE) {
         best = l;
         best_i = i;
@@ -535,7 +535,8 @@ fn penalize(@builtin(local_invocation_index) lid: u32) {
   // distinct token of the window once, at its first slot.
   for (var b = lid; b < params.bias_count; b += WG) {
     let token = ring[params.window + 2u * b];
-    logits[token] += bitcast<f32>(ring[params.window + 2u * b + 1u]);
+    let at = params.row * params.row_stride + u32(token);
+    logits[at] += bitcast<f32>(ring[params.window + 2u * b + 1u]);
   }
   storageBarrier();
   let valid = min(state[1], params.window);
@@ -550,9 +551,10 @@ fn penalize(@builtin(local_invocation_index) lid: u32) {
       }
     }
     if (!repeated && token >= 0 && u32(token) < params.vocab) {
-      let l = logits[token];
+      let at = params.row * params.row_stride + u32(token);
+      let l = logits[at];
       let scaled = select(l * params.penalty, l / params.penalty, l > 0.0);
-      logits[token] = scaled - params.frequency * f32(count) - params.presence;
+      logits[at] = scaled - params.frequency * f32(count) - params.presence;
     }
   }
 }

@@ -1,0 +1,109 @@
+// Many sequences generated at once (continuous batching) on a model whose
+// KV cache holds several slots (LlmLoadOptions::slots).
+//
+// Requests wait in arrival order for a free slot. Each round (step()) runs
+// one chunk of one admitted prompt, then queues one batched decode step that
+// advances every decoding sequence by a token in one forward pass
+// (LlmModel::submit_batch), so a long prompt never holds the others up for
+// more than a chunk. Each sequence has its own GPU sampler (its parameters,
+// seed and repetition window) reading its row of the logits and writing its
+// next token into a shared buffer the next step copies into the model's
+// token input: tokens stay on the GPU, and up to `in_flight` steps are
+// queued ahead of the host, as in generate.h. Token ids come back through a
+// readback ring; a sequence that stops (EOS, stop string, budget, full
+// context, cancel) drops its steps still in flight and its slot is rewound
+// to the tokens it kept.
+//
+// A finished sequence leaves its cache in its slot: a later request whose
+// prompt starts with it (a chat's next turn) is put in that slot and runs
+// only the rest (GenerateStats::cached_tokens).
+//
+// Single-threaded: the caller's thread drives the device.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/buffer.h"
+#include "gpu/readback_ring.h"
+#include "llm/generate.h"
+#include "llm/llm_model.h"
+
+namespace wgrt::llm {
+
+struct BatchRequest {
+  std::vector<TokenId> prompt;
+  // GPU sampling only: json_object, json_schema, on_logits and logprobs are
+  // refused (they need the host between tokens); in_flight is the
+  // generator's.
+  GenerateOptions options;
+  bool cache_prompt = true;  // start from a slot's cached prefix of the prompt
+  // Each generated token and the text it completes; at the end, token -1
+  // with any text held back. Return false to stop.
+  TokenCallback on_token;
+  // Once, however the sequence ended; `error` is empty unless it failed.
+  std::function<void(const GenerateStats&, const std::string& error)> on_done;
+};
+
+class BatchGenerator {
+ public:
+  // `in_flight`: batched steps queued ahead of the host (>= 1).
+  explicit BatchGenerator(LlmModel& model, int32_t in_flight = 4);
+  // Waits for the steps in flight; unfinished sequences are dropped unannounced.
+  ~BatchGenerator();
+  BatchGenerator(const BatchGenerator&) = delete;
+  BatchGenerator& operator=(const BatchGenerator&) = delete;
+
+  // Checks the request (Error(InvalidArgument) naming what is wrong; nothing
+  // is queued then) and queues it; returns its id.
+  uint64_t add(BatchRequest request);
+  // Ends a sequence at its next round (a waiting one never starts).
+  void cancel(uint64_t id);
+  // One round; false once nothing runs or waits.
+  bool step();
+  // Rounds until every request has ended.
+  void run() {
+    while (step()) {
+    }
+  }
+  size_t running() const;
+  size_t waiting() const { return waiting_.size(); }
+
+ private:
+  struct Sequence;
+  // A submit's draws: which sequences' tokens its readback carries.
+  struct Event {
+    size_t ring_slot = 0;
+    std::vector<std::pair<size_t, uint64_t>> draws;  // (slot, sequence id)
+  };
+
+  void admit();
+  size_t pick_slot(const std::vector<TokenId>& prompt, bool cache_prompt) const;
+  void prefill_chunk(Sequence& seq);
+  bool decode_step();
+  bool wants_step(const Sequence& seq) const;
+  size_t free_ring_slot();
+  void take_event();
+  void deliver(Sequence& seq, TokenId token);
+  void stop(Sequence& seq);
+  // Ends sequences that have stopped and have nothing in flight.
+  void retire();
+  void finish(size_t slot, const std::string& error = {});
+
+  LlmModel& model_;
+  const int32_t in_flight_;
+  uint64_t next_id_ = 1;
+  std::deque<std::unique_ptr<Sequence>> waiting_;
+  std::vector<std::unique_ptr<Sequence>> slots_;  // by KV-cache slot; null: free
+  gpu::Buffer next_tokens_;                       // i32 [slots]: each slot's next token
+  gpu::ReadbackRing ring_;                        // copies of next_tokens_
+  std::vector<bool> ring_busy_;
+  std::deque<Event> events_;                      // submitted, oldest first
+  std::vector<int32_t> taken_;                    // one readback
+};
+
+}  // namespace wgrt::llm
