@@ -87,6 +87,10 @@ struct LlmOptions {
   int64_t context = 2048;      // KV cache length; capped at the model's trained context
   int64_t chunk = 256;         // most prompt tokens per forward pass
   bool kv_f16 = false;         // KV cache in f16 (GGUF models): half its memory, rows rounded to f16
+  // Sequences decoded at once (GGUF models; 1 to 32): the KV cache holds
+  // this many, each `context` long, and generate_batch / api::Batch advance
+  // them together, one forward pass per token of all of them.
+  int64_t parallel = 1;
   LoadOptions load;
   // Progress while weights are read and uploaded: (done, total, stage);
   // "preparing weights" counts tensors, "uploading" bytes, "compiling
@@ -100,6 +104,7 @@ struct GenerateResult {
   std::vector<int32_t> tokens;  // generated
   std::string text;             // their text
   size_t prompt_tokens = 0;
+  size_t cached_tokens = 0;  // of prompt_tokens: found in the KV cache and not run again (api::Batch)
   size_t generated_tokens = 0;
   double prompt_seconds = 0;    // prefill, including the first token
   double generate_seconds = 0;  // every decode step after that
@@ -193,6 +198,16 @@ class Llm {
                           const TextCallback& on_text = {});
   GenerateResult generate(std::string_view prompt, const GenerateOptions& options = {},
                           const TextCallback& on_text = {});
+  // Generates for every prompt at once, at most parallel() sequences at a
+  // time (the rest start as slots free: api::Batch), each from its slot's
+  // cache as generate() does from the cache; results in the prompts' order.
+  // Options as generate()'s with GPU sampling (no JSON constraint, logprobs
+  // or on_logits). Error(InvalidArgument) for an empty list or a bad prompt,
+  // naming its row (nothing runs then).
+  std::vector<GenerateResult> generate_batch(std::span<const std::vector<int32_t>> prompts,
+                                             const GenerateOptions& options = {});
+  // Sequences the cache holds (LlmOptions::parallel).
+  int64_t parallel() const;
 
   // Appends `tokens` to the cache and returns the last one's logits
   // (vocabulary size), for scoring and tests. Error(InvalidArgument) when
@@ -238,6 +253,7 @@ class Llm {
 
  private:
   friend class Generation;
+  friend class Batch;
   explicit Llm(std::shared_ptr<detail::LlmImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::LlmImpl> impl_;
 };

@@ -7,6 +7,7 @@
 #include "wgrt/dlpack.h"
 #include "wgrt/dtype.h"
 #include "wgrt/error.h"
+#include "wgrt/batch.h"
 #include "wgrt/llm.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/program.h"

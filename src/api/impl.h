@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "graph/executable_graph.h"
+#include "llm/generate.h"
 #include "llm/llm_model.h"
 #include "runtime/program.h"
 #include "runtime/runtime.h"
 #include "wgrt/device_tensor.h"
+#include "wgrt/llm.h"
 #include "wgrt/program.h"
 #include "wgrt/runtime.h"
 
@@ -33,6 +35,10 @@ struct ProgramImpl {
   // Fills names, graphs, inputs and outputs for one method.
   void add_method(const std::string& name, ExecutableGraph& graph);
 };
+
+// api::GenerateOptions as the engine's, and the engine's stats as a result's (llm.cpp).
+llm::GenerateOptions engine_generate_options(const GenerateOptions& options);
+void copy_generate_stats(const llm::GenerateStats& s, GenerateResult& r);
 
 struct LlmImpl {
   std::shared_ptr<RuntimeImpl> runtime;

@@ -55,6 +55,7 @@ Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
   o.context = options.context;
   o.chunk = options.chunk;
   o.kv_f16 = options.kv_f16;
+  o.slots = options.parallel;
   o.graph = detail::engine_options(options.load);
   auto impl = std::make_shared<detail::LlmImpl>();
   impl->runtime = runtime.impl();
@@ -190,6 +191,7 @@ namespace {
 
 void copy_stats(const llm::GenerateStats& s, GenerateResult& r) {
   r.prompt_tokens = s.prompt_tokens;
+  r.cached_tokens = s.cached_tokens;
   r.generated_tokens = s.generated_tokens;
   r.wait_seconds = s.wait_seconds;
   r.prompt_seconds = s.prompt_seconds;
@@ -203,6 +205,11 @@ void copy_stats(const llm::GenerateStats& s, GenerateResult& r) {
 }
 
 }  // namespace
+
+namespace detail {
+llm::GenerateOptions engine_generate_options(const GenerateOptions& options) { return api::engine_options(options); }
+void copy_generate_stats(const llm::GenerateStats& s, GenerateResult& r) { api::copy_stats(s, r); }
+}  // namespace detail
 
 GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOptions& options,
                              const TextCallback& on_text) {

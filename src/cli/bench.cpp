@@ -21,6 +21,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/kernel_profile.h"
+#include "wgrt/batch.h"
 #include "wgrt/llm.h"
 #include "wgrt/error.h"
 
@@ -30,6 +31,7 @@ namespace {
 struct BenchArgs {
   std::string model, json;
   std::string p = "128,512", n = "128";  // comma-separated lists
+  std::string parallel;                  // --parallel: comma-separated sequence counts
   int reps = 5;
   int64_t tg_prefill = 0;
   double max_seconds = 60;
@@ -109,7 +111,8 @@ struct Profile {
 struct TgMode {
   bool gpu_sampling = true;
   int32_t in_flight = api::GenerateOptions{}.in_flight;
-  std::string suffix;  // appended to the test's name ("/wait")
+  std::string suffix;  // appended to the test's name ("/wait", "/x8")
+  int64_t parallel = 0;  // > 0: this many sequences at once through api::Batch
 };
 
 class Bench {
@@ -140,6 +143,7 @@ class Bench {
       ++*passes;
     };
     model_.reset();
+    if (tg_.parallel > 0) return run_parallel_once(n_gen, tg_prefill);
     if (n_prompt > 0) {
       const auto tokens = random_tokens(n_prompt);
       const auto t0 = Clock::now();
@@ -168,6 +172,32 @@ class Bench {
     return g.stats().generate_seconds;
   }
 
+  // tgN/xP: P sequences, each a tg-prefill (or one-token) prompt and N
+  // greedy tokens, in one api::Batch: wall seconds from the first prompt
+  // to the last token (the prompts are P one-chunk passes of tg_prefill tokens).
+  double run_parallel_once(int64_t n_gen, int64_t tg_prefill) {
+    api::GenerateOptions gen;
+    gen.max_tokens = int32_t(n_gen);
+    gen.temperature = 0;
+    gen.ignore_eos = true;
+    gen.in_flight = tg_.in_flight;
+    api::Batch batch(model_, tg_.in_flight);
+    size_t short_of = 0;
+    for (int64_t i = 0; i < tg_.parallel; ++i) {
+      api::BatchCallbacks callbacks;
+      callbacks.on_done = [&short_of, n_gen](const api::GenerateResult& r, const std::string& error) {
+        if (!error.empty() || int64_t(r.generated_tokens) != n_gen) ++short_of;
+      };
+      // Prompts that share nothing, so that no slot reuses another's cache.
+      batch.add(random_tokens(std::max<int64_t>(1, tg_prefill)), gen, std::move(callbacks), false);
+    }
+    const auto t0 = Clock::now();
+    batch.run();
+    const double s = seconds_since(t0);
+    if (short_of > 0) throw Error(ErrorCode::Internal, "bench: a sequence of the batch ended early");
+    return s;
+  }
+
   void set_tg_mode(const TgMode& mode) { tg_ = mode; }
   const TgMode& tg_mode() const { return tg_; }
 
@@ -177,7 +207,7 @@ class Bench {
     r.n_prompt = n_prompt;
     r.n_gen = n_gen;
     r.name = n_prompt > 0 ? "pp" + std::to_string(n_prompt) : "tg" + std::to_string(n_gen) + tg_.suffix;
-    const int64_t tokens = n_prompt > 0 ? n_prompt : n_gen;
+    const int64_t tokens = n_prompt > 0 ? n_prompt : n_gen * std::max<int64_t>(1, tg_.parallel);
     try {
       // Warm-up: at least one run, and runs until warmup_seconds have passed,
       // so that an idle GPU has raised its clock before the timed runs (the
@@ -320,6 +350,7 @@ void write_json(const std::string& path, const api::Llm& model, const api::Runti
 // The tests' sizes, and the context and chunk they need of the model.
 struct Plan {
   std::vector<int64_t> pps, tgs;
+  std::vector<int64_t> parallel;  // --parallel's sequence counts
   int64_t max_pp = 0;
   int64_t need = 0;  // context
 };
@@ -328,6 +359,10 @@ Plan plan_of(const BenchArgs& args) {
   Plan plan;
   plan.pps = parse_list(args.p, "-p");
   plan.tgs = parse_list(args.n, "-n");
+  plan.parallel = parse_list(args.parallel, "--parallel");
+  for (int64_t p : plan.parallel) {
+    if (p > 32) throw Error(ErrorCode::InvalidArgument, "--parallel: " + std::to_string(p) + " sequences; at most 32");
+  }
   plan.max_pp = plan.pps.empty() ? 0 : *std::max_element(plan.pps.begin(), plan.pps.end());
   const int64_t max_tg = plan.tgs.empty() ? 0 : *std::max_element(plan.tgs.begin(), plan.tgs.end());
   // The profiled decode step runs at position 16 (after a 16-token prefill).
@@ -342,6 +377,8 @@ api::Llm load_model(const api::Runtime& runtime, const BenchArgs& args, const Pl
   load.context = args.ctx > 0 ? args.ctx : plan.need;
   load.chunk = std::max<int64_t>({plan.max_pp, args.tg_prefill, 16});
   load.kv_f16 = args.kv_f16;
+  for (int64_t p : plan.parallel) load.parallel = std::max(load.parallel, p);
+  load.chunk = std::max(load.chunk, load.parallel);
   const auto t_load = Clock::now();
   api::Llm model = api::Llm::load(runtime, load);
   *load_s = seconds_since(t_load);
@@ -412,6 +449,20 @@ std::vector<TestResult> run_tests(Bench& bench, const api::Llm& model, const Ben
       if (a.error.empty() && b.error.empty() && b.tps.median > 0) {
         std::printf("  A/B: %d steps in flight / one host wait per token = %.3fx\n", tg_mode.in_flight,
                     a.tps.median / b.tps.median);
+      }
+    }
+    // --parallel: aggregate tokens/s of P sequences at once, beside P = 1.
+    double one = 0;  // P = 1's median tokens/s
+    for (int64_t p : plan.parallel) {
+      TgMode batched = tg_mode;
+      batched.parallel = p;
+      batched.suffix = "/x" + std::to_string(p);
+      bench.set_tg_mode(batched);
+      run(0, n, args.tg_prefill);
+      const TestResult& r = results.back();
+      if (p == 1 && r.error.empty()) one = r.tps.median;
+      if (p > 1 && one > 0 && r.error.empty()) {
+        std::printf("  %d sequences at once: %.2fx the tokens/s of one\n", int(p), r.tps.median / one);
       }
     }
   }
@@ -531,6 +582,11 @@ Command add_bench(CLI::App& app) {
                       std::to_string(api::GenerateOptions{}.in_flight) + ")")
       ->type_name("K")
       ->check(in_range(1, 1024));
+  cmd->add_option("--parallel", a->parallel,
+                  "tg: also run each tg test as P sequences at once (continuous batching),\n"
+                  "for each P of this comma-separated list (1 to 32), as tgN/xP, and print\n"
+                  "their aggregate tokens/s beside P = 1 (llama-bench's -b is another thing)")
+      ->type_name("LIST");
   cmd->add_flag("--ab", a->ab,
                 "tg: also run each tg test with one host wait per token (K = 1),\nas tgN/wait, and print the ratio");
   cmd->add_flag("--cpu-sampling", a->cpu_sampling,

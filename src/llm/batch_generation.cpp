@@ -306,10 +306,13 @@ void BatchGenerator::stop(Sequence& seq) {
   if (!rest.empty() && seq.request.on_token) seq.request.on_token(-1, rest);
 }
 
+// A stopped sequence ends at once: its draws still in flight are dropped (a
+// later sequence in its slot is not theirs: events name sequences by id) and
+// whatever they write to its cache lies past the rows it keeps.
 void BatchGenerator::retire() {
   for (size_t s = 0; s < slots_.size(); ++s) {
     Sequence* seq = slots_[s].get();
-    if (seq == nullptr || seq->prefilling || seq->in_flight > 0) continue;
+    if (seq == nullptr || seq->prefilling || (!seq->stopped && seq->in_flight > 0)) continue;
     if (!seq->stopped) {
       if (seq->queued < seq->request.options.max_tokens) {
         model_.select_slot(s);
@@ -359,6 +362,7 @@ bool BatchGenerator::step() {
     if (!submitted) break;
   }
   retire();
+  model_.select_slot(0);  // the model's one-sequence calls (generate.h) use slot 0
   return running() > 0 || !waiting_.empty();
 }
 
