@@ -3,10 +3,12 @@
 `wgrt bench` tg: starts the server on a free loopback port, warms it up, then
 N clients each stream R completions of T tokens (ignore_eos, greedy) at once.
 Prints one JSON line: per-stream and aggregate generated tokens/s, mean time
-to first token, wall time. Requests run one at a time today (no batching), so
-aggregate tokens/s at N streams is expected to equal one stream's.
+to first token, wall time. The server decodes up to --parallel streams at once
+(default: the largest stream count), so aggregate tokens/s grows with N while
+a decode step stays bound by reading the weights; --parallel 1 gives the
+one-at-a-time baseline.
 
-    python3 bench/serve_load.py --model M.gguf --streams 1,8 --tokens 128 --requests 2
+    python3 bench/serve_load.py --model M.gguf --streams 1,8,32 --tokens 128 --requests 2
 """
 import argparse
 import json
@@ -22,8 +24,9 @@ import openai
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def start(wgrt, model, ctx, queue):
-    args = [str(wgrt), "serve", "--host", "127.0.0.1", "--port", "0", "--ctx", str(ctx), "--queue", str(queue), "--quiet"]
+def start(wgrt, model, ctx, queue, parallel):
+    args = [str(wgrt), "serve", "--host", "127.0.0.1", "--port", "0", "--ctx", str(ctx), "--queue", str(queue),
+            "--parallel", str(parallel), "--quiet"]
     if model:
         args += ["--model", model]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -62,9 +65,10 @@ def main():
     ap.add_argument("--tokens", type=int, default=128)
     ap.add_argument("--requests", type=int, default=2, help="per stream")
     ap.add_argument("--ctx", type=int, default=1024)
+    ap.add_argument("--parallel", type=int, default=0, help="the server's --parallel (default: the most streams)")
     a = ap.parse_args()
     counts = [int(s) for s in a.streams.split(",")]
-    proc, port = start(a.wgrt, a.model, a.ctx, max(counts) + 1)
+    proc, port = start(a.wgrt, a.model, a.ctx, max(counts) + 1, a.parallel or max(counts))
     try:
         def client():
             return openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0, timeout=600,
@@ -77,7 +81,7 @@ def main():
             wall = time.monotonic() - t0
             total = sum(g for g, _ in results)
             firsts = [f for _, fs in results for f in fs]
-            print(json.dumps({"streams": n, "tokens_per_request": a.tokens, "requests": n * a.requests,
+            print(json.dumps({"streams": n, "parallel": a.parallel or max(counts), "tokens_per_request": a.tokens, "requests": n * a.requests,
                               "generated_tokens": total, "wall_s": round(wall, 3),
                               "aggregate_tokens_per_s": round(total / wall, 2),
                               "per_stream_tokens_per_s": round(total / wall / n, 2),

@@ -77,15 +77,18 @@ void bind_llm(nb::module_& m) {
       });
 
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model loaded from GGUF.")
-      .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk, bool kv_f16) {
+      .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk, bool kv_f16, int64_t parallel) {
         api::LlmOptions options;
         options.path = path;
         options.context = context;
         options.chunk = chunk;
         options.kv_f16 = kv_f16;
+        options.parallel = parallel;
         options.load = api::load_options_from_environment();
         return PyLLM{api::Llm::load(default_runtime(), options)};
-      }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false)
+      }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false,
+         nb::arg("parallel") = 1)
+      .def_prop_ro("parallel", [](const PyLLM& l) { return l.llm.parallel(); })
       .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })
       .def_prop_ro("summary", [](const PyLLM& l) { return l.llm.description(); })
       .def_prop_ro("context", [](const PyLLM& l) { return l.llm.context(); })
@@ -145,6 +148,38 @@ void bind_llm(nb::module_& m) {
         PyGeneration g{nb::borrow(self), std::nullopt, {}, size_t(reused)};
         g.gen.emplace(l.llm, std::span(prompt).subspan(size_t(reused)), options);
         return g;
+      })
+      .def("_generate_batch", [](PyLLM& l, const std::vector<std::vector<int32_t>>& prompts, int32_t max_tokens,
+                                 float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
+                                 uint64_t seed, bool ignore_eos, int32_t in_flight) {
+        api::GenerateOptions options;
+        options.max_tokens = max_tokens;
+        options.temperature = temperature;
+        options.top_k = top_k;
+        options.top_p = top_p;
+        options.min_p = min_p;
+        options.repeat_penalty = repeat_penalty;
+        options.seed = seed;
+        options.ignore_eos = ignore_eos;
+        options.in_flight = in_flight;
+        std::vector<api::GenerateResult> results;
+        {
+          nb::gil_scoped_release release;  // minutes of GPU work; no Python object is touched
+          results = l.llm.generate_batch(prompts, options);
+        }
+        nb::list out;
+        for (const api::GenerateResult& r : results) {
+          nb::dict d;
+          d["text"] = lossy_str(r.text);
+          d["tokens"] = r.tokens;
+          d["prompt_tokens"] = r.prompt_tokens;
+          d["cached_tokens"] = r.cached_tokens;
+          d["generated_tokens"] = r.generated_tokens;
+          d["stopped_at_eos"] = r.stopped_at_eos;
+          d["context_full"] = r.context_full;
+          out.append(d);
+        }
+        return out;
       })
       .def("memory_stats", [](const PyLLM& l) { return memory_stats_dict(l.llm.memory_stats()); });
 }

@@ -172,6 +172,31 @@ class LLM:
                                       "" if json_schema is None else
                                       json_schema if isinstance(json_schema, str) else json.dumps(json_schema))
 
+    parallel = property(lambda self: self._native.parallel)
+
+    def generate_batch(self, prompts: list[str], max_tokens: int = 128, temperature: float = 0.8, top_k: int = 40,
+                       top_p: float = 0.95, min_p: float = 0.05, seed: int = 0, chat: bool = False,
+                       system: str | None = None, repeat_penalty: float = 1.0, ignore_eos: bool = False,
+                       in_flight: int = 4) -> list[dict]:
+        """Generates for every prompt at once: up to `parallel` sequences (load's
+        parallel=) advance together, one forward pass per token of all of them,
+        and the rest start as they finish (continuous batching). Each row draws
+        from its own random stream (the same seed gives a row the same text
+        whatever runs beside it). Returns, in the prompts' order, dicts with
+        text, tokens, prompt_tokens, cached_tokens (found in the KV cache),
+        generated_tokens, stopped_at_eos and context_full. An empty list, or
+        a prompt that is empty or too long, raises naming its row."""
+        if isinstance(prompts, str):
+            raise TypeError("generate_batch takes a list of prompts, not one string")
+        ids = []
+        for i, p in enumerate(prompts):
+            if not isinstance(p, str):
+                raise TypeError(f"generate_batch: prompt {i} is {type(p).__name__}, expected str")
+            text = self._native.apply_chat_template(p, system) if chat else p
+            ids.append(self._native.encode(text, True, True))
+        return self._native._generate_batch(ids, max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                            seed, ignore_eos, in_flight)
+
     def forward(self, token_ids) -> np.ndarray:
         """Appends tokens to the KV cache; returns the last token's logits (float32)."""
         return self._native.forward([int(i) for i in token_ids])
@@ -187,18 +212,22 @@ class LLM:
 
 
 def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048, chunk: int = 256,
-         kv_f16: bool = False):
+         kv_f16: bool = False, parallel: int = 1):
     """Loads a .gguf LLM (default: the built-in SmolLM2) or a .pte program
     (with its .ptd weights file, if it has one). kv_f16: keep a GGUF model's
-    KV cache in f16 (half its memory; rows rounded to f16)."""
+    KV cache in f16 (half its memory; rows rounded to f16). parallel: the
+    sequences generate_batch decodes at once (1 to 32; the KV cache holds
+    parallel x context tokens)."""
     path = default_model_path() if path is None else os.fspath(path)
     if path.endswith(".gguf"):
         if ptd is not None:
             raise ValueError("ptd is for .pte programs")
-        return LLM(_wgrt.LLM._load(path, context, chunk, kv_f16))
+        return LLM(_wgrt.LLM._load(path, context, max(chunk, parallel), kv_f16, parallel))
     if path.endswith(".pte"):
         if kv_f16:
             raise ValueError("kv_f16 is for .gguf models (a .pte brings its own KV cache)")
+        if parallel != 1:
+            raise ValueError("parallel is for .gguf models (a .pte's KV cache holds one sequence)")
         if ptd is None and (beside := _wgrt._ptd_beside(os.fspath(path))):
             print(f"wgrt: using {beside}, the .ptd beside the program (ptd= names another)", file=sys.stderr)
             ptd = beside

@@ -230,7 +230,7 @@ GenerateResult Llm::generate(std::string_view prompt, const GenerateOptions& opt
   return generate(std::span<const int32_t>(tokens), options, on_text);
 }
 
-void Llm::reset() { impl_->model->reset(); }
+void Llm::reset() { impl_->model->reset(true); }
 void Llm::lose_device_for_test() { impl_->model->device().lose_for_test(); }
 void Llm::fail_next_allocation_for_test() { impl_->model->device().fail_nth_allocation_for_test(1); }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,10 +25,13 @@
 namespace wgrt::cli {
 namespace {
 
+constexpr int64_t kDefaultParallel = 4;
+constexpr int64_t kParallelUnset = std::numeric_limits<int64_t>::min();
+
 struct ServeConfig {
   api::LlmOptions load;
   server::ServerOptions server;
-  int64_t parallel = 1;
+  int64_t parallel = kParallelUnset;  // unset: 4 for a GGUF model, 1 for a .pte (its cache holds one sequence)
   int64_t queue = 16;
   bool quiet = false;
 };
@@ -68,12 +72,13 @@ class StopSignals {
 };
 
 int serve(ServeConfig& config) {
-  if (config.parallel != 1) {
-    throw Error(ErrorCode::NotSupported,
-                "--parallel " + std::to_string(config.parallel) +
-                    ": wgrt serve decodes one sequence at a time (continuous batching is not implemented yet); "
-                    "requests queue instead, up to --queue of them");
+  if (config.parallel == kParallelUnset) config.parallel = config.load.path.ends_with(".pte") ? 1 : kDefaultParallel;
+  if (config.parallel < 1 || config.parallel > 32) {
+    throw Error(ErrorCode::InvalidArgument,
+                "--parallel " + std::to_string(config.parallel) + ": sequences decoded at once must be 1 to 32");
   }
+  config.load.parallel = config.parallel;
+  config.load.chunk = std::max(config.load.chunk, config.parallel);  // a batched step is one pass of them
   config.server.max_waiting = size_t(config.queue);
   if (config.server.api_key.empty()) {
     if (const char* key = std::getenv("WGRT_API_KEY"); key != nullptr) config.server.api_key = key;
@@ -107,8 +112,10 @@ int serve(ServeConfig& config) {
   std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
                model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
                static_cast<long long>(model->context()));
-  std::fprintf(stderr, "listening on http://%s:%d (one request at a time, %zu may wait%s)\n",
-               config.server.host.c_str(), port, config.server.max_waiting,
+  const std::string at_once = model->parallel() > 1 ? std::to_string(model->parallel()) + " requests at once"
+                                                    : std::string("one request at a time");
+  std::fprintf(stderr, "listening on http://%s:%d (%s, %zu may wait%s)\n", config.server.host.c_str(), port,
+               at_once.c_str(), config.server.max_waiting,
                config.server.api_key.empty() ? "; no API key" : "; API key required");
   if (signals.attach(&server)) server.serve();
   signals.attach(nullptr);
@@ -128,9 +135,13 @@ Command add_serve(CLI::App& app) {
       "Serves a Llama-family model over an OpenAI-compatible HTTP API: GET /health, GET /v1/models,\n"
       "POST /v1/completions and POST /v1/chat/completions (stream: true for server-sent events).\n"
       "With no --model, serves SmolLM2-135M-Instruct (Q4_1), installed by scripts/setup.sh.",
-      "Requests run one at a time, in arrival order. A request keeps the part of the previous\n"
-      "one's KV cache that its prompt repeats (a chat's earlier turns: usage reports them as\n"
-      "prompt_tokens_details.cached_tokens; \"cache_prompt\": false opts out).\n"
+      "Up to --parallel requests run at once (continuous batching: one forward pass advances\n"
+      "all of them; a new request's prompt runs in chunks between their steps), the rest wait\n"
+      "in arrival order. Each has a slot of the KV cache (--ctx tokens); a finished request's\n"
+      "cache stays in its slot, and a request whose prompt repeats it (a chat's earlier turns)\n"
+      "runs only the rest (usage reports prompt_tokens_details.cached_tokens; \"cache_prompt\":\n"
+      "false opts out). Requests with logprobs or a JSON response_format run alone, after\n"
+      "the running ones.\n"
       "SIGINT or SIGTERM cancels running and queued requests and exits with status 0.");
   auto c = std::make_shared<ServeConfig>();
   c->server.host = "127.0.0.1";
@@ -147,7 +158,9 @@ Command add_serve(CLI::App& app) {
   cmd->add_option("--ctx", c->load.context, "context length per request: prompt + completion (default 2048)")
       ->type_name("N");
   cmd->add_option("--chunk", c->load.chunk, "most prompt tokens per forward pass (default 256)")->type_name("N");
-  cmd->add_option("--parallel", c->parallel, "sequences decoded at once; only 1 for now (no batching yet)")
+  cmd->add_option("--parallel", c->parallel,
+                  "requests decoded at once, 1 to 32 (default 4; 1 for a .pte); the KV cache\n"
+                  "holds --parallel x --ctx tokens")
       ->type_name("N");
   cmd->add_option("--queue", c->queue,
                   "requests that may wait behind the running one (default 16); when\n"

@@ -1,6 +1,12 @@
-// Requests for the one loaded model, run one at a time by a worker thread in
-// arrival order. The queue is bounded: a request that finds it full is
-// refused at once (the HTTP layer answers 503) rather than left waiting.
+// Requests for the one loaded model, run by a worker thread in arrival
+// order: one at a time, or, when the model holds several sequences
+// (LlmOptions::parallel), up to that many at once through api::Batch
+// (continuous batching: a request joins or leaves between forward passes,
+// its prompt prefilled in chunks between the others' decode steps). A
+// request the batch cannot take (logprobs, a JSON constraint: they need the
+// host between tokens) waits until the running ones end and then runs alone.
+// The queue is bounded: a request that finds it full is refused at once (the
+// HTTP layer answers 503) rather than left waiting.
 //
 // Each request is a Job the HTTP thread holds: it reads the text as it is
 // produced (streaming) or waits for the whole of it, and cancels the job when
@@ -18,12 +24,14 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "wgrt/batch.h"
 #include "wgrt/llm.h"
 
 namespace wgrt::server {
@@ -89,7 +97,7 @@ class GenerationQueue {
   using Reload = std::function<api::Llm()>;
   // Told when the model could not be loaded again (the server then stops).
   using Fatal = std::function<void(const std::string&)>;
-  // At most `max_waiting` jobs wait behind the running one. Without
+  // At most `max_waiting` jobs wait behind the running ones. Without
   // `reload`, a lost device fails every later request.
   GenerationQueue(api::Llm model, size_t max_waiting, Reload reload = {}, Fatal fatal = {});
   // Test only: the device is lost as the Nth request starts (0: never).
@@ -117,9 +125,19 @@ class GenerationQueue {
 
  private:
   void work();
+  // The worker's loop when the model holds several sequences.
+  void work_batched();
+  // Moves waiting jobs into the batch while it has room; returns a job to run
+  // alone once nothing runs, if the first waiting one needs that. Under mutex_.
+  std::shared_ptr<Job> admit(api::Batch& batch);
+  // Ends every job in the batch with `reason` (a failed or lost device).
+  void fail_batch(FinishReason reason, const std::string& error);
   void execute(Job& job);
-  // After a lost device: the model on a new one, or the server told to stop.
-  void recover(const std::string& what);
+  // After a lost device: the model on a new one (true), or the server told
+  // to stop (false).
+  bool recover(const std::string& what);
+  // With no model left to run: fails every job that arrives until shutdown.
+  void refuse_until_stopped(const std::string& why);
   // A step's log-probabilities with its tokens as text.
   TokenLogprob token_logprob(const api::GenerationStep& step) const;
 
@@ -132,7 +150,9 @@ class GenerationQueue {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> waiting_;
-  std::shared_ptr<Job> running_;
+  std::shared_ptr<Job> running_;  // one at a time
+  std::map<uint64_t, std::shared_ptr<Job>> batched_;  // running in the batch, by its ids
+  const size_t parallel_;
   uint64_t completed_ = 0;
   bool stopping_ = false;
   std::thread worker_;  // last: starts once everything above exists

@@ -126,3 +126,24 @@ def test_json_schema_constrains_the_text(llm):
     with pytest.raises(wgrt.Error, match="pattern"):
         "".join(llm.generate("x", json_schema={"type": "object", "properties": {"a": {"type": "string",
                                                                                        "pattern": "b"}}}))
+
+
+def test_generate_batch_rows_equal_their_text_alone():
+    """Continuous batching from Python: three prompts, two at a time (the third
+    starts as a slot frees), each greedy text equal to its text alone; bad
+    lists are refused naming the row."""
+    batched = wgrt.load(context=128, chunk=16, parallel=2)
+    assert batched.parallel == 2
+    prompts = [PROMPT_TEXT, "Once upon a time", "The three primary colours are"]
+    rows = batched.generate_batch(prompts, max_tokens=6, temperature=0, ignore_eos=True)
+    assert [r["generated_tokens"] for r in rows] == [6, 6, 6]
+    alone = wgrt.load(context=128, chunk=16)
+    for p, r in zip(prompts, rows):
+        want = "".join(alone.generate(p, max_tokens=6, temperature=0, ignore_eos=True, cache_prompt=False))
+        assert r["text"] == want, (p, r["text"], want)
+    with pytest.raises(Exception, match="no prompts"):
+        batched.generate_batch([])
+    with pytest.raises(TypeError, match="prompt 1"):
+        batched.generate_batch(["fine", 7])
+    with pytest.raises(Exception, match="prompt 0.*longer than the context"):
+        batched.generate_batch(["word " * 400])

@@ -93,7 +93,7 @@ def wait_until(predicate, timeout):
 
 @pytest.fixture()
 def small_queue_server(tiny_model, tmp_path):
-    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "1", "--ctx", "4096")
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "1", "--ctx", "4096", "--parallel", "1")
     yield srv
     srv.stop()
 
@@ -150,17 +150,55 @@ def test_signal_cancels_in_flight_and_exits_0(tiny_model, tmp_path, sig):
     conn.close()
 
 
-def test_parallel_above_one_is_refused_clearly(tiny_model, tmp_path):
-    proc = subprocess.run([str(WGRT), "serve", "--model", str(tiny_model), "--port", "0", "--parallel", "4"],
+@pytest.mark.parametrize("n", ["0", "33", "-1"])
+def test_parallel_out_of_range_is_refused_clearly(tiny_model, n):
+    proc = subprocess.run([str(WGRT), "serve", "--model", str(tiny_model), "--port", "0", "--parallel", n],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "--parallel" in proc.stderr and "batching" in proc.stderr
+    assert proc.returncode != 0 and f"--parallel {n}" in proc.stderr and "1 to 32" in proc.stderr, proc.stderr
+
+
+def test_four_requests_decode_at_once_and_a_disconnect_frees_its_slot(tiny_model, tmp_path):
+    """--parallel 4: four long streamed requests are all running at once
+    (/health), and each client that goes away frees its slot within moments."""
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--parallel", "4", "--ctx", "2048")
+    conns = []
+    try:
+        for i in range(4):
+            conn = http.client.HTTPConnection(HOST, srv.port, timeout=60)
+            body = {"model": "tiny", "prompt": f"tale {i}", "max_tokens": 1500, "temperature": 0, "ignore_eos": True,
+                    "stream": True}
+            conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            assert resp.status == 200
+            read_events(resp, 1)
+            conns.append((conn, resp))
+        running = 0
+        for _ in range(200):
+            running = srv.health()["running"]
+            if running == 4:
+                break
+            time.sleep(0.05)
+        assert running == 4, srv.health()
+        for conn, _ in conns:
+            conn.close()
+        for _ in range(200):
+            running = srv.health()["running"]
+            if running == 0:
+                break
+            time.sleep(0.05)
+        assert running == 0, srv.health()
+    finally:
+        for conn, _ in conns:
+            conn.close()
+        assert srv.stop(signal.SIGTERM, timeout=20) == 0, srv.log_text()
 
 
 def test_sigterm_under_load_answers_everyone_and_exits_within_5_s(tiny_model, tmp_path):
-    """Issue 36: SIGTERM with 16 requests in the server (one running, the rest
-    queued; half streamed): each client gets an answer or a closed stream, none
-    hangs, and the process exits 0 within 5 s."""
-    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "16", "--ctx", "4096")
+    """Issue 36: SIGTERM with 16 requests in the server (8 running in one
+    batch, 8 queued; half streamed): each client gets an answer or a closed
+    stream, none hangs, and the process exits 0 within 5 s."""
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--queue", "16", "--ctx", "4096",
+                 "--parallel", "8")
     outcomes = {}
 
     def client(i):
@@ -180,7 +218,7 @@ def test_sigterm_under_load_answers_everyone_and_exits_within_5_s(tiny_model, tm
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(16)]
     for t in threads:
         t.start()
-    assert wait_until(lambda: srv.health()["waiting"] == 15, timeout=30), srv.health()
+    assert wait_until(lambda: srv.health()["running"] == 8 and srv.health()["waiting"] == 8, timeout=30), srv.health()
     t0 = time.monotonic()
     assert srv.stop(signal.SIGTERM, timeout=20) == 0, srv.log_text()
     took = time.monotonic() - t0
