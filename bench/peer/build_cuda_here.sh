@@ -4,7 +4,9 @@
 # for machines where the local build (bench/peer/build_llamacpp.sh cuda) did
 # not finish: the H200 machine has nvcc, cmake and ninja, and 16 cores.
 # Usage: bench/peer/build_cuda_here.sh SRC.tar.xz OUT_BINARY [JOBS]
-# Env: CUDA_FA (default OFF, as build_llamacpp.sh), CUDA_ARCH (default 90).
+# Env: CUDA_FA (default OFF, as build_llamacpp.sh), CUDA_ARCH (default 90),
+# TARGETS (default llama-bench; e.g. "llama-bench llama-batched-bench": each
+# is copied beside OUT_BINARY under its own name, OUT_BINARY being llama-bench's).
 set -euo pipefail
 src_tar=$1 out=$2 jobs=${3:-$(nproc)}
 work=/tmp/llama-cuda-build
@@ -18,8 +20,14 @@ cmake -S "$work/llama.cpp" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release 
   -DGGML_CUDA_NCCL=OFF -DGGML_CUDA_FA="${CUDA_FA:-OFF}" >"$work/configure.log" 2>&1 \
   || { tail -n 30 "$work/configure.log"; exit 1; }
 t0=$SECONDS
-cmake --build "$work/build" --target llama-bench -j"$jobs" >"$work/build.log" 2>&1 \
+targets=${TARGETS:-llama-bench}
+# shellcheck disable=SC2086  # several targets
+cmake --build "$work/build" --target $targets -j"$jobs" >"$work/build.log" 2>&1 \
   || { grep -m5 -B2 -A8 "error" "$work/build.log"; tail -n 5 "$work/build.log"; exit 1; }
 echo "built in $((SECONDS - t0)) s"
 cp "$work/build/bin/llama-bench" "$out"
 echo "built $out"
+for t in $targets; do
+  [ "$t" = llama-bench ] && continue
+  cp "$work/build/bin/$t" "$(dirname "$out")/$t" && echo "built $(dirname "$out")/$t"
+done

@@ -173,8 +173,10 @@ class Bench {
   }
 
   // tgN/xP: P sequences, each a tg-prefill (or one-token) prompt and N
-  // greedy tokens, in one api::Batch: wall seconds from the first prompt
-  // to the last token (the prompts are P one-chunk passes of tg_prefill tokens).
+  // greedy tokens, in one api::Batch. Timed like llama-batched-bench's S_TG
+  // (generation only): from the moment every sequence has its first token
+  // to the last token, over the tokens read back in between; returned as the
+  // seconds P x N tokens take at that rate.
   double run_parallel_once(int64_t n_gen, int64_t tg_prefill) {
     api::GenerateOptions gen;
     gen.max_tokens = int32_t(n_gen);
@@ -182,20 +184,34 @@ class Bench {
     gen.ignore_eos = true;
     gen.in_flight = tg_.in_flight;
     api::Batch batch(model_, tg_.in_flight);
-    size_t short_of = 0;
-    for (int64_t i = 0; i < tg_.parallel; ++i) {
+    const auto rows = size_t(tg_.parallel);
+    std::vector<int64_t> got(rows, 0);
+    size_t started = 0, short_of = 0;
+    int64_t after = 0;
+    Clock::time_point all_started;
+    for (size_t i = 0; i < rows; ++i) {
       api::BatchCallbacks callbacks;
+      callbacks.on_token = [&, i](int32_t token, std::string_view) {
+        if (token < 0) return true;
+        if (started == rows) {
+          ++after;
+        } else if (got[i] == 0 && ++started == rows) {
+          all_started = Clock::now();
+        }
+        ++got[i];
+        return true;
+      };
       callbacks.on_done = [&short_of, n_gen](const api::GenerateResult& r, const std::string& error) {
         if (!error.empty() || int64_t(r.generated_tokens) != n_gen) ++short_of;
       };
       // Prompts that share nothing, so that no slot reuses another's cache.
       batch.add(random_tokens(std::max<int64_t>(1, tg_prefill)), gen, std::move(callbacks), false);
     }
-    const auto t0 = Clock::now();
     batch.run();
-    const double s = seconds_since(t0);
+    const double s = seconds_since(all_started);
     if (short_of > 0) throw Error(ErrorCode::Internal, "bench: a sequence of the batch ended early");
-    return s;
+    if (after == 0) throw Error(ErrorCode::InvalidArgument, "bench: --parallel needs -n of at least 2");
+    return s * double(int64_t(rows) * n_gen) / double(after);
   }
 
   void set_tg_mode(const TgMode& mode) { tg_ = mode; }
