@@ -76,7 +76,17 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }
   const size_t imported_values = lg.graph.values.size();
-  m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
+  try {
+    m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::OutOfMemory || options.slots < 2) throw;
+    // Name what the sequences cost: the KV cache grows with --parallel.
+    const uint64_t kv = uint64_t(lg.config.n_layers) * 2 * uint64_t(options.slots) * uint64_t(lg.max_context) *
+                        uint64_t(lg.config.n_kv_heads) * uint64_t(lg.config.head_dim) * (options.kv_f16 ? 2 : 4);
+    throw Error(ErrorCode::OutOfMemory, std::string(e.what()) + " (the KV cache of " + std::to_string(options.slots) +
+                                            " sequences x " + std::to_string(lg.max_context) + " tokens is " +
+                                            std::to_string(kv) + " bytes: lower --parallel or --ctx)");
+  }
   m->graph_ = m->own_graph_.get();
   // The fusion passes may merge weights (Q/K/V, gate/up) into new constants
   // and drop the originals: count what the loaded graph holds.

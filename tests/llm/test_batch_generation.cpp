@@ -244,6 +244,15 @@ TEST_F(BatchGenerationTest, BadRequestsAreRefusedNamingWhatIsWrong) {
   refused({1, 2}, lp, "logprobs");
   refused(prompt(size_t(kContext) + 1, 0), greedy(4), "longer than the context");
   EXPECT_EQ(gen.waiting(), 0u);
+  // A failed GPU allocation while loading several slots names the KV cache's bytes.
+  device().fail_nth_allocation_for_test(1);
+  try {
+    load(4);
+    ADD_FAILURE() << "the load met no failed allocation";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("the KV cache of 4 sequences x 96 tokens is"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(load(0), Error);
   EXPECT_THROW(load(33), Error);
   EXPECT_THROW(load(4, 2), Error);  // a batched step is one pass: the chunk must hold every slot
