@@ -49,22 +49,28 @@ bool same_secret(const std::string& guess, const std::string& secret) {
   return diff == 0;
 }
 
-// A streamed answer: the job's text as SSE chunks, then the finish reason,
-// the usage when asked, and [DONE].
+// A streamed answer: each choice's text as SSE chunks (the choices one after
+// another, each job running meanwhile), its finish reason, then the usage
+// when asked, and [DONE].
 struct EventStream {
-  std::shared_ptr<Job> job;
+  std::vector<std::shared_ptr<Job>> jobs;  // one per choice
   ResponseMeta meta;
   bool include_usage = false;
   ReplyReader reader;
-  bool first = true;
+  bool first = true;       // the current choice's first chunk is still to come
   size_t text_offset = 0;  // a completion's logprobs: where the next token's text starts
   // A reply that may hold tool calls is held back and sent whole at the end
   // (calls cannot be told from text until they are complete).
   std::string held;
   std::vector<TokenLogprob> held_logprobs;
+  JobResult total;  // the usage: prompt tokens once, completion tokens summed
 
   static bool send(httplib::DataSink& sink, const std::string& event) { return sink.write(event.data(), event.size()); }
   static std::string data(const json& body) { return "data: " + to_wire(body) + "\n\n"; }
+
+  void cancel() {
+    for (auto& job : jobs) job->cancel();
+  }
 
   // One turn of httplib's content provider; false ends the connection.
   bool pump(httplib::DataSink& sink) {
@@ -74,7 +80,7 @@ struct EventStream {
         return false;
       }
     }
-    Job::Update update = job->take(kStreamPoll);
+    Job::Update update = jobs[meta.index]->take(kStreamPoll);
     if (update.text.empty() && update.logprobs.empty() && !update.result) return send(sink, ": waiting\n\n");
     if (reader.reads_calls()) {
       held += update.text;
@@ -98,10 +104,28 @@ struct EventStream {
     }
     if (reader.reads_calls() && !send_held(sink, result)) return false;
     if (!send(sink, data(completion_chunk(meta, "", {}, 0, result.reason, false)))) return false;
-    if (include_usage && !send(sink, data(usage_chunk(meta, result)))) return false;
+    add_usage(result);
+    if (meta.index + 1 < jobs.size()) {  // the next choice
+      ++meta.index;
+      first = true;
+      text_offset = 0;
+      held.clear();
+      held_logprobs.clear();
+      meta.tool_calls = false;
+      return true;
+    }
+    if (include_usage && !send(sink, data(usage_chunk(meta, total)))) return false;
     if (!send(sink, "data: [DONE]\n\n")) return false;
     sink.done();
     return true;
+  }
+
+  void add_usage(const JobResult& result) {
+    if (meta.index == 0) {
+      total = result;
+    } else {
+      total.completion_tokens += result.completion_tokens;
+    }
   }
 
   // The held-back reply: its text, then its calls.
@@ -152,6 +176,8 @@ struct HttpServer::Impl {
   // Pre-routing: CORS headers and preflights, then the API key.
   bool refused_before_routing(const httplib::Request& req, httplib::Response& res) const;
   void generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+  std::vector<std::shared_ptr<Job>> submit(const GenerationRequest& request, const PreparedGeneration& prepared);
+  json whole_answer(const std::vector<std::shared_ptr<Job>>& jobs, const ResponseMeta& meta, const ReplyReader& reader);
 };
 
 void HttpServer::Impl::routes() {
@@ -245,44 +271,74 @@ bool HttpServer::Impl::refused_before_routing(const httplib::Request& req, httpl
   return true;
 }
 
-void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
-  guard.request_read();  // the body too has arrived
-  try {
-    const GenerationRequest request = parse_generation_request(endpoint, req.body);
-    PreparedGeneration prepared = prepare_generation(model, request);
+// One job per choice (`n`), each with its own seed; all or none are queued.
+std::vector<std::shared_ptr<Job>> HttpServer::Impl::submit(const GenerationRequest& request,
+                                                           const PreparedGeneration& prepared) {
+  std::vector<std::shared_ptr<Job>> jobs;
+  for (int64_t i = 0; i < request.n; ++i) {
+    api::GenerateOptions o = prepared.options;
+    o.seed += uint64_t(i);  // n choices, n draws (greedy ones alike)
     GenerationQueue::Refusal refusal;
-    std::shared_ptr<Job> job =
-        queue.submit(std::move(prepared.prompt), std::move(prepared.options), prepared.cache_prompt, refusal);
-    if (refusal == GenerationQueue::Refusal::ShuttingDown) throw shutting_down();
-    if (refusal == GenerationQueue::Refusal::Full) {
+    std::shared_ptr<Job> job = queue.submit(prepared.prompt, std::move(o), prepared.cache_prompt, refusal);
+    if (refusal != GenerationQueue::Refusal::None) {
+      for (auto& queued : jobs) queued->cancel();
+      if (refusal == GenerationQueue::Refusal::ShuttingDown) throw shutting_down();
       throw ApiError(503, "server_error",
                      "the server is busy: " + std::to_string(options.max_waiting) +
                          " requests are already waiting (see wgrt serve --queue); retry later",
                      "", "queue_full");
     }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+// A whole answer: every choice's text (or tool calls), the usage summed.
+json HttpServer::Impl::whole_answer(const std::vector<std::shared_ptr<Job>>& jobs, const ResponseMeta& meta,
+                                    const ReplyReader& reader) {
+  std::vector<ChoiceReply> choices;
+  JobResult total;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job::Update all = jobs[i]->take_all();
+    const JobResult& r = *all.result;
+    if (r.reason == FinishReason::Cancelled || r.reason == FinishReason::Error || r.reason == FinishReason::Unavailable) {
+      for (const auto& job : jobs) job->cancel();
+      if (r.reason == FinishReason::Cancelled) throw shutting_down();
+      if (r.reason == FinishReason::Unavailable) throw device_lost(r.error);
+      throw ApiError(500, "server_error", "generation failed: " + r.error);
+    }
+    ReplyReader::Reply reply = reader.read(all.text, r);
+    choices.push_back({std::move(reply.text), all.logprobs, r.reason, std::move(reply.tool_calls)});
+    if (i == 0) {
+      total = r;
+    } else {
+      total.completion_tokens += r.completion_tokens;
+    }
+  }
+  return completion_body(meta, choices, total);
+}
+
+void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  guard.request_read();  // the body too has arrived
+  try {
+    const GenerationRequest request = parse_generation_request(endpoint, req.body);
+    PreparedGeneration prepared = prepare_generation(model, request);
+    std::vector<std::shared_ptr<Job>> jobs = submit(request, prepared);
     const ReplyReader reader{prepared.tool_format, prepared.reply_prefix, prepared.reply_suffix};
     const uint64_t n = next_id++;
     ResponseMeta meta{endpoint, (endpoint == Endpoint::ChatCompletions ? "chatcmpl-" : "cmpl-") + std::to_string(n),
                       options.model_id, int64_t(std::time(nullptr)), request.sampler.logprobs >= 0};
     if (!request.stream) {
-      const Job::Update all = job->take_all();
-      if (all.result->reason == FinishReason::Cancelled) throw shutting_down();
-      if (all.result->reason == FinishReason::Error) {
-        throw ApiError(500, "server_error", "generation failed: " + all.result->error);
-      }
-      if (all.result->reason == FinishReason::Unavailable) throw device_lost(all.result->error);
-      const ReplyReader::Reply reply = reader.read(all.text, *all.result);
-      meta.tool_calls = !reply.tool_calls.empty();
-      send_json(res, 200, completion_body(meta, reply.text, all.logprobs, *all.result, reply.tool_calls));
+      send_json(res, 200, whole_answer(jobs, meta, reader));
       return;
     }
-    auto stream = std::make_shared<EventStream>(EventStream{job, std::move(meta), request.include_usage, reader});
+    auto stream = std::make_shared<EventStream>(EventStream{std::move(jobs), std::move(meta), request.include_usage, reader});
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream", [stream](size_t, httplib::DataSink& sink) { return stream->pump(sink); },
         // Ended, completed or not (the client left, the server stopped): the
-        // job stops if it still runs, and frees the model for the next one.
-        [stream](bool) { stream->job->cancel(); });
+        // jobs stop if they still run, and free their slots.
+        [stream](bool) { stream->cancel(); });
   } catch (const ApiError& e) {
     send_error(res, e);
   } catch (const Error& e) {

@@ -83,9 +83,6 @@ std::vector<std::string> get_stop(const json& body) {
 // Features of the API that wgrt does not implement: refused, not ignored,
 // so that a client never gets a silently different answer.
 void refuse_unsupported(const json& body) {
-  if (auto n = get_integer(body, "n"); n && *n != 1) {
-    throw ApiError::invalid("'n' must be 1: wgrt returns one choice per request", "n");
-  }
   if (auto b = get_integer(body, "best_of"); b && *b != 1) throw ApiError::invalid("'best_of' must be 1", "best_of");
   if (const json* v = field(body, "echo"); v && !(v->is_boolean() && !v->get<bool>())) {
     throw ApiError::invalid("'echo' is not supported by wgrt", "echo");
@@ -409,6 +406,12 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
   get_response_format(body, s);
   get_tools(endpoint, body, req);
   req.stop = get_stop(body);
+  if (auto n = get_integer(body, "n")) {
+    if (*n < 1 || *n > kMaxChoices) {
+      throw ApiError::invalid("'n' must be 1 to " + std::to_string(kMaxChoices) + ", got " + std::to_string(*n), "n");
+    }
+    req.n = *n;
+  }
   req.stream = get_bool(body, "stream", false);
   req.ignore_eos = get_bool(body, "ignore_eos", false);
   req.cache_prompt = get_bool(body, "cache_prompt", true);

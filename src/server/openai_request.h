@@ -2,7 +2,7 @@
 // with every known field type-checked: /v1/completions (a prompt) and
 // /v1/chat/completions (messages). Unknown fields are ignored, as OpenAI's
 // own server does; known fields of the wrong type or out of range, and
-// features wgrt lacks (n > 1, legacy functions, ...) are ApiError 400.
+// features wgrt lacks (legacy functions, echo, ...) are ApiError 400.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,9 @@ enum class Endpoint { Completions, ChatCompletions };
 // model may call), required (it must call one), a named function (that one).
 enum class ToolChoice { None, Auto, Required, Named };
 
+// The most choices (`n`) one request may ask for.
+constexpr int64_t kMaxChoices = 16;
+
 struct GenerationRequest {
   Endpoint endpoint = Endpoint::Completions;
   std::string model;                           // as sent; answers name the loaded model
@@ -34,6 +37,7 @@ struct GenerationRequest {
   api::GenerateOptions sampler;
   bool has_seed = false;                       // without a seed each request draws its own
   std::vector<std::string> stop;
+  int64_t n = 1;                               // choices, each its own sequence (1 to kMaxChoices)
   bool stream = false;
   bool include_usage = false;                  // stream_options.include_usage
   bool ignore_eos = false;                     // extension (llama.cpp's server has it too)

@@ -72,26 +72,31 @@ json logprobs_json(const ResponseMeta& meta, const std::vector<TokenLogprob>& lo
 
 }  // namespace
 
-json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
-                     const JobResult& result, const std::vector<ToolCall>& tool_calls) {
-  json choice = {{"index", 0},
-                 {"logprobs", logprobs_json(meta, logprobs, 0)},
-                 {"finish_reason", finish_reason(meta, result.reason)}};
-  if (is_chat(meta)) {
-    choice["message"] = {{"role", "assistant"}, {"content", tool_calls.empty() || !text.empty() ? json(text) : json(nullptr)}};
-    if (!tool_calls.empty()) choice["message"]["tool_calls"] = tool_calls_json(tool_calls, false);
-  } else {
-    choice["text"] = text;
+json completion_body(const ResponseMeta& meta, const std::vector<ChoiceReply>& choices, const JobResult& result) {
+  json list = json::array();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const ChoiceReply& c = choices[i];
+    ResponseMeta m = meta;
+    m.tool_calls = !c.tool_calls.empty();
+    json choice = {{"index", i}, {"logprobs", logprobs_json(m, c.logprobs, 0)}, {"finish_reason", finish_reason(m, c.reason)}};
+    if (is_chat(m)) {
+      choice["message"] = {{"role", "assistant"},
+                           {"content", c.tool_calls.empty() || !c.text.empty() ? json(c.text) : json(nullptr)}};
+      if (!c.tool_calls.empty()) choice["message"]["tool_calls"] = tool_calls_json(c.tool_calls, false);
+    } else {
+      choice["text"] = c.text;
+    }
+    list.push_back(std::move(choice));
   }
   json body = envelope(meta, is_chat(meta) ? "chat.completion" : "text_completion");
-  body["choices"] = json::array({std::move(choice)});
+  body["choices"] = std::move(list);
   body["usage"] = usage(result);
   return body;
 }
 
 json completion_chunk(const ResponseMeta& meta, std::string_view text, const std::vector<TokenLogprob>& logprobs,
                       size_t text_offset, std::optional<FinishReason> finish, bool first) {
-  json choice = {{"index", 0},
+  json choice = {{"index", meta.index},
                  {"logprobs", logprobs.empty() ? json(nullptr) : logprobs_json(meta, logprobs, text_offset)},
                  {"finish_reason", finish_reason(meta, finish)}};
   if (is_chat(meta)) {
@@ -108,7 +113,7 @@ json completion_chunk(const ResponseMeta& meta, std::string_view text, const std
 }
 
 json tool_calls_chunk(const ResponseMeta& meta, const std::vector<ToolCall>& tool_calls) {
-  json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", nullptr},
+  json choice = {{"index", meta.index}, {"logprobs", nullptr}, {"finish_reason", nullptr},
                  {"delta", {{"tool_calls", tool_calls_json(tool_calls, true)}}}};
   json body = envelope(meta, "chat.completion.chunk");
   body["choices"] = json::array({std::move(choice)});

@@ -25,6 +25,15 @@ struct ResponseMeta {
   int64_t created = 0;  // Unix seconds
   bool logprobs = false;  // the request asked for them
   bool tool_calls = false;  // the reply was read as tool calls: the finish reason says "tool_calls"
+  size_t index = 0;       // the choice a chunk belongs to (a request may ask for `n` of them)
+};
+
+// One choice of a whole completion.
+struct ChoiceReply {
+  std::string text;
+  std::vector<TokenLogprob> logprobs;
+  FinishReason reason = FinishReason::Stop;
+  std::vector<ToolCall> tool_calls;
 };
 
 // `logprobs`: the tokens' log-probabilities when meta.logprobs (chat:
@@ -32,8 +41,8 @@ struct ResponseMeta {
 // text_offset).
 // `tool_calls`: the calls read from a chat reply (`text` is then what is
 // left of it; no text becomes a null content).
-json completion_body(const ResponseMeta& meta, const std::string& text, const std::vector<TokenLogprob>& logprobs,
-                     const JobResult& result, const std::vector<ToolCall>& tool_calls = {});
+// `usage`: the request's (prompt tokens once, the choices' completion tokens summed).
+json completion_body(const ResponseMeta& meta, const std::vector<ChoiceReply>& choices, const JobResult& usage);
 // A chunk carrying `text` and the log-probabilities of its tokens (a
 // completion's text_offset counts from `text_offset`); the last one carries
 // the finish reason; the first chat chunk announces the assistant's role.

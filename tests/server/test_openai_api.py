@@ -73,6 +73,48 @@ def test_seeded_sampling_equals_wgrt_generate_and_repeats(server, tiny_model, st
     assert other != want  # the seed matters (20 sampled tokens from a spread-out distribution)
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_n_choices_are_sequences_with_seeds_seed_plus_index(server, tiny_model, stream):
+    """n = 3: choice i is what `wgrt generate --seed 11+i` prints (the three
+    run as sequences of one batch); usage counts the prompt once and every
+    choice's tokens."""
+    want = [wgrt_generate(tiny_model, PROMPT, "-n", "12", "--seed", str(11 + i), "--ignore-eos", *SAMPLING_FLAGS)
+            for i in range(3)]
+    assert len(set(want)) == 3
+    kw = dict(model="tiny", prompt=PROMPT, max_tokens=12, seed=11, n=3,
+              **{**SAMPLING, "extra_body": {**SAMPLING["extra_body"], "ignore_eos": True}})
+    client = server.client()
+    if not stream:
+        r = client.completions.create(**kw)
+        assert [c.index for c in r.choices] == [0, 1, 2]
+        assert [c.text for c in r.choices] == want
+        assert all(c.finish_reason == "length" for c in r.choices)
+        usage = r.usage
+    else:
+        chunks = list(client.completions.create(stream=True, stream_options={"include_usage": True}, **kw))
+        texts, finishes = ["", "", ""], [None, None, None]
+        for c in chunks:
+            for ch in c.choices:
+                texts[ch.index] += ch.text
+                finishes[ch.index] = ch.finish_reason or finishes[ch.index]
+        assert texts == want and finishes == ["length"] * 3
+        usage = chunks[-1].usage
+    assert usage.completion_tokens == 36 and usage.prompt_tokens == 13 and usage.total_tokens == 49
+
+
+def test_n_chat_choices_stream_each_with_its_role(server):
+    chunks = list(server.client().chat.completions.create(
+        model="tiny", messages=[{"role": "user", "content": "hi"}], max_tokens=4, n=2, temperature=0, stream=True,
+        extra_body={"ignore_eos": True}))
+    roles = [ch.index for c in chunks for ch in c.choices if ch.delta.role == "assistant"]
+    assert roles == [0, 1]
+    texts = ["", ""]
+    for c in chunks:
+        for ch in c.choices:
+            texts[ch.index] += ch.delta.content or ""
+    assert texts[0] == texts[1] and texts[0]  # greedy: the same text twice
+
+
 def test_temperature_zero_repeats_without_seed(server):
     client = server.client()
     assert len({complete(client, max_tokens=12, temperature=0)[0] for _ in range(3)}) == 1
