@@ -16,37 +16,52 @@
 //! import quant/dequant.wgsl
 //! import quant/gemv_stage_x.wgsl
 
-const CHUNK_UNITS: u32 = 64u;  // x staged per pass: 64 units of 32 elements
+const CHUNK_UNITS: u32 = 64u;  // x staged per pass: 64 units of 32 elements (all rows together)
 
 var<workgroup> xs: array<vec4<f32>, 576>;  // CHUNK_UNITS * 9
 
 @group(0) @binding(1) var<storage, read> w: array<u32>;
 
+// One decoded unit's dot product with the staged x at xs[b ..].
+fn unit_dot(v: ptr<function, Unit>, b: u32) -> f32 {
+  return dot((*v)[0], xs[b]) + dot((*v)[1], xs[b + 1u]) + dot((*v)[2], xs[b + 2u]) + dot((*v)[3], xs[b + 3u]) +
+         dot((*v)[4], xs[b + 4u]) + dot((*v)[5], xs[b + 5u]) + dot((*v)[6], xs[b + 6u]) + dot((*v)[7], xs[b + 7u]);
+}
+
+// Each chunk of CHUNK_UNITS units is staged in parts of CHUNK_UNITS / XROWS
+// units for all rows; a lane takes the units of the chunk that are lane mod
+// LANES in rising order whatever the parts (the host keeps a part at least
+// LANES units), decodes each once and adds its dot with every row's x: each
+// row's sums are exactly those of XROWS = 1.
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
   let n = slot.n;
   let lane = slot.lane;
-  let live = slot.live;
+  let rows = gemv_rows(wid, nwg);
+  let row_live = rows > 0u && n < params.n;
   let units = params.k / 32u;
-  let xb = slot.m * (params.k / 4u);
+  let part_units = CHUNK_UNITS / XROWS;
+  let row = n * params.row_words;
 
-  var acc = 0.0;
-  var squares = 0.0;
+  var acc: array<f32, XROWS_MAX>;
+  var squares: array<f32, XROWS_MAX>;
   var v: Unit;
   for (var c0 = 0u; c0 < units; c0 += CHUNK_UNITS) {
     let cu = min(CHUNK_UNITS, units - c0);
-    squares += stage_x(c0, cu, xb, live, tid);
-    if (n < params.n && live) {
-      let row = n * params.row_words;
-      for (var u = lane; u < cu; u += LANES) {
-        decode_unit(row, c0 + u, &v);
-        let b = u * 9u;
-        acc += dot(v[0], xs[b]) + dot(v[1], xs[b + 1u]) + dot(v[2], xs[b + 2u]) + dot(v[3], xs[b + 3u]) +
-               dot(v[4], xs[b + 4u]) + dot(v[5], xs[b + 5u]) + dot(v[6], xs[b + 6u]) + dot(v[7], xs[b + 7u]);
+    var part = array<f32, XROWS_MAX>();  // this chunk's squares (summed apart, as stage_x's; reset each chunk)
+    for (var s0 = 0u; s0 < cu; s0 += part_units) {
+      let cnt = min(part_units, cu - s0);
+      stage_rows(c0, s0, cnt, part_units, slot.m, rows, tid, &part);
+      if (row_live) {
+        for (var u = s0 + (lane + LANES - s0 % LANES) % LANES; u < s0 + cnt; u += LANES) {
+          decode_unit(row, c0 + u, &v);
+          for (var r = 0u; r < rows; r++) { acc[r] += unit_dot(&v, (r * part_units + u - s0) * 9u); }
+        }
       }
     }
+    for (var r = 0u; r < XROWS; r++) { squares[r] += part[r]; }
   }
-  gemv_finish(slot, acc, squares, tid);
+  gemv_finish_rows(slot, rows, acc, squares, tid);
 }

@@ -75,6 +75,18 @@ uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
   return n >= kMinRows ? 2 : 0;
 }
 
+// x rows per workgroup for M > 1 (XROWS): the kernels stage a chunk of
+// x (gemv.wgsl 64 units, the planar ones 128) in parts of chunk / XROWS
+// units per row, which must be at least LANES units (a part of fewer would
+// idle lanes, or in gemv_planar.wgsl change which lane sums a unit); at most
+// 8 (XROWS_MAX). Not with ROW_BLOCKS > 1, whose sums of squares go over
+// another staging (a row's result would differ from M = 1's).
+uint32_t multi_rows_for(bool planar, uint32_t row_blocks, uint32_t lanes) {
+  if (row_blocks > 1) return 1;
+  const uint32_t chunk_units = planar ? 128 : 64;
+  return std::min(8u, chunk_units / lanes);
+}
+
 }  // namespace
 
 GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu::OverrideConstants& constants) {
@@ -103,6 +115,11 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
     g.constants.push_back({"PROBE", double(probe)});
   }
   if (g.row_blocks > 1) g.constants.push_back({"ROW_BLOCKS", double(g.row_blocks)});
+  g.multi_rows = multi_rows_for(matrix.planar, g.row_blocks, lanes);
+  if (g.multi_rows > 1) {
+    g.multi_constants = g.constants;
+    g.multi_constants.push_back({"XROWS", double(g.multi_rows)});
+  }
   g.shader = !matrix.planar ? "quant/gemv.wgsl" : q8 ? "quant/gemv_planar_q8.wgsl" : "quant/gemv_planar.wgsl";
   return g;
 }

@@ -26,6 +26,11 @@ struct GemvChoice {
   uint32_t rows_per_group = 0;   // weight rows per workgroup row block (ROWS)
   uint32_t row_blocks = 1;       // row blocks per workgroup (ROW_BLOCKS)
   gpu::OverrideConstants constants;
+  // Batched decode (M > 1): x rows per workgroup of the GEMV's second
+  // pipeline (XROWS, constants plus XROWS), which decodes each weight block
+  // once for them all; 1 where the one-row GEMV serves every M (ROW_BLOCKS > 1).
+  uint32_t multi_rows = 1;
+  gpu::OverrideConstants multi_constants;
 };
 
 // The GEMV for `matrix`, its constants being `constants` (the weight's

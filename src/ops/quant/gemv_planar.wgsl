@@ -77,39 +77,65 @@ fn dot_blocks(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
   return acc;
 }
 
+// Row blocks: all of x staged once (the host keeps K <= CHUNK_UNITS * 32),
+// then ROW_BLOCKS blocks of ROWS rows against it (XROWS = 1).
+fn main_row_blocks(slot: GemvSlot, tid: u32) {
+  let units = params.k / 32u;
+  let squares = stage_x(0u, units, slot.m * (params.k / 4u), slot.live, tid);
+  for (var r = 0u; r < ROW_BLOCKS; r++) {
+    workgroupBarrier();  // the epilogue's workgroup memory is free again
+    let s = GemvSlot(slot.m, slot.n + r * ROWS, slot.lane, slot.live);
+    let row_live = s.live && s.n < params.n;
+    var acc = 0.0;
+    for (var u0 = 0u; u0 < units; u0 += UPL * LANES) {
+      acc += dot_blocks(load_planar_blocks(s.n, 0u, units, u0, s.lane, row_live), units, u0, s.lane, row_live);
+    }
+    gemv_finish(s, acc, squares, tid);
+  }
+}
+
+// x in chunks of UPL blocks per lane, each chunk's weight loads issued before
+// its staging. A chunk is staged in parts of CHUNK_UNITS / XROWS units for
+// all rows (a multiple of LANES: the host sees to it); block i of a lane
+// meets each row's x in the part holding it. Each row's sums are those of
+// XROWS = 1 (dot_blocks per chunk, then added to acc).
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
-  let lane = slot.lane;
-  let units = params.k / 32u;
-  let xb = slot.m * (params.k / 4u);
-  if (ROW_BLOCKS == 1u) {
-    // x in chunks of UPL blocks per lane, each chunk's weight loads issued before its staging.
-    let row_live = slot.live && slot.n < params.n;
-    let chunk = min(UPL * LANES, CHUNK_UNITS);
-    var acc = 0.0;
-    var squares = 0.0;
-    for (var c0 = 0u; c0 < units; c0 += chunk) {
-      let cu = min(chunk, units - c0);
-      let b = load_planar_blocks(slot.n, c0, cu, 0u, lane, row_live);
-      squares += stage_x(c0, cu, xb, slot.live, tid);
-      acc += dot_blocks(b, cu, 0u, lane, row_live);
-    }
-    gemv_finish(slot, acc, squares, tid);
+  if (ROW_BLOCKS > 1u) {
+    main_row_blocks(slot, tid);
     return;
   }
-  // Row blocks: all of x staged once (the host keeps K <= CHUNK_UNITS * 32),
-  // then ROW_BLOCKS blocks of ROWS rows against it.
-  let squares = stage_x(0u, units, xb, slot.live, tid);
-  for (var r = 0u; r < ROW_BLOCKS; r++) {
-    workgroupBarrier();  // the epilogue's workgroup memory is free again
-    let s = GemvSlot(slot.m, slot.n + r * ROWS, lane, slot.live);
-    let row_live = s.live && s.n < params.n;
-    var acc = 0.0;
-    for (var u0 = 0u; u0 < units; u0 += UPL * LANES) {
-      acc += dot_blocks(load_planar_blocks(s.n, 0u, units, u0, lane, row_live), units, u0, lane, row_live);
+  let lane = slot.lane;
+  let rows = gemv_rows(wid, nwg);
+  let row_live = rows > 0u && slot.n < params.n;
+  let units = params.k / 32u;
+  let chunk = min(UPL * LANES, CHUNK_UNITS);
+  let part_units = CHUNK_UNITS / XROWS;
+  var acc: array<f32, XROWS_MAX>;
+  var squares: array<f32, XROWS_MAX>;
+  for (var c0 = 0u; c0 < units; c0 += chunk) {
+    let cu = min(chunk, units - c0);
+    let b = load_planar_blocks(slot.n, c0, cu, 0u, lane, row_live);
+    var part = array<f32, XROWS_MAX>();  // this chunk's squares (reset each chunk)
+    var dots = array<f32, XROWS_MAX>();  // and its dot products (dot_blocks')
+    for (var s0 = 0u; s0 < cu; s0 += part_units) {
+      let cnt = min(part_units, cu - s0);
+      stage_rows(c0, s0, cnt, part_units, slot.m, rows, tid, &part);
+      for (var i = 0u; i < UPL; i++) {
+        let u = lane + i * LANES;
+        if (row_live && u >= s0 && u < s0 + cnt) {
+          for (var r = 0u; r < rows; r++) {
+            dots[r] += block_dot(b.qa[i], b.qb[i], b.sc[i], (r * part_units + u - s0) * 9u);
+          }
+        }
+      }
     }
-    gemv_finish(s, acc, squares, tid);
+    for (var r = 0u; r < XROWS; r++) {
+      acc[r] += dots[r];
+      squares[r] += part[r];
+    }
   }
+  gemv_finish_rows(slot, rows, acc, squares, tid);
 }

@@ -36,58 +36,79 @@ fn pack_i8(q: vec4<i32>) -> u32 {
   return (b.x | b.y) | (b.z | b.w);
 }
 
+// Quantizes unit u of the x row at vec4 xb (zeros when !live) into xq at
+// unit `at`; returns the sum of its squares with HAS_NORM, added from 0 in
+// element order. (Staging one vec4 per invocation, the 8 of a unit meeting
+// through subgroup shuffles, measured slower on the H200: gate/up 17.7 ->
+// 27.3 us, bench/RESULTS.md 2026-12-02.)
+fn quantize_unit(xb: u32, u: u32, at_unit: u32, live: bool) -> f32 {
+  var squares = 0.0;
+  var v: array<vec4<f32>, 8>;
+  var top = 0.0;
+  var xsum = 0.0;
+  for (var i = 0u; i < 8u; i++) {
+    var xv = vec4<f32>(0.0);
+    if (live) { xv = x[xb + u * 8u + i]; }
+    if (HAS_NORM) {
+      squares += dot(xv, xv);
+      xv *= norm_w[u * 8u + i];
+    }
+    v[i] = xv;
+    let a = abs(xv);
+    top = max(top, max(max(a.x, a.y), max(a.z, a.w)));
+    xsum += (xv.x + xv.y) + (xv.z + xv.w);
+  }
+  let scale = top / 127.0;
+  let inv = select(0.0, 127.0 / top, top > 0.0);
+  var words: array<u32, 16>;
+  var qsum = vec2<i32>(0i);
+  for (var i = 0u; i < 8u; i++) {
+    let q = vec4<i32>(round(v[i] * inv));
+    qsum.x += (q.x + q.y) + (q.z + q.w);
+    words[i] = pack_i8(q);
+    if (XQ_LEVELS == 2u) {
+      // |remainder| <= scale / 2, so its quants at scale / 254 fit in int8.
+      let r = vec4<i32>(clamp(round((v[i] - vec4<f32>(q) * scale) * (inv * 254.0)), vec4<f32>(-127.0),
+                              vec4<f32>(127.0)));
+      qsum.y += (r.x + r.y) + (r.z + r.w);
+      words[8u + i] = pack_i8(r);
+    }
+  }
+  let at = at_unit * XQ_STRIDE;
+  xq[at] = vec4<u32>(words[0], words[1], words[2], words[3]);
+  xq[at + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
+  if (XQ_LEVELS == 2u) {
+    xq[at + 2u] = vec4<u32>(words[8], words[9], words[10], words[11]);
+    xq[at + 3u] = vec4<u32>(words[12], words[13], words[14], words[15]);
+  }
+  xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(qsum.x), bitcast<u32>(xsum), bitcast<u32>(qsum.y));
+  return squares;
+}
+
 // Units c0 .. c0 + cu of the x row at vec4 xb into xq (zeros when !live),
-// one unit per invocation; returns this invocation's share of the row's sum
-// of squares. Uniform control flow (barriers before and after). (Staging one
-// vec4 per invocation, the 8 of a unit meeting through subgroup shuffles,
-// measured slower on the H200: gate/up 17.7 -> 27.3 us, bench/RESULTS.md
-// 2026-12-02.)
+// one unit per invocation (WG >= XQ_UNITS); returns this invocation's share
+// of the row's sum of squares. Uniform control flow (barriers before and after).
 fn stage_xq(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   workgroupBarrier();
-  for (var u = tid; u < cu; u += WG) {
-    var v: array<vec4<f32>, 8>;
-    var top = 0.0;
-    var xsum = 0.0;
-    for (var i = 0u; i < 8u; i++) {
-      var xv = vec4<f32>(0.0);
-      if (live) { xv = x[xb + (c0 + u) * 8u + i]; }
-      if (HAS_NORM) {
-        squares += dot(xv, xv);
-        xv *= norm_w[(c0 + u) * 8u + i];
-      }
-      v[i] = xv;
-      let a = abs(xv);
-      top = max(top, max(max(a.x, a.y), max(a.z, a.w)));
-      xsum += (xv.x + xv.y) + (xv.z + xv.w);
-    }
-    let scale = top / 127.0;
-    let inv = select(0.0, 127.0 / top, top > 0.0);
-    var words: array<u32, 16>;
-    var qsum = vec2<i32>(0i);
-    for (var i = 0u; i < 8u; i++) {
-      let q = vec4<i32>(round(v[i] * inv));
-      qsum.x += (q.x + q.y) + (q.z + q.w);
-      words[i] = pack_i8(q);
-      if (XQ_LEVELS == 2u) {
-        // |remainder| <= scale / 2, so its quants at scale / 254 fit in int8.
-        let r = vec4<i32>(clamp(round((v[i] - vec4<f32>(q) * scale) * (inv * 254.0)), vec4<f32>(-127.0),
-                                vec4<f32>(127.0)));
-        qsum.y += (r.x + r.y) + (r.z + r.w);
-        words[8u + i] = pack_i8(r);
-      }
-    }
-    let at = u * XQ_STRIDE;
-    xq[at] = vec4<u32>(words[0], words[1], words[2], words[3]);
-    xq[at + 1u] = vec4<u32>(words[4], words[5], words[6], words[7]);
-    if (XQ_LEVELS == 2u) {
-      xq[at + 2u] = vec4<u32>(words[8], words[9], words[10], words[11]);
-      xq[at + 3u] = vec4<u32>(words[12], words[13], words[14], words[15]);
-    }
-    xq[at + 4u] = vec4<u32>(bitcast<u32>(scale), bitcast<u32>(qsum.x), bitcast<u32>(xsum), bitcast<u32>(qsum.y));
-  }
+  for (var u = tid; u < cu; u += WG) { squares += quantize_unit(xb, c0 + u, u, live); }
   workgroupBarrier();
   return squares;
+}
+
+// Units s0 .. s0 + cnt of the chunk at c0 for x rows m .. m + rows (XROWS >
+// 1), row r's at xq unit r * stride + (u - s0). Unit u of the chunk goes to
+// invocation u, as in stage_xq, so part[r] gets row r's squares as the
+// one-row kernel's invocation has them. Uniform control flow.
+fn stage_xq_rows(c0: u32, s0: u32, cnt: u32, stride: u32, m: u32, rows: u32, tid: u32,
+                 part: ptr<function, array<f32, XROWS_MAX>>) {
+  workgroupBarrier();
+  if (tid >= s0 && tid < s0 + cnt) {
+    for (var r = 0u; r < rows; r++) {
+      (*part)[r] += quantize_unit((m + r) * (params.k / 4u), c0 + tid, r * stride + tid - s0, true);
+    }
+  }
+  workgroupBarrier();
 }
 
 // Sum of the packed products of w (8 words: a block's 32 int8 or nibble
@@ -131,10 +152,56 @@ fn dot_blocks_q8(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f3
   return acc;
 }
 
+// XROWS > 1: each chunk of XQ_UNITS units is quantized in parts of
+// XQ_UNITS / XROWS units for all rows, and walked in steps that end at part
+// and dot_blocks_q8 span ends (span: the one-row kernel's UPL blocks per
+// lane, `group` units); each span's blocks are loaded once at its start and
+// summed per row as dot_blocks_q8 sums them, so each row's result is that of
+// XROWS = 1.
+fn main_rows(slot: GemvSlot, rows: u32, tid: u32) {
+  let units = params.k / 32u;
+  let row_live = rows > 0u && slot.n < params.n;
+  let group = min(UPL * LANES, XQ_UNITS);
+  let part_units = XQ_UNITS / XROWS;
+  let step = min(group, part_units);
+  var acc: array<f32, XROWS_MAX>;
+  var squares: array<f32, XROWS_MAX>;
+  var dots: array<f32, XROWS_MAX>;
+  var b: PlanarBlocks;
+  for (var c0 = 0u; c0 < units; c0 += XQ_UNITS) {
+    let cu = min(XQ_UNITS, units - c0);
+    var part = array<f32, XROWS_MAX>();  // this chunk's squares (reset each chunk)
+    for (var s = 0u; s < cu; s += step) {
+      let p0 = s - s % part_units;
+      if (s == p0) { stage_xq_rows(c0, s, min(part_units, cu - s), part_units, slot.m, rows, tid, &part); }
+      let g0 = s - s % group;
+      if (s == g0) {
+        b = load_planar_blocks(slot.n, c0, cu, g0, slot.lane, row_live);
+        dots = array<f32, XROWS_MAX>();
+      }
+      for (var i = 0u; i < UPL; i++) {
+        let u = g0 + slot.lane + i * LANES;
+        if (row_live && u >= s && u < min(s + step, cu)) {
+          for (var r = 0u; r < rows; r++) { dots[r] += block_dot_q8(b.qa[i], b.qb[i], b.sc[i], r * part_units + u - p0); }
+        }
+      }
+      if ((s + step) % group == 0u || s + step >= cu) {
+        for (var r = 0u; r < XROWS; r++) { acc[r] += dots[r]; }
+      }
+    }
+    for (var r = 0u; r < XROWS; r++) { squares[r] += part[r]; }
+  }
+  gemv_finish_rows(slot, rows, acc, squares, tid);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
+  if (XROWS > 1u) {
+    main_rows(slot, gemv_rows(wid, nwg), tid);
+    return;
+  }
   let lane = slot.lane;
   let units = params.k / 32u;
   let xb = slot.m * (params.k / 4u);

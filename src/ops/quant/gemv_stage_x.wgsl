@@ -25,3 +25,28 @@ fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
   workgroupBarrier();
   return squares;
 }
+
+// Stages part of a chunk of x for several rows (XROWS > 1; XROWS = 1 too):
+// units c0 + s0 .. c0 + s0 + cnt of x rows m .. m + rows, row r's at xs
+// unit r * stride. Element i of the chunk at c0 goes to invocation i % WG,
+// as stage_x of the whole chunk would give it, so with HAS_NORM each
+// invocation adds row r's squares to part[r] in the order of XROWS = 1 (the
+// caller sums the chunk's parts: bitwise the one-row sum). Call from
+// uniform control flow (rows uniform): barriers before and after.
+fn stage_rows(c0: u32, s0: u32, cnt: u32, stride: u32, m: u32, rows: u32, tid: u32,
+              part: ptr<function, array<f32, XROWS_MAX>>) {
+  workgroupBarrier();
+  let first = s0 * 8u + (tid + WG - (s0 * 8u) % WG) % WG;
+  for (var r = 0u; r < rows; r++) {
+    let xb = (m + r) * (params.k / 4u) + c0 * 8u;
+    for (var i = first; i < (s0 + cnt) * 8u; i += WG) {
+      var xv = x[xb + i];
+      if (HAS_NORM) {
+        (*part)[r] += dot(xv, xv);
+        xv *= norm_w[c0 * 8u + i];
+      }
+      xs[(r * stride + i / 8u - s0) * 9u + i % 8u] = xv;
+    }
+  }
+  workgroupBarrier();
+}

@@ -28,7 +28,8 @@
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl
-// or a planar variant, as gemv_choice.h picks; M <= kGemvMaxRows) and two GEMMs for
+// or a planar variant, as gemv_choice.h picks; M <= kGemvMaxRows; for M > 1
+// its multi-row pipeline where it has one) and two GEMMs for
 // prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
 // precision; with the same RMSNorm prologue, residual epilogue and split
 // outputs) and linear.wgsl's 32 x 64 f32 tiles,
@@ -301,6 +302,8 @@ std::vector<TensorSegment> weight_runs(OpContext& ctx, const LinearCall& c) {
 // What each run's dispatches are recorded with.
 struct LinearKernels {
   const gpu::ComputePipeline* gemv = nullptr;
+  const gpu::ComputePipeline* gemv_multi = nullptr;  // XROWS x rows per workgroup (M > 1), if any
+  uint32_t multi_rows = 1;
   const gpu::ComputePipeline* tiled = nullptr;
   // The family has the same bindings, Params (GemmParams) and optional parts.
   gpu::OverrideConstants family_constants;
@@ -319,6 +322,8 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
   const gpu::ShaderSlot rope_slot = {"rope", c.rope ? "rope" : "rope_none"};
   kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot});
+  kern.multi_rows = gemv.multi_rows;
+  if (gemv.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
   kern.tiled = &ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
@@ -336,11 +341,11 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
 }
 
 // One run of the weight's rows (all of them unless the weight is split) and
-// its dispatches; a GEMM the call lacks is the run's old GEMM, which the hook
-// then gives workgroups once.
+// its dispatches; a GEMM (or multi-row GEMV) the call lacks is the run's old
+// GEMM (one-row GEMV), which the hook then gives workgroups once.
 struct LinearRun {
   UniformId u = 0;
-  DispatchId gemv = 0, gemm = 0, family_gemm = 0, large_gemm = 0;
+  DispatchId gemv = 0, gemv_multi = 0, gemm = 0, family_gemm = 0, large_gemm = 0;
   uint32_t col0 = 0, rows = 0;
 };
 
@@ -348,7 +353,7 @@ LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& k
                      bool split_weight) {
   const std::string rows =
       split_weight ? " rows " + std::to_string(seg.first_row) + "+" + std::to_string(seg.rows) : "";
-  LinearRun run{ctx.uniform(sizeof(GemmParams)), 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
+  LinearRun run{ctx.uniform(sizeof(GemmParams)), 0, 0, 0, 0, 0, static_cast<uint32_t>(seg.first_row),
                 static_cast<uint32_t>(seg.rows)};
   const gpu::BufferBinding bindings[] = {ctx.tensor(c.x),        {seg.buffer},   ctx.tensor(c.bias),
                                          ctx.tensor(c.out),      ctx.uniform_binding(run.u),
@@ -366,6 +371,11 @@ LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& k
   const std::string& shape = kern.shape;
   const std::string& suffix = kern.suffix;
   run.gemv = ctx.dispatch(*kern.gemv, gemv_bindings, std::string("linear_ggml gemv") + shape + suffix + rows);
+  run.gemv_multi = kern.gemv_multi == nullptr
+                       ? run.gemv
+                       : ctx.dispatch(*kern.gemv_multi, gemv_bindings,
+                                      std::string("linear_ggml gemv x") + std::to_string(kern.multi_rows) + shape +
+                                          suffix + rows);
   run.gemm = ctx.dispatch(*kern.tiled, tiled_bindings, std::string("linear_ggml gemm") + suffix + rows);
   run.family_gemm =
       g.family ? ctx.dispatch(gemm_pipeline(ctx, g.choice, "quant/dequant.wgsl", kern.family_constants),
@@ -415,6 +425,7 @@ LinearEpilogues record_epilogues(OpContext& ctx, const LinearCall& c, const Line
 struct LinearSteps {
   LinearCall c;
   uint32_t rows_per_group = 0, row_blocks = 1;  // the GEMV's
+  uint32_t multi_rows = 1;                      // x rows per workgroup of the multi-row GEMV (1: none)
   GemmPlan gemm;
   std::vector<LinearRun> runs;
   LinearEpilogues epilogues;
@@ -470,10 +481,19 @@ void LinearSteps::set_output_dims(ResizeContext& r) const {
   }
 }
 
-// M <= kGemvMaxRows: the GEMV, a workgroup row per x row.
+// M <= kGemvMaxRows: the GEMV, a workgroup row per x row, or for M > 1 the
+// multi-row GEMV where there is one, a workgroup row per multi_rows x rows
+// (the same dispatch count as M = 1: the other gets none).
 void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) const {
-  const uint64_t row_groups = gpu::div_up(gpu::div_up(run.rows, rows_per_group), row_blocks);  // workgroups per x row
-  r.set_workgroups(run.gemv, r.fold(row_groups * m));
+  if (m > 1 && multi_rows > 1) {
+    r.set_workgroups(run.gemv, kNone);
+    const uint64_t groups = gpu::div_up(run.rows, rows_per_group) * gpu::div_up(m, multi_rows);  // ROW_BLOCKS 1
+    r.set_workgroups(run.gemv_multi, r.fold(groups));
+  } else {
+    if (multi_rows > 1) r.set_workgroups(run.gemv_multi, kNone);
+    const uint64_t row_groups = gpu::div_up(gpu::div_up(run.rows, rows_per_group), row_blocks);  // per x row
+    r.set_workgroups(run.gemv, r.fold(row_groups * m));
+  }
   r.set_workgroups(run.gemm, kNone);
   if (gemm.family) r.set_workgroups(run.family_gemm, kNone);
   if (gemm.has_large) r.set_workgroups(run.large_gemm, kNone);
@@ -483,6 +503,7 @@ void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) con
 // large enough, else the old tiles.
 void LinearSteps::prefill(ResizeContext& r, const LinearRun& run, uint32_t m, uint32_t k) const {
   r.set_workgroups(run.gemv, kNone);
+  if (multi_rows > 1) r.set_workgroups(run.gemv_multi, kNone);
   const bool big = gemm.family_takes(m, run.rows);
   r.set_workgroups(run.gemm, big ? kNone : r.fold(gpu::div_up(run.rows, kTileN) * gpu::div_up(m, kTileM)));
   const bool use_large =
@@ -521,6 +542,7 @@ void lower_with(OpContext& ctx, const LinearForm& s) {
   const GemvChoice gemv = choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope}, constants);
   steps.rows_per_group = gemv.rows_per_group;
   steps.row_blocks = gemv.row_blocks;
+  steps.multi_rows = gemv.multi_rows;
   const LinearKernels kern = choose_kernels(ctx, c, gemv, constants);
   steps.gemm = kern.gemm;
   const std::vector<TensorSegment> segments = weight_runs(ctx, c);
