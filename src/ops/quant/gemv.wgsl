@@ -28,7 +28,7 @@ fn unit_dot(v: ptr<function, Unit>, b: u32) -> f32 {
          dot((*v)[4], xs[b + 4u]) + dot((*v)[5], xs[b + 5u]) + dot((*v)[6], xs[b + 6u]) + dot((*v)[7], xs[b + 7u]);
 }
 
-// Each chunk of CHUNK_UNITS units is staged in parts of CHUNK_UNITS / XROWS
+// Each chunk of CHUNK_UNITS units is staged in parts (gemv_rows_pow2)
 // units for all rows; a lane takes the units of the chunk that are lane mod
 // LANES in rising order whatever the parts (the host keeps a part at least
 // LANES units), decodes each once and adds its dot with every row's x: each
@@ -42,7 +42,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let rows = gemv_rows(wid, nwg);
   let row_live = rows > 0u && n < params.n;
   let units = params.k / 32u;
-  let part_units = CHUNK_UNITS / XROWS;
+  let part_units = CHUNK_UNITS / gemv_rows_pow2(rows);
   let row = n * params.row_words;
 
   var acc: array<f32, XROWS_MAX>;

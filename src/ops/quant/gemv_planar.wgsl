@@ -95,7 +95,7 @@ fn main_row_blocks(slot: GemvSlot, tid: u32) {
 }
 
 // x in chunks of UPL blocks per lane, each chunk's weight loads issued before
-// its staging. A chunk is staged in parts of CHUNK_UNITS / XROWS units for
+// its staging. A chunk is staged in parts (gemv_rows_pow2) for
 // all rows (a multiple of LANES: the host sees to it); block i of a lane
 // meets each row's x in the part holding it. Each row's sums are those of
 // XROWS = 1 (dot_blocks per chunk, then added to acc).
@@ -112,7 +112,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let row_live = rows > 0u && slot.n < params.n;
   let units = params.k / 32u;
   let chunk = min(UPL * LANES, CHUNK_UNITS);
-  let part_units = CHUNK_UNITS / XROWS;
+  let part_units = CHUNK_UNITS / gemv_rows_pow2(rows);
   var acc: array<f32, XROWS_MAX>;
   var squares: array<f32, XROWS_MAX>;
   for (var c0 = 0u; c0 < units; c0 += chunk) {

@@ -152,8 +152,8 @@ fn dot_blocks_q8(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f3
   return acc;
 }
 
-// XROWS > 1: each chunk of XQ_UNITS units is quantized in parts of
-// XQ_UNITS / XROWS units for all rows, and walked in steps that end at part
+// XROWS > 1: each chunk of XQ_UNITS units is quantized in parts
+// (gemv_rows_pow2) for all rows, and walked in steps that end at part
 // and dot_blocks_q8 span ends (span: the one-row kernel's UPL blocks per
 // lane, `group` units); each span's blocks are loaded once at its start and
 // summed per row as dot_blocks_q8 sums them, so each row's result is that of
@@ -162,7 +162,7 @@ fn main_rows(slot: GemvSlot, rows: u32, tid: u32) {
   let units = params.k / 32u;
   let row_live = rows > 0u && slot.n < params.n;
   let group = min(UPL * LANES, XQ_UNITS);
-  let part_units = XQ_UNITS / XROWS;
+  let part_units = XQ_UNITS / gemv_rows_pow2(rows);
   let step = min(group, part_units);
   var acc: array<f32, XROWS_MAX>;
   var squares: array<f32, XROWS_MAX>;

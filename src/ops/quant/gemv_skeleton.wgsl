@@ -84,6 +84,13 @@ fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   }
 }
 
+// The live rows rounded up to a power of two (1 to XROWS): the kernels stage
+// parts of chunk / this units per row, so fewer live rows than XROWS get
+// longer parts (fewer barriers); the parts change no row's sums.
+fn gemv_rows_pow2(rows: u32) -> u32 {
+  return 1u << (32u - countLeadingZeros(max(rows, 1u) - 1u));
+}
+
 // gemv_finish for each of the workgroup's `rows` live x rows (from
 // gemv_rows): acc and squares hold one value per row.
 fn gemv_finish_rows(s: GemvSlot, rows: u32, acc: array<f32, XROWS_MAX>, squares: array<f32, XROWS_MAX>, tid: u32) {
