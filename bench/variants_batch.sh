@@ -8,17 +8,18 @@
 #             generation only), CUDA, built here from the staged source
 #             (bench/peer/build_cuda_here.sh) at nice 19 while wgrt runs,
 #             unless $BIN/llama-batched-bench exists from an earlier call.
-# A table of both and their ratio is printed last.
+# With WGRT_BASE (an earlier wgrt), both also run pp512/tgTG alone, for the
+# "nothing else moved" check (base lacks --parallel). Tables are printed last.
 #
 # On the device, after `source bench/device/env.sh .device` and
 # PYTHONPATH=$PWD/.device/py:  WGRT=.device/wgrt bash bench/variants_batch.sh
-# Env: MODELS (default "llama1b smollm2"), TG (128), REPS (3), PAR (1,8,32),
-# WGRT_BASE (optional: also bench that binary's --parallel, for A/B), SKEL.
+# Env: MODELS (default "llama1b smollm2"), TG (128), PP (512), REPS (3),
+# PAR (1,8,32), WGRT_BASE (optional), SKEL.
 set -uo pipefail
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
 WGRT_BASE=${WGRT_BASE:-}
-TG=${TG:-128} REPS=${REPS:-3} PAR=${PAR:-1,8,32}
+TG=${TG:-128} PP=${PP:-512} REPS=${REPS:-3} PAR=${PAR:-1,8,32}
 MODELS=${MODELS:-llama1b smollm2}
 SKEL=${SKEL:-.device/bench/smollm2-135m-q4_1.skel.gguf}
 B=.device/bench BIN=${BIN:-/tmp/peer-bin} RUN=${RUN:-/tmp/variants-batch}
@@ -42,14 +43,16 @@ done
 echo "models ready at t=${SECONDS}s"
 
 for m in $MODELS; do
-  for v in now ${WGRT_BASE:+base}; do
-    bin=$WGRT
-    [ "$v" = base ] && bin=$WGRT_BASE
-    echo "=== wgrt $v $m (t=${SECONDS}s)"
-    timeout -k 5 150 "$bin" bench --model "${MODEL_PATH[$m]}" -p 0 -n "$TG" -r "$REPS" --parallel "$PAR" \
-        --max-seconds 20 --json "$RUN/wgrt-$v-$m.json" >"$RUN/wgrt-$v-$m.out" 2>&1
-    echo "rc=$?"; grep -E "^tg|at once" "$RUN/wgrt-$v-$m.out"
-  done
+  echo "=== wgrt now $m (t=${SECONDS}s)"
+  timeout -k 5 200 "$WGRT" bench --model "${MODEL_PATH[$m]}" -p "$PP" -n "$TG" -r "$REPS" --parallel "$PAR" \
+      --max-seconds 20 --json "$RUN/wgrt-now-$m.json" >"$RUN/wgrt-now-$m.out" 2>&1
+  echo "rc=$?"; grep -E "^(pp|tg)|at once" "$RUN/wgrt-now-$m.out"
+  if [ -n "$WGRT_BASE" ]; then
+    echo "=== wgrt base $m (t=${SECONDS}s)"
+    timeout -k 5 120 "$WGRT_BASE" bench --model "${MODEL_PATH[$m]}" -p "$PP" -n "$TG" -r "$REPS" \
+        --max-seconds 20 --json "$RUN/wgrt-base-$m.json" >"$RUN/wgrt-base-$m.out" 2>&1
+    echo "rc=$?"; grep -E "^(pp|tg)" "$RUN/wgrt-base-$m.out"
+  fi
 done
 
 if [ -n "$build_pid" ]; then
@@ -70,20 +73,27 @@ if [ -x "$BIN/llama-batched-bench" ]; then
 fi
 
 echo; echo "=== table (t=${SECONDS}s)"
-python3 - "$RUN" "$MODELS" "$PAR" "$TG" ${WGRT_BASE:+base} <<'PY'
-import json, os, re, sys
-run, models, par, tg = sys.argv[1], sys.argv[2].split(), [int(p) for p in sys.argv[3].split(",")], sys.argv[4]
-variants = ["now"] + sys.argv[5:]
-print("| model | P | " + " | ".join(f"wgrt {v} tok/s" for v in variants) + " | llama.cpp CUDA S_TG t/s | wgrt/llama.cpp | wgrt xP/x1 |")
-print("| --- | ---: | " + " | ".join("---:" for _ in variants) + " | ---: | ---: | ---: |")
+python3 - "$RUN" "$MODELS" "$PAR" "$TG" "$PP" <<'PY'
+import json, os, sys
+run, models, par, tg, pp = sys.argv[1], sys.argv[2].split(), [int(p) for p in sys.argv[3].split(",")], sys.argv[4], sys.argv[5]
+def tests(v, m):
+    try:
+        return {t["name"]: t["tok_s"]["median"] for t in json.load(open(os.path.join(run, f"wgrt-{v}-{m}.json")))["tests"]}
+    except Exception:
+        return {}
+print(f"| model | test | now tok/s | base tok/s | now/base |")
+print("| --- | --- | ---: | ---: | ---: |")
 for m in models:
-    w = {}
-    for v in variants:
-        try:
-            d = json.load(open(os.path.join(run, f"wgrt-{v}-{m}.json")))
-            w[v] = {int(t["name"].split("/x")[1]): t["tok_s"]["median"] for t in d["tests"] if "/x" in t["name"]}
-        except Exception:
-            w[v] = {}
+    now, base = tests("now", m), tests("base", m)
+    for name in (f"pp{pp}", f"tg{tg}"):
+        n, b = now.get(name), base.get(name)
+        print(f"| {m} | {name} | {'%.1f' % n if n else 'failed'} | {'%.1f' % b if b else 'n/a'} | {'%.3f' % (n / b) if n and b else ''} |")
+print()
+print("| model | P | wgrt tok/s | llama.cpp CUDA S_TG t/s | wgrt/llama.cpp | wgrt xP/x1 |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+for m in models:
+    now = tests("now", m)
+    w = {int(k.split("/x")[1]): v for k, v in now.items() if "/x" in k}
     peer = {}
     try:
         for line in open(os.path.join(run, f"peer-{m}.out")):
@@ -93,10 +103,8 @@ for m in models:
     except Exception:
         pass
     for p in par:
-        now = w["now"].get(p)
-        cols = " | ".join("%.1f" % w[v][p] if p in w[v] else "failed" for v in variants)
-        pr = peer.get(p)
-        ratio = "%.2f" % (now / pr) if now and pr else ""
-        scale = "%.2f" % (now / w["now"][1]) if now and w["now"].get(1) else ""
-        print(f"| {m} | {p} | {cols} | {'%.1f' % pr if pr else 'n/a'} | {ratio} | {scale} |")
+        x, pr = w.get(p), peer.get(p)
+        ratio = "%.2f" % (x / pr) if x and pr else ""
+        scale = "%.2f" % (x / w[1]) if x and w.get(1) else ""
+        print(f"| {m} | {p} | {'%.1f' % x if x else 'failed'} | {'%.1f' % pr if pr else 'n/a'} | {ratio} | {scale} |")
 PY

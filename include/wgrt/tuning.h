@@ -69,6 +69,11 @@ struct Tuning {
   uint32_t gemv_lanes = 0;            // lanes per row: 0 chooses by shape, else 8, 16 or 32
   uint32_t gemv_blocks_per_lane = 4;  // blocks each lane loads together: 1 to 8
   uint32_t gemv_row_blocks = 0;       // row blocks per workgroup: 0 chooses, else 1 to 8
+  // The most rows of x the GEMV takes (1 to 32; more go to the GEMM family).
+  // Above 1 it also records a multi-row GEMV that decodes each weight block
+  // once for several rows (more pipelines to compile at load). An LLM loaded
+  // with several sequences raises it to their number (a batched decode step).
+  uint32_t gemv_batch_rows = 1;
   GemvProbe gemv_probe = GemvProbe::Off;
 
   // --- attention -----------------------------------------------------------

@@ -62,6 +62,7 @@ const std::vector<Variable>& variables() {
       {"WGRT_GEMV_LANES", [](Tuning& t, auto n, auto v) { t.gemv_lanes = uint32_t(count(n, v, "8, 16 or 32")); }},
       {"WGRT_GEMV_UPL", [](Tuning& t, auto n, auto v) { t.gemv_blocks_per_lane = uint32_t(count(n, v, "1 to 8")); }},
       {"WGRT_GEMV_ROW_BLOCKS", [](Tuning& t, auto n, auto v) { t.gemv_row_blocks = uint32_t(count(n, v, "1 to 8")); }},
+      {"WGRT_GEMV_BATCH_ROWS", [](Tuning& t, auto n, auto v) { t.gemv_batch_rows = uint32_t(count(n, v, "1 to 32")); }},
       {"WGRT_GEMV_PROBE", [](Tuning& t, auto n, auto v) {
          t.gemv_probe = GemvProbe(choice(n, v, {"off", "no-x", "no-math", "no-weights"}));
        }},

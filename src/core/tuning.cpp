@@ -29,6 +29,9 @@ void validate(const Tuning& t) {
   if (t.gemv_blocks_per_lane < 1 || t.gemv_blocks_per_lane > 8) {
     refuse("gemv_blocks_per_lane", "1 to 8", std::to_string(t.gemv_blocks_per_lane));
   }
+  if (t.gemv_batch_rows < 1 || t.gemv_batch_rows > 32) {
+    refuse("gemv_batch_rows", "1 to 32", std::to_string(t.gemv_batch_rows));
+  }
   if (t.gemv_row_blocks > 8) refuse("gemv_row_blocks", "0 (choose) or 1 to 8", std::to_string(t.gemv_row_blocks));
   if (t.sdpa_split < 16) refuse("sdpa_split", "16 or more positions", std::to_string(t.sdpa_split));
   if (t.conv_split_fill < 1) refuse("conv_split_fill", "1 or more workgroups", std::to_string(t.conv_split_fill));

@@ -72,6 +72,8 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
   LoadOptions lopt = graph_options(options);
+  // A batched decode step is `slots` rows through each linear: the GEMV takes them.
+  lopt.tuning.gemv_batch_rows = std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(options.slots));
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }

@@ -166,6 +166,7 @@ void check_reference(const Linear& L, const std::vector<float>& got, int64_t m) 
 void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint32_t lanes = 0, bool int8_x = false) {
   Tuning tuning;
   tuning.gemv_lanes = lanes;
+  tuning.gemv_batch_rows = 32;  // the GEMV takes every M here (a batched decode step)
   if (int8_x) tuning.gemv_activation = GemvActivation::Q8x2;
   for (Form form : {Form::Plain, Form::NormResidual, Form::Swiglu, Form::SplitRope}) {
     SCOPED_TRACE(std::string(f.name) + " " + form_name(form) + " K=" + std::to_string(k) + " lanes " +

@@ -28,7 +28,7 @@
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
 // Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl
-// or a planar variant, as gemv_choice.h picks; M <= kGemvMaxRows; for M > 1
+// or a planar variant, as gemv_choice.h picks; M <= Tuning::gemv_batch_rows; for M > 1
 // its multi-row pipeline where it has one) and two GEMMs for
 // prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
 // precision; with the same RMSNorm prologue, residual epilogue and split
@@ -59,11 +59,6 @@ namespace {
 
 constexpr uint32_t kWorkgroup = 256;
 constexpr uint32_t kTileM = 32, kTileN = 64;  // TILE_M, TILE_N in linear.wgsl
-// The GEMV serves up to this many rows of x (a batched decode step of up to
-// 32 sequences, gguf::kMaxSlots): each row's sums are exactly a one-row
-// step's, and its epilogues (RoPE, SwiGLU) stay fused; larger M (prefill)
-// takes a GEMM.
-constexpr uint32_t kGemvMaxRows = 32;
 
 struct RopeParams {
   uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
@@ -322,8 +317,9 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
   const gpu::ShaderSlot rope_slot = {"rope", c.rope ? "rope" : "rope_none"};
   kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot});
-  kern.multi_rows = gemv.multi_rows;
-  if (gemv.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
+  // The multi-row GEMV only where the GEMV takes several rows (Tuning::gemv_batch_rows).
+  kern.multi_rows = ctx.tuning().gemv_batch_rows > 1 ? gemv.multi_rows : 1;
+  if (kern.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
   kern.tiled = &ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
@@ -426,6 +422,10 @@ struct LinearSteps {
   LinearCall c;
   uint32_t rows_per_group = 0, row_blocks = 1;  // the GEMV's
   uint32_t multi_rows = 1;                      // x rows per workgroup of the multi-row GEMV (1: none)
+  // The GEMV takes M <= gemv_rows (Tuning::gemv_batch_rows: a batched decode
+  // step's rows, each row's sums exactly a one-row step's, epilogues fused);
+  // larger M (prefill) a GEMM.
+  uint32_t gemv_rows = 1;
   GemmPlan gemm;
   std::vector<LinearRun> runs;
   LinearEpilogues epilogues;
@@ -452,7 +452,7 @@ void LinearSteps::operator()(ResizeContext& r) const {
     // split1 = split2 = n >= rows), into its columns col0.. of split1.
     r.write_uniform(run.u, GemmParams{m, run.rows, k, c.row_words, c.eps, std::min(c.split1, run.rows),
                                       std::min(c.split2, run.rows), c.head_dim, run.col0, c.split1});
-    if (m <= kGemvMaxRows) {
+    if (m <= gemv_rows) {
       decode(r, run, m);
     } else {
       prefill(r, run, m, k);
@@ -481,7 +481,7 @@ void LinearSteps::set_output_dims(ResizeContext& r) const {
   }
 }
 
-// M <= kGemvMaxRows: the GEMV, a workgroup row per x row, or for M > 1 the
+// M <= gemv_rows: the GEMV, a workgroup row per x row, or for M > 1 the
 // multi-row GEMV where there is one, a workgroup row per multi_rows x rows
 // (the same dispatch count as M = 1: the other gets none).
 void LinearSteps::decode(ResizeContext& r, const LinearRun& run, uint32_t m) const {
@@ -520,7 +520,7 @@ void LinearSteps::prefill(ResizeContext& r, const LinearRun& run, uint32_t m, ui
 // The epilogue passes serve prefill only, after the old tiles (SwiGLU) or
 // any GEMM (RoPE); the GEMV applies both itself.
 void LinearSteps::run_epilogues(ResizeContext& r, uint32_t m) const {
-  const bool decode = m <= kGemvMaxRows;
+  const bool decode = m <= gemv_rows;
   if (c.rope) {
     r.write_uniform(epilogues.rope_u, RopeParams{m, c.split1, c.split2 - c.split1, c.head_dim});
     r.set_workgroups(epilogues.rope_pairs,
@@ -542,8 +542,9 @@ void lower_with(OpContext& ctx, const LinearForm& s) {
   const GemvChoice gemv = choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope}, constants);
   steps.rows_per_group = gemv.rows_per_group;
   steps.row_blocks = gemv.row_blocks;
-  steps.multi_rows = gemv.multi_rows;
   const LinearKernels kern = choose_kernels(ctx, c, gemv, constants);
+  steps.multi_rows = kern.multi_rows;
+  steps.gemv_rows = ctx.tuning().gemv_batch_rows;
   steps.gemm = kern.gemm;
   const std::vector<TensorSegment> segments = weight_runs(ctx, c);
   for (const TensorSegment& seg : segments) steps.runs.push_back(record_run(ctx, c, kern, seg, segments.size() > 1));
