@@ -28,7 +28,31 @@ fn unit_dot(v: ptr<function, Unit>, b: u32) -> f32 {
          dot((*v)[4], xs[b + 4u]) + dot((*v)[5], xs[b + 5u]) + dot((*v)[6], xs[b + 6u]) + dot((*v)[7], xs[b + 7u]);
 }
 
-// Each chunk of CHUNK_UNITS units is staged in parts (gemv_rows_pow2)
+// One row of x (XROWS = 1, decode): the reference order of the loop in main,
+// kept apart because that loop's per-row arrays slow a one-row step.
+fn main_one(slot: GemvSlot, tid: u32) {
+  let n = slot.n;
+  let lane = slot.lane;
+  let units = params.k / 32u;
+  let xb = slot.m * (params.k / 4u);
+  var acc = 0.0;
+  var squares = 0.0;
+  var v: Unit;
+  for (var c0 = 0u; c0 < units; c0 += CHUNK_UNITS) {
+    let cu = min(CHUNK_UNITS, units - c0);
+    squares += stage_x(c0, cu, xb, slot.live, tid);
+    if (n < params.n && slot.live) {
+      let row = n * params.row_words;
+      for (var u = lane; u < cu; u += LANES) {
+        decode_unit(row, c0 + u, &v);
+        acc += unit_dot(&v, u * 9u);
+      }
+    }
+  }
+  gemv_finish(slot, acc, squares, tid);
+}
+
+// XROWS > 1: each chunk of CHUNK_UNITS units is staged in parts (gemv_rows_pow2)
 // units for all rows; a lane takes the units of the chunk that are lane mod
 // LANES in rising order whatever the parts (the host keeps a part at least
 // LANES units), decodes each once and adds its dot with every row's x: each
@@ -37,6 +61,10 @@ fn unit_dot(v: ptr<function, Unit>, b: u32) -> f32 {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
+  if (XROWS == 1u) {
+    main_one(slot, tid);
+    return;
+  }
   let n = slot.n;
   let lane = slot.lane;
   let rows = gemv_rows(wid, nwg);

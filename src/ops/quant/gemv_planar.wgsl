@@ -94,7 +94,29 @@ fn main_row_blocks(slot: GemvSlot, tid: u32) {
   }
 }
 
-// x in chunks of UPL blocks per lane, each chunk's weight loads issued before
+// One row of x (XROWS = 1, decode): x in chunks of UPL blocks per lane, each
+// chunk's weight loads issued before its staging. (The loop below gives the
+// same sums for any rows, but its per-row arrays cost a one-row step ~40 %
+// on lavapipe, measured: tg32 2.3 vs 3.7 tok/s; this path is that loop's
+// reference order.)
+fn main_one(slot: GemvSlot, tid: u32) {
+  let lane = slot.lane;
+  let units = params.k / 32u;
+  let xb = slot.m * (params.k / 4u);
+  let row_live = slot.live && slot.n < params.n;
+  let chunk = min(UPL * LANES, CHUNK_UNITS);
+  var acc = 0.0;
+  var squares = 0.0;
+  for (var c0 = 0u; c0 < units; c0 += chunk) {
+    let cu = min(chunk, units - c0);
+    let b = load_planar_blocks(slot.n, c0, cu, 0u, lane, row_live);
+    squares += stage_x(c0, cu, xb, slot.live, tid);
+    acc += dot_blocks(b, cu, 0u, lane, row_live);
+  }
+  gemv_finish(slot, acc, squares, tid);
+}
+
+// XROWS > 1: x in chunks of UPL blocks per lane, each chunk's weight loads issued before
 // its staging. A chunk is staged in parts (gemv_rows_pow2) for
 // all rows (a multiple of LANES: the host sees to it); block i of a lane
 // meets each row's x in the part holding it. Each row's sums are those of
@@ -105,6 +127,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let slot = gemv_slot(wid, nwg, tid);
   if (ROW_BLOCKS > 1u) {
     main_row_blocks(slot, tid);
+    return;
+  }
+  if (XROWS == 1u) {
+    main_one(slot, tid);
     return;
   }
   let lane = slot.lane;
