@@ -67,6 +67,52 @@ fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
   return r;
 }
 
+// A block's weights as floats, biased as block_dot's words give them: w[j]
+// meets x vec4 j of the unit (Q4: word j's low nibbles in w[j], its high
+// ones in w[j + 4]; Q8_0: word j of qa, then of qb). Decoded once and dotted
+// with several rows' x (XROWS > 1) by block_dot_decoded, whose sums are
+// block_dot's, term by term in the same order.
+struct BlockFloats {
+  w: array<vec4<f32>, 8>,
+}
+
+fn decode_block(qa: vec4<u32>, qb: vec4<u32>) -> BlockFloats {
+  var d: BlockFloats;
+  if (QTYPE == 1008u) {
+    for (var j = 0u; j < 4u; j++) {
+      let a = vec4<u32>(qa[j] ^ 0x80808080u);
+      let b = vec4<u32>(qb[j] ^ 0x80808080u);
+      d.w[j] = bitcast<vec4<f32>>(((a >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u)) | vec4<u32>(MAGIC)) - 8388736.0;
+      d.w[j + 4u] = bitcast<vec4<f32>>(((b >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u)) | vec4<u32>(MAGIC)) - 8388736.0;
+    }
+    return d;
+  }
+  let off = select(8388616.0, 8388608.0, QTYPE == 1003u);
+  for (var j = 0u; j < 4u; j++) {
+    let wv = vec4<u32>(qa[j]);
+    d.w[j] = bitcast<vec4<f32>>(((wv >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(15u)) | vec4<u32>(MAGIC)) - off;
+    d.w[j + 4u] = bitcast<vec4<f32>>(((wv >> vec4<u32>(4u, 12u, 20u, 28u)) & vec4<u32>(15u)) | vec4<u32>(MAGIC)) - off;
+  }
+  return d;
+}
+
+fn block_dot_decoded(d: ptr<function, BlockFloats>, s: vec2<f32>, b: u32) -> f32 {
+  let w = &(*d).w;
+  if (QTYPE == 1008u) {
+    let t = dot((*w)[0], xs[b]) + dot((*w)[1], xs[b + 1u]) + dot((*w)[2], xs[b + 2u]) + dot((*w)[3], xs[b + 3u]) +
+            dot((*w)[4], xs[b + 4u]) + dot((*w)[5], xs[b + 5u]) + dot((*w)[6], xs[b + 6u]) + dot((*w)[7], xs[b + 7u]);
+    return s.x * t;
+  }
+  let t = (dot((*w)[0], xs[b]) + dot((*w)[4], xs[b + 4u])) + (dot((*w)[1], xs[b + 1u]) + dot((*w)[5], xs[b + 5u])) +
+          (dot((*w)[2], xs[b + 2u]) + dot((*w)[6], xs[b + 6u])) + (dot((*w)[3], xs[b + 3u]) + dot((*w)[7], xs[b + 7u]));
+  var r = s.x * t;
+  if (QTYPE == 1003u) {
+    let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
+    r += s.y * dot(xsum, vec4<f32>(1.0));
+  }
+  return r;
+}
+
 // The staged units u0 + lane + i * LANES (below cu) of b against xs.
 fn dot_blocks(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
   var acc = 0.0;
@@ -152,8 +198,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       for (var i = 0u; i < UPL; i++) {
         let u = lane + i * LANES;
         if (row_live && u >= s0 && u < s0 + cnt) {
-          for (var r = 0u; r < rows; r++) {
-            dots[r] += block_dot(b.qa[i], b.qb[i], b.sc[i], (r * part_units + u - s0) * 9u);
+          if (PROBE != 0u) {
+            for (var r = 0u; r < rows; r++) {
+              dots[r] += block_dot(b.qa[i], b.qb[i], b.sc[i], (r * part_units + u - s0) * 9u);
+            }
+          } else {
+            var d = decode_block(b.qa[i], b.qb[i]);  // once for every row
+            for (var r = 0u; r < rows; r++) {
+              dots[r] += block_dot_decoded(&d, b.sc[i], (r * part_units + u - s0) * 9u);
+            }
           }
         }
       }
