@@ -169,6 +169,9 @@ void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint
   tuning.gemv_batch_rows = 32;  // the GEMV takes every M here (a batched decode step)
   if (int8_x) tuning.gemv_activation = GemvActivation::Q8x2;
   for (Form form : {Form::Plain, Form::NormResidual, Form::Swiglu, Form::SplitRope}) {
+    // The RoPE GEMV binds 10 storage buffers: under WebGPU's default 8 the
+    // fusion pass never makes it (fuse_linear.cpp), so there is nothing to test.
+    if (form == Form::SplitRope && device.limits().max_storage_buffers_per_shader_stage < 10) continue;
     SCOPED_TRACE(std::string(f.name) + " " + form_name(form) + " K=" + std::to_string(k) + " lanes " +
                  std::to_string(lanes) + (int8_x ? " int8 x" : ""));
     Linear L = build(device, f, form, k, n, tuning);
