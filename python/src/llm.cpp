@@ -48,6 +48,22 @@ struct PyGeneration {
   }
 };
 
+// The sampling options both generate paths take from Python.
+api::GenerateOptions sampling_options(int32_t max_tokens, float temperature, int32_t top_k, float top_p, float min_p,
+                                      float repeat_penalty, uint64_t seed, bool ignore_eos, int32_t in_flight) {
+  api::GenerateOptions options;
+  options.max_tokens = max_tokens;
+  options.temperature = temperature;
+  options.top_k = top_k;
+  options.top_p = top_p;
+  options.min_p = min_p;
+  options.repeat_penalty = repeat_penalty;
+  options.seed = seed;
+  options.ignore_eos = ignore_eos;
+  options.in_flight = in_flight;
+  return options;
+}
+
 }  // namespace
 
 void bind_llm(nb::module_& m) {
@@ -124,22 +140,14 @@ void bind_llm(nb::module_& m) {
                            const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs,
                            bool json_object, const std::string& json_schema) {
         PyLLM& l = nb::cast<PyLLM&>(self);
-        api::GenerateOptions options;
-        options.max_tokens = max_tokens;
-        options.temperature = temperature;
-        options.top_k = top_k;
-        options.top_p = top_p;
-        options.min_p = min_p;
-        options.repeat_penalty = repeat_penalty;
+        api::GenerateOptions options = sampling_options(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
+                                                        seed, ignore_eos, in_flight);
         options.presence_penalty = presence_penalty;
         options.frequency_penalty = frequency_penalty;
         options.logit_bias = logit_bias;
         options.logprobs = logprobs;
         options.json_object = json_object;
         if (!json_schema.empty()) options.json_schema = api::parse_json_schema(json_schema);
-        options.seed = seed;
-        options.ignore_eos = ignore_eos;
-        options.in_flight = in_flight;
         options.gpu_sampling = gpu_sampling;
         // Each generate() runs as from an empty cache; with cache_prompt the
         // part of the cache the prompt repeats (a chat's earlier turns) is kept.
@@ -152,16 +160,8 @@ void bind_llm(nb::module_& m) {
       .def("_generate_batch", [](PyLLM& l, const std::vector<std::vector<int32_t>>& prompts, int32_t max_tokens,
                                  float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
                                  uint64_t seed, bool ignore_eos, int32_t in_flight) {
-        api::GenerateOptions options;
-        options.max_tokens = max_tokens;
-        options.temperature = temperature;
-        options.top_k = top_k;
-        options.top_p = top_p;
-        options.min_p = min_p;
-        options.repeat_penalty = repeat_penalty;
-        options.seed = seed;
-        options.ignore_eos = ignore_eos;
-        options.in_flight = in_flight;
+        const api::GenerateOptions options = sampling_options(max_tokens, temperature, top_k, top_p, min_p,
+                                                              repeat_penalty, seed, ignore_eos, in_flight);
         std::vector<api::GenerateResult> results;
         {
           nb::gil_scoped_release release;  // minutes of GPU work; no Python object is touched

@@ -293,10 +293,6 @@ void LlmModel::submit_fed(const RecordAfter& after) {
 }
 
 void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after) {
-  if (slots() < 2 && rows.size() > 1) {
-    throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) +
-                                                " rows needs a model loaded with several slots");
-  }
   if (rows.empty() || rows.size() > std::min(slots(), size_t(chunk_))) {
     throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) + " rows; 1 to " +
                                                 std::to_string(std::min(slots(), size_t(chunk_))) + " fit");
