@@ -172,21 +172,10 @@ def test_four_requests_decode_at_once_and_a_disconnect_frees_its_slot(tiny_model
             assert resp.status == 200
             read_events(resp, 1)
             conns.append((conn, resp))
-        running = 0
-        for _ in range(200):
-            running = srv.health()["running"]
-            if running == 4:
-                break
-            time.sleep(0.05)
-        assert running == 4, srv.health()
+        assert wait_until(lambda: srv.health()["running"] == 4, timeout=10), srv.health()
         for conn, _ in conns:
             conn.close()
-        for _ in range(200):
-            running = srv.health()["running"]
-            if running == 0:
-                break
-            time.sleep(0.05)
-        assert running == 0, srv.health()
+        assert wait_until(lambda: srv.health()["running"] == 0, timeout=10), srv.health()
     finally:
         for conn, _ in conns:
             conn.close()
