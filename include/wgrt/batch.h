@@ -58,6 +58,12 @@ class Batch {
   size_t running() const;
   size_t waiting() const;
 
+  // Profiling (needs timestamp-query): the next step's batched forward pass
+  // is timed dispatch by dispatch and waited for; last_timed_step() then
+  // returns its kernels' GPU times (empty until such a step has run).
+  void time_next_step();
+  std::vector<DispatchTime> last_timed_step() const;
+
  private:
   struct State;
   std::unique_ptr<State> state_;

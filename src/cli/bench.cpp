@@ -244,6 +244,31 @@ class Bench {
     return p;
   }
 
+  // One timed batched decode step of `rows` sequences (one-token prompts,
+  // each prefilled in its own round before the step).
+  Profile profile_parallel(int64_t rows) {
+    api::GenerateOptions gen;
+    gen.max_tokens = int32_t(rows + 16);
+    gen.temperature = 0;
+    gen.ignore_eos = true;
+    api::Batch batch(model_, tg_.in_flight);
+    for (int64_t i = 0; i < rows; ++i) batch.add(random_tokens(1), gen, {}, false);
+    for (int64_t i = 0; i < rows; ++i) batch.step();
+    batch.time_next_step();
+    const auto t0 = Clock::now();
+    batch.step();
+    Profile p;
+    p.what = "decode step of " + std::to_string(rows) + " sequences at once";
+    p.wall_ms = 1e3 * seconds_since(t0);
+    const std::vector<api::DispatchTime> timings = batch.last_timed_step();
+    if (timings.empty()) throw Error(ErrorCode::Internal, "bench: the timed batched step did not run");
+    for (const auto& t : timings) p.gpu_ms += t.ms;
+    p.dispatches = timings.size();
+    p.kernels = group_by_label(timings);
+    batch.run();
+    return p;
+  }
+
  private:
   api::Llm& model_;
   std::mt19937_64 rng_;
@@ -398,9 +423,10 @@ void print_host_and_memory(const std::vector<TestResult>& results, const TgMode&
 }
 
 // --profile: one decode step (compared with the first tg test's untimed
-// step) and the largest prompt pass, kernel by kernel.
+// step), the largest prompt pass and the largest --parallel step, kernel by kernel.
 std::vector<Profile> run_profiles(Bench& bench, const api::Runtime& runtime, const std::vector<TestResult>& results,
-                                  int64_t max_pp, size_t top) {
+                                  const Plan& plan, size_t top) {
+  const int64_t max_pp = plan.max_pp;
   std::vector<Profile> profiles;
   if (!runtime.features().timestamp_query) {
     std::printf("\n--profile: %s\n", runtime.limits_mode() == api::LimitsMode::Default
@@ -424,6 +450,12 @@ std::vector<Profile> run_profiles(Bench& bench, const api::Runtime& runtime, con
       profiles.push_back(bench.profile("pp" + std::to_string(max_pp), 0, max_pp));
       print_profile(profiles.back(), top);
     }
+    const int64_t most = plan.parallel.empty() ? 0 : *std::max_element(plan.parallel.begin(), plan.parallel.end());
+    if (most > 1) {
+      bench.profile_parallel(most);  // warm the timed path once
+      profiles.push_back(bench.profile_parallel(most));
+      print_profile(profiles.back(), top);
+    }
   } catch (const Error& e) {
     std::printf("--profile failed: %s\n", e.what());
   }
@@ -445,7 +477,7 @@ int bench(const BenchArgs& args) {
   const std::vector<TestResult> results = run_tests(bench, model, args, plan, tg_mode);
   print_host_and_memory(results, tg_mode, model, runtime, args.kv_f16);
   std::vector<Profile> profiles;
-  if (args.profile) profiles = run_profiles(bench, runtime, results, plan.max_pp, size_t(args.top));
+  if (args.profile) profiles = run_profiles(bench, runtime, results, plan, size_t(args.top));
   if (!args.json.empty()) write_json(args.json, model, runtime, results, profiles, load_s, args.reps);
   bool failed = false;
   for (const auto& r : results) failed |= !r.error.empty();

@@ -236,7 +236,9 @@ bool BatchGenerator::decode_step() {
     for (const auto& [s, id] : event.draws) slots_[s]->sampler->record(batch);
     ring_.record_copy(batch, next_tokens_, 0, ring_slot);
   };
-  model_.submit_batch(batch_rows, before, after);
+  model_.submit_batch(batch_rows, before, after, time_next_step_);
+  if (time_next_step_) step_timings_ = model_.graph().last_timings();
+  time_next_step_ = false;
   ring_.request(ring_slot, model_.last_submission());
   ring_busy_[ring_slot] = true;
   for (const auto& [s, id] : event.draws) {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
+#include "gpu/command_batch.h"
 #include "gpu/readback_ring.h"
 #include "llm/generate.h"
 #include "llm/llm_model.h"
@@ -72,6 +73,10 @@ class BatchGenerator {
   }
   size_t running() const;
   size_t waiting() const { return waiting_.size(); }
+  // Profiling: the next batched decode step is timed dispatch by dispatch
+  // (and waited for); step_timings() then holds its kernels' GPU times.
+  void time_next_step() { time_next_step_ = true; }
+  const std::vector<gpu::DispatchTiming>& step_timings() const { return step_timings_; }
 
  private:
   struct Sequence;
@@ -104,6 +109,8 @@ class BatchGenerator {
   std::vector<bool> ring_busy_;
   std::deque<Event> events_;                      // submitted, oldest first
   std::vector<int32_t> taken_;                    // one readback
+  bool time_next_step_ = false;
+  std::vector<gpu::DispatchTiming> step_timings_;
 };
 
 }  // namespace wgrt::llm

@@ -292,7 +292,8 @@ void LlmModel::submit_fed(const RecordAfter& after) {
   state().ids.push_back(-1);  // known once its step's readback arrives
 }
 
-void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after) {
+void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after,
+                            bool timed) {
   if (rows.empty() || rows.size() > std::min(slots(), size_t(chunk_))) {
     throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) + " rows; 1 to " +
                                                 std::to_string(std::min(slots(), size_t(chunk_))) + " fit");
@@ -326,7 +327,8 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
                               host_view(DType::I32, {n, 2}, pairs.data(), pairs.size()),
                               host_view(DType::I64, {1}, &from, 1)};
   ExecuteOptions options;
-  options.wait = false;
+  options.wait = timed;
+  options.time_dispatches = timed;
   options.encode_before = before;
   options.encode_after = after;
   graph_->run(inputs, options);

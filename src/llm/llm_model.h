@@ -95,11 +95,14 @@ class LlmModel {
   // position that slot caches next (a negative position skips the row); the
   // logits of row r are row r of logits_buffer(). `before` records work ahead
   // of the forward pass (putting the tokens in place), `after` behind it.
+  // `timed`: the step's dispatches are timed and waited for (profiling;
+  // graph().last_timings()).
   struct BatchRow {
     int32_t position = -1;
     int32_t slot = 0;
   };
-  void submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after);
+  void submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after,
+                    bool timed = false);
   // The last submit's index (gpu::ReadbackRing::request).
   uint64_t last_submission() const { return graph_->last_submission(); }
   // Forgets cached positions from `cached` on (steps sampled but not kept);

@@ -7,6 +7,7 @@
 // bad requests behave.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -174,6 +175,29 @@ TEST_F(BatchGenerationTest, ABatchedStepIssuesAsManyDispatchesAsOneSequencesStep
   device().wait_idle();
   EXPECT_EQ(model->graph().last_host_times().dispatches, one);
   EXPECT_GT(one, 0u);
+}
+
+TEST_F(BatchGenerationTest, ATimedStepReportsTheBatchedPassKernelByKernel) {
+  auto model = load(4);
+  llm::BatchGenerator gen(*model, 2);
+  for (int32_t i = 0; i < 3; ++i) add(gen, prompt(2, i), greedy(8));
+  for (int i = 0; i < 3; ++i) gen.step();  // each round prefills one prompt
+  EXPECT_TRUE(gen.step_timings().empty());
+  gen.time_next_step();
+  gen.step();
+  const auto& timings = gen.step_timings();
+  if (!device().features().timestamp_query) {
+    EXPECT_TRUE(timings.empty());  // nothing to time with; the step still ran
+  } else {
+    ASSERT_FALSE(timings.empty());
+    auto has = [&](const std::string& label) {
+      return std::any_of(timings.begin(), timings.end(), [&](const auto& t) { return t.label == label; });
+    };
+    EXPECT_TRUE(has("sdpa batch decode"));   // the batched attention ran, once per layer
+    EXPECT_TRUE(has("sampling.sample"));     // and the samplers behind it
+  }
+  gen.run();
+  for (uint64_t k = 1; k <= 3; ++k) EXPECT_EQ(out_[k].size(), 8u) << "request " << k;
 }
 
 TEST_F(BatchGenerationTest, AChatsNextTurnReusesItsSlotsCacheAndMatchesAColdRun) {
