@@ -5,7 +5,10 @@
 // Shapes pick the kernels' row counts: block layout K = 512 (8 lanes, 8 rows
 // of x per workgroup, two staged parts at M >= 5), K = 2304 (16 lanes, 4
 // rows, two chunks); planar K = 4160 (32 lanes, 4 rows, two chunks) and K = 608 at 8
-// lanes (8 rows); the same two for the int8-x GEMV.
+// lanes (8 rows); the same two for the int8-x GEMV; and planar matrices
+// whose one-row kernel has row blocks (output heads: K = 4096 at 16 lanes,
+// two chunks of two x elements per invocation, 4 row blocks), which M > 1
+// takes to the multi-row kernel.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -163,9 +166,11 @@ void check_reference(const Linear& L, const std::vector<float>& got, int64_t m) 
 // same as alone, and (plain, norm+residual; f32 x) near the float64
 // reference. lanes: Tuning::gemv_lanes; int8_x: the planar GEMV on two int8
 // roundings of x (gemv_planar_q8.wgsl; its bound is test_quant_linear.cpp's).
-void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint32_t lanes = 0, bool int8_x = false) {
+void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint32_t lanes = 0, bool int8_x = false,
+                uint32_t row_blocks = 0) {
   Tuning tuning;
   tuning.gemv_lanes = lanes;
+  tuning.gemv_row_blocks = row_blocks;
   tuning.gemv_batch_rows = 32;  // the GEMV takes every M here (a batched decode step)
   if (int8_x) tuning.gemv_activation = GemvActivation::Q8x2;
   for (Form form : {Form::Plain, Form::NormResidual, Form::Swiglu, Form::SplitRope}) {
@@ -173,7 +178,7 @@ void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint
     // fusion pass never makes it (fuse_linear.cpp), so there is nothing to test.
     if (form == Form::SplitRope && device.limits().max_storage_buffers_per_shader_stage < 10) continue;
     SCOPED_TRACE(std::string(f.name) + " " + form_name(form) + " K=" + std::to_string(k) + " lanes " +
-                 std::to_string(lanes) + (int8_x ? " int8 x" : ""));
+                 std::to_string(lanes) + (int8_x ? " int8 x" : "") + " row blocks " + std::to_string(row_blocks));
     Linear L = build(device, f, form, k, n, tuning);
     std::vector<std::vector<std::vector<float>>> alone;  // [row][output]
     for (int64_t i = 0; i < kMaxM; ++i) alone.push_back(run(L, i, 1));
@@ -203,6 +208,8 @@ TEST_P(GemvRows, EachRowAsAlone) {
     check_rows(device(), f, 608, 40, 8);
     check_rows(device(), f, 4160, 40, 0, true);
     check_rows(device(), f, 608, 40, 8, true);
+    check_rows(device(), f, 4096, 200, 16, false, 4);
+    check_rows(device(), f, 4096, 200, 16, true, 4);
   } else {
     check_rows(device(), f, 512, 40);  // K-quants need whole 256-element blocks
     check_rows(device(), f, 2304, 40);

@@ -79,11 +79,14 @@ uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
 // x (gemv.wgsl 64 units, the planar ones 128) in parts of chunk / XROWS
 // units per row, which must be at least LANES units (a part of fewer would
 // idle lanes, or in gemv_planar.wgsl change which lane sums a unit); at most
-// 8 (XROWS_MAX). Not with ROW_BLOCKS > 1, whose sums of squares go over
-// another staging (a row's result would differ from M = 1's).
-uint32_t multi_rows_for(bool planar, uint32_t row_blocks, uint32_t lanes) {
-  if (row_blocks > 1) return 1;
+// 8 (XROWS_MAX). The multi-row kernels have no row blocks (the host drops
+// ROW_BLOCKS from their constants); a row-block kernel's sums equal theirs
+// (the int8-x one's always: x fits one quantized chunk; the f32 one's where
+// a lane's blocks, UPL * LANES units, fit one 128-unit chunk), else M > 1
+// gets the one-row kernel per row.
+uint32_t multi_rows_for(bool planar, bool int8_x, uint32_t row_blocks, uint32_t lanes, uint32_t upl) {
   const uint32_t chunk_units = planar ? 128 : 64;
+  if (row_blocks > 1 && !int8_x && upl * lanes > chunk_units) return 1;
   return std::min(8u, chunk_units / lanes);
 }
 
@@ -115,9 +118,10 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
     g.constants.push_back({"PROBE", double(probe)});
   }
   if (g.row_blocks > 1) g.constants.push_back({"ROW_BLOCKS", double(g.row_blocks)});
-  g.multi_rows = multi_rows_for(matrix.planar, g.row_blocks, lanes);
+  g.multi_rows = multi_rows_for(matrix.planar, q8, g.row_blocks, lanes, tuning.gemv_blocks_per_lane);
   if (g.multi_rows > 1) {
     g.multi_constants = g.constants;
+    std::erase_if(g.multi_constants, [](const auto& kv) { return kv.first == "ROW_BLOCKS"; });
     g.multi_constants.push_back({"XROWS", double(g.multi_rows)});
   }
   g.shader = !matrix.planar ? "quant/gemv.wgsl" : q8 ? "quant/gemv_planar_q8.wgsl" : "quant/gemv_planar.wgsl";

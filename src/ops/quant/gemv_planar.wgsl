@@ -124,10 +124,13 @@ fn dot_blocks(b: PlanarBlocks, cu: u32, u0: u32, lane: u32, live: bool) -> f32 {
 }
 
 // Row blocks: all of x staged once (the host keeps K <= CHUNK_UNITS * 32),
-// then ROW_BLOCKS blocks of ROWS rows against it (XROWS = 1).
+// then ROW_BLOCKS blocks of ROWS rows against it (XROWS = 1). The squares
+// add chunk by chunk as main_one adds them, and where UPL * LANES <=
+// CHUNK_UNITS so do the dot products: each row's sums are then main_one's,
+// and the host lets the multi-row kernel serve these matrices for M > 1.
 fn main_row_blocks(slot: GemvSlot, tid: u32) {
   let units = params.k / 32u;
-  let squares = stage_x(0u, units, slot.m * (params.k / 4u), slot.live, tid);
+  let squares = stage_x_whole(units, min(UPL * LANES, CHUNK_UNITS), slot.m * (params.k / 4u), slot.live, tid);
   for (var r = 0u; r < ROW_BLOCKS; r++) {
     workgroupBarrier();  // the epilogue's workgroup memory is free again
     let s = GemvSlot(slot.m, slot.n + r * ROWS, slot.lane, slot.live);

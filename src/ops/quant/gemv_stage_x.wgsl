@@ -6,13 +6,11 @@
 // offset hit different banks; read straight from storage, lanes 128 bytes
 // apart touch one cache line each).
 //
-// Stages units c0 .. c0 + cu of the x row starting at vec4 xb into xs (zeros
-// when !live), multiplied by the norm weight with HAS_NORM; returns this
-// invocation's share of the row's sum of squares. Call from uniform control
-// flow: it has barriers before (the previous chunk is consumed) and after.
-fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
+// Units c0 .. c0 + cu of the x row starting at vec4 xb into xs from unit
+// `at` (zeros when !live), multiplied by the norm weight with HAS_NORM;
+// returns this invocation's share of those units' sum of squares. No barriers.
+fn stage_units(c0: u32, cu: u32, at: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
-  workgroupBarrier();
   for (var i = tid; i < cu * 8u; i += WG) {
     var xv = vec4<f32>(0.0);
     if (live) { xv = x[xb + c0 * 8u + i]; }
@@ -20,8 +18,29 @@ fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
       squares += dot(xv, xv);
       xv *= norm_w[c0 * 8u + i];
     }
-    xs[(i / 8u) * 9u + i % 8u] = xv;
+    xs[(at + i / 8u) * 9u + i % 8u] = xv;
   }
+  return squares;
+}
+
+// Stages units c0 .. c0 + cu (a chunk) into xs from unit 0; returns this
+// invocation's share of their sum of squares. Call from uniform control
+// flow: it has barriers before (the previous chunk is consumed) and after.
+fn stage_x(c0: u32, cu: u32, xb: u32, live: bool, tid: u32) -> f32 {
+  workgroupBarrier();
+  let squares = stage_units(c0, cu, 0u, xb, live, tid);
+  workgroupBarrier();
+  return squares;
+}
+
+// All `units` of the row at once, each unit at its own place in xs, the
+// squares added chunk by chunk (`chunk` units) as successive stage_x calls
+// add them: the sum is bitwise that of a kernel staging chunk by chunk.
+// Uniform control flow (barriers before and after).
+fn stage_x_whole(units: u32, chunk: u32, xb: u32, live: bool, tid: u32) -> f32 {
+  workgroupBarrier();
+  var squares = 0.0;
+  for (var c0 = 0u; c0 < units; c0 += chunk) { squares += stage_units(c0, min(chunk, units - c0), c0, xb, live, tid); }
   workgroupBarrier();
   return squares;
 }
