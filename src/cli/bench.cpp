@@ -135,9 +135,12 @@ class Bench {
 
   // tgN/xP: P sequences, each a tg-prefill (or one-token) prompt and N
   // greedy tokens, in one api::Batch. Timed like llama-batched-bench's S_TG
-  // (generation only): from the moment every sequence has its first token
-  // to the last token, over the tokens read back in between; returned as the
-  // seconds P x N tokens take at that rate.
+  // (generation only), over a window of steady decoding: from the moment
+  // every sequence has its first token to the moment the tokens read back
+  // since then reach P x (N - 1 - in_flight); returned as the seconds P x N
+  // tokens take at that rate. The window ends before the last steps in
+  // flight are read back: where submit runs the work itself (lavapipe) their
+  // work is already done, and counting their tokens would overstate the rate.
   double run_parallel_once(int64_t n_gen, int64_t tg_prefill) {
     api::GenerateOptions gen;
     gen.max_tokens = int32_t(n_gen);
@@ -148,14 +151,15 @@ class Bench {
     const auto rows = size_t(tg_.parallel);
     std::vector<int64_t> got(rows, 0);
     size_t started = 0, short_of = 0;
+    const int64_t window = int64_t(rows) * std::max<int64_t>(1, n_gen - 1 - tg_.in_flight);
     int64_t after = 0;
-    Clock::time_point all_started;
+    Clock::time_point all_started, window_end;
     for (size_t i = 0; i < rows; ++i) {
       api::BatchCallbacks callbacks;
       callbacks.on_token = [&, i](int32_t token, std::string_view) {
         if (token < 0) return true;
         if (started == rows) {
-          ++after;
+          if (++after == window) window_end = Clock::now();
         } else if (got[i] == 0 && ++started == rows) {
           all_started = Clock::now();
         }
@@ -169,10 +173,13 @@ class Bench {
       batch.add(random_tokens(std::max<int64_t>(1, tg_prefill)), gen, std::move(callbacks), false);
     }
     batch.run();
-    const double s = seconds_since(all_started);
     if (short_of > 0) throw Error(ErrorCode::Internal, "bench: a sequence of the batch ended early");
-    if (after == 0) throw Error(ErrorCode::InvalidArgument, "bench: --parallel needs -n of at least 2");
-    return s * double(int64_t(rows) * n_gen) / double(after);
+    if (after < window) {
+      throw Error(ErrorCode::InvalidArgument, "bench: --parallel needs -n of at least " +
+                                                  std::to_string(tg_.in_flight + 2) + " (in flight + 2)");
+    }
+    const double s = std::chrono::duration<double>(window_end - all_started).count();
+    return s * double(int64_t(rows) * n_gen) / double(window);
   }
 
   void set_tg_mode(const TgMode& mode) { tg_ = mode; }

@@ -209,7 +209,10 @@ std::optional<Generation::Step> Generation::next() {
       start_on_gpu();
       if (options_.max_tokens > 0) {
         // Time to the first token: the prompt, its draw and the readback.
-        fill_pipeline();
+        // The decode steps are queued after it (next_token_on_gpu): where
+        // submit runs the work itself (lavapipe, SwiftShader), queueing them
+        // first would put their work into the time to the first token, and
+        // the tokens/s from there on would leave it out.
         first_ = take_draw();
       }
     } else {
