@@ -231,11 +231,13 @@ void LlmModel::rewind(int64_t cached) {
   }
   s.cached = cached;
   s.ids.resize(size_t(cached));
+  s.next_fed = -1;
 }
 
 void LlmModel::note_fed_token(int64_t position, TokenId token) {
-  std::vector<TokenId>& ids = state().ids;
-  if (position >= 0 && position < int64_t(ids.size())) ids[size_t(position)] = token;
+  SlotState& s = state();
+  if (position >= 0 && position < int64_t(s.ids.size())) s.ids[size_t(position)] = token;
+  if (position == int64_t(s.ids.size())) s.next_fed = token;
 }
 
 int64_t LlmModel::cached_prefix(std::span<const TokenId> prompt) const {
@@ -288,8 +290,10 @@ void LlmModel::submit_fed(const RecordAfter& after) {
   options.wait = false;
   options.encode_after = after;
   run_sequence(DeviceTensorView{DType::I64, {1, 1}, &token_buffer()}, 1, cached(), options);
-  state().cached += 1;
-  state().ids.push_back(-1);  // known once its step's readback arrives
+  SlotState& s = state();
+  s.cached += 1;
+  s.ids.push_back(s.next_fed);  // -1: known once its step's readback arrives
+  s.next_fed = -1;
 }
 
 void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after,
@@ -336,7 +340,8 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
     if (row.position < 0) continue;
     SlotState& s = slot_states_[size_t(row.slot)];
     s.cached += 1;
-    s.ids.push_back(-1);
+    s.ids.push_back(s.next_fed);
+    s.next_fed = -1;
   }
 }
 
@@ -366,6 +371,7 @@ std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, 
     if (last && read_logits) logits_.data = std::move(out[0].data);  // f32: viewed in place, not copied
     state().cached += int64_t(n);
     state().ids.insert(state().ids.end(), tokens.begin() + start, tokens.begin() + start + n);
+    state().next_fed = -1;
   }
   if (!read_logits) return {};
   return {reinterpret_cast<const float*>(logits_.data.data()), logits_.data.size() / sizeof(float)};

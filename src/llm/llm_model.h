@@ -68,6 +68,8 @@ class LlmModel {
   void reset(bool all = false);
   // The token id at each cached position, -1 where a GPU-fed token
   // (submit_fed, submit_batch) has not been reported back with note_fed_token yet.
+  // A token noted for the next position, before the step that feeds it is
+  // submitted, is recorded when that step is.
   std::span<const TokenId> cached_ids() const { return state().ids; }
   void note_fed_token(int64_t position, TokenId token);
   // How many leading tokens of `prompt` the cache already holds at the same
@@ -129,6 +131,7 @@ class LlmModel {
   struct SlotState {
     int64_t cached = 0;
     std::vector<TokenId> ids;  // `cached` entries
+    TokenId next_fed = -1;     // noted for position `cached`, before its step
   };
   const SlotState& state() const { return slot_states_[slot_]; }
   SlotState& state() { return slot_states_[slot_]; }
