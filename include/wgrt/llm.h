@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "wgrt/grammar.h"
 #include "wgrt/json_schema.h"
 #include "wgrt/tool_calls.h"
 #include "wgrt/memory_stats.h"
@@ -74,6 +75,10 @@ struct GenerateOptions {
   // The text generated must be one value of this schema (OpenAI's
   // response_format json_schema; wgrt/json_schema.h), the same way.
   std::shared_ptr<const JsonSchema> json_schema;
+  // The text generated must be a sentence of this GBNF grammar (llama.cpp's
+  // `grammar`; wgrt/grammar.h), the same way, except that a whole sentence
+  // may go on where the grammar allows. At most one of the three.
+  std::shared_ptr<const Grammar> grammar;
 };
 
 // Throws Error(InvalidArgument) naming the first bad option (temperature,

@@ -138,7 +138,7 @@ void bind_llm(nb::module_& m) {
                            uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
                            bool cache_prompt, float presence_penalty, float frequency_penalty,
                            const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs,
-                           bool json_object, const std::string& json_schema) {
+                           bool json_object, const std::string& json_schema, const std::string& grammar) {
         PyLLM& l = nb::cast<PyLLM&>(self);
         api::GenerateOptions options = sampling_options(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
                                                         seed, ignore_eos, in_flight);
@@ -148,6 +148,7 @@ void bind_llm(nb::module_& m) {
         options.logprobs = logprobs;
         options.json_object = json_object;
         if (!json_schema.empty()) options.json_schema = api::parse_json_schema(json_schema);
+        if (!grammar.empty()) options.grammar = api::parse_grammar(grammar);
         options.gpu_sampling = gpu_sampling;
         // Each generate() runs as from an empty cache; with cache_prompt the
         // part of the cache the prompt repeats (a chat's earlier turns) is kept.

@@ -141,7 +141,7 @@ class LLM:
                  in_flight: int = 8, gpu_sampling: bool = True, cache_prompt: bool = True,
                  presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
                  logit_bias: dict[int, float] | None = None, logprobs: int | None = None,
-                 json_object: bool = False, json_schema: dict | str | None = None):
+                 json_object: bool = False, json_schema: dict | str | None = None, grammar: str | None = None):
         """Streams text pieces as tokens are generated. Runs as a new conversation
         would from an empty KV cache; with cache_prompt (the default) the part of
         the cache this prompt repeats is kept, so a chat's next turn, sent with
@@ -154,7 +154,8 @@ class LLM:
         k likeliest tokens' (after biases and penalties, before temperature).
         json_object=True makes the text one JSON object; json_schema (a dict or
         its JSON text) one value of that schema (the subset wgrt serve takes:
-        see the README); both sample on the CPU.
+        see the README); grammar (GBNF text, llama.cpp's format) a sentence of
+        that grammar; all three sample on the CPU.
 
         Tokens are sampled on the GPU and fed back there, with `in_flight` decode
         steps queued ahead of Python (1 waits for each token); gpu_sampling=False
@@ -170,7 +171,8 @@ class LLM:
                                       [(int(t), float(b)) for t, b in (logit_bias or {}).items()],
                                       -1 if logprobs is None else int(logprobs), bool(json_object),
                                       "" if json_schema is None else
-                                      json_schema if isinstance(json_schema, str) else json.dumps(json_schema))
+                                      json_schema if isinstance(json_schema, str) else json.dumps(json_schema),
+                                      grammar or "")
 
     parallel = property(lambda self: self._native.parallel)
 

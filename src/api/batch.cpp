@@ -17,7 +17,7 @@ Batch::Batch(Llm& llm, int32_t in_flight)
 Batch::~Batch() = default;
 
 bool Batch::accepts(const GenerateOptions& o) {
-  return o.gpu_sampling && !o.json_object && !o.json_schema && !o.on_logits && o.logprobs < 0;
+  return o.gpu_sampling && !o.json_object && !o.json_schema && !o.grammar && !o.on_logits && o.logprobs < 0;
 }
 
 uint64_t Batch::add(std::vector<int32_t> prompt, const GenerateOptions& options, BatchCallbacks callbacks,

@@ -36,6 +36,7 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   g.logprobs = options.logprobs;
   g.json_object = options.json_object;
   g.json_schema = options.json_schema;
+  g.grammar = options.grammar;
   return g;
 }
 

@@ -76,7 +76,7 @@ size_t BatchGenerator::running() const {
 uint64_t BatchGenerator::add(BatchRequest request) {
   const GenerateOptions& o = request.options;
   validate(o, model_.sampling_vocab());
-  const char* host_only = o.json_object || o.json_schema ? "a JSON constraint"
+  const char* host_only = o.json_object || o.json_schema || o.grammar ? "a JSON constraint or grammar"
                           : o.on_logits                  ? "on_logits"
                           : o.logprobs >= 0              ? "logprobs"
                           : !o.gpu_sampling              ? "host sampling"

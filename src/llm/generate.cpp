@@ -65,6 +65,8 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
     json_ = std::make_unique<JsonSchemaConstraint>(model.tokenizer(), vocab, JsonSchemaMatcher(options.json_schema));
   } else if (options.json_object) {
     json_ = std::make_unique<JsonObjectConstraint>(model.tokenizer(), vocab, JsonObjectPrefix());
+  } else if (options.grammar) {
+    json_ = std::make_unique<GrammarConstraint>(model.tokenizer(), vocab, GrammarMatcher(options.grammar));
   }
   options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits && !json_;
   stats_.prompt_tokens = prompt.size();
@@ -188,7 +190,7 @@ std::optional<TokenId> Generation::next_token() {
   if (json_) {
     masked_.assign(logits.begin(), logits.end());
     if (json_->mask(masked_) == 0) {
-      throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema" : "json_object") +
+      throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema" : options_.grammar ? "grammar" : "json_object") +
                                                   ": no token can continue the JSON text after " +
                                                   std::to_string(produced_) + " generated tokens");
     }

@@ -67,6 +67,9 @@ struct GenerateOptions {
   bool json_object = false;
   // The text must be one value of this schema (llm/json_schema.h); as json_object otherwise.
   std::shared_ptr<const JsonSchema> json_schema;
+  // The text must be a sentence of this GBNF grammar (llm/grammar.h); the
+  // same way. At most one of json_object, json_schema and grammar.
+  std::shared_ptr<const Grammar> grammar;
 };
 constexpr int32_t kMaxTopLogprobs = 20;
 

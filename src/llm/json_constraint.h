@@ -1,9 +1,11 @@
-// Constrained decoding for `response_format` json_object and json_schema:
-// before each draw, every token whose text cannot continue the JSON the
-// matcher allows (llm/json_prefix.h: any object; llm/json_schema.h: a
-// schema's values) gets a logit of -infinity; once the value is whole, only
-// end-of-generation tokens remain. The draw then happens as usual, so
-// temperature, top-k/p and seeds work inside the constraint.
+// Constrained decoding for `response_format` json_object and json_schema,
+// and for GBNF grammars: before each draw, every token whose text cannot
+// continue the text the matcher allows (llm/json_prefix.h: any object;
+// llm/json_schema.h: a schema's values; llm/grammar.h: a grammar's
+// sentences) gets a logit of -infinity; end-of-generation tokens are allowed
+// once the text is whole, and for JSON only they remain then (a grammar's
+// whole sentence may go on, as `[a-z]+` does). The draw then happens as
+// usual, so temperature, top-k/p and seeds work inside the constraint.
 //
 // Inside a string that only its length constrains, a token of plain
 // characters (no quote, backslash or control byte) is judged by its length
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/grammar.h"
 #include "llm/json_prefix.h"
 #include "llm/json_schema.h"
 #include "llm/tokenizer/tokenizer.h"
@@ -41,6 +44,17 @@ class TokenConstraint {
   virtual void accept(TokenId token) = 0;
 };
 
+// Whether a matcher's text ends once it is whole (the JSON ones), or may go
+// on (a matcher that says kEndsWhenComplete = false).
+template <typename Matcher>
+constexpr bool ends_when_complete() {
+  if constexpr (requires { Matcher::kEndsWhenComplete; }) {
+    return Matcher::kEndsWhenComplete;
+  } else {
+    return true;
+  }
+}
+
 template <typename Matcher>
 class JsonConstraint : public TokenConstraint {
  public:
@@ -57,8 +71,10 @@ class JsonConstraint : public TokenConstraint {
       bool allowed = false;
       if (i >= texts_.pieces.size()) {
         allowed = false;  // padded rows
-      } else if (whole) {
-        allowed = texts_.ends[i];
+      } else if (texts_.ends[i]) {
+        allowed = whole;
+      } else if (whole && ends_when_complete<Matcher>()) {
+        allowed = false;
       } else if (texts_.pieces[i].empty()) {
         allowed = false;
       } else if (plain_string && texts_.plain[i]) {
@@ -83,5 +99,6 @@ class JsonConstraint : public TokenConstraint {
 
 using JsonObjectConstraint = JsonConstraint<JsonObjectPrefix>;
 using JsonSchemaConstraint = JsonConstraint<JsonSchemaMatcher>;
+using GrammarConstraint = JsonConstraint<GrammarMatcher>;
 
 }  // namespace wgrt::llm

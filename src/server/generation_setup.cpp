@@ -16,7 +16,7 @@ constexpr int64_t kDefaultCompletionTokens = 16;
 // the prompt ends with the format's opening marker and the generation follows
 // the calls' schema (wgrt/tool_calls.h).
 void require_tool_call(const api::Llm& model, const GenerationRequest& req, PreparedGeneration& out) {
-  if (req.sampler.json_object || req.sampler.json_schema) {
+  if (req.sampler.json_object || req.sampler.json_schema || req.sampler.grammar) {
     throw ApiError::invalid("'response_format' and a required tool call cannot both shape the reply", "tool_choice");
   }
   try {

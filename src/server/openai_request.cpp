@@ -9,6 +9,7 @@
 
 #include "server/api_error.h"
 #include "wgrt/error.h"
+#include "wgrt/grammar.h"
 #include "wgrt/json_schema.h"
 
 namespace wgrt::server {
@@ -116,6 +117,20 @@ std::vector<std::pair<int32_t, float>> get_logit_bias(const json& body) {
     out.emplace_back(int32_t(id), float(bias.get<double>()));
   }
   return out;
+}
+
+// llama.cpp's `grammar`: GBNF text (wgrt/grammar.h); not with a
+// response_format that shapes the reply.
+void get_grammar(const json& body, api::GenerateOptions& options, bool formatted) {
+  const json* v = field(body, "grammar");
+  if (!v || (v->is_string() && v->get<std::string>().empty())) return;
+  if (!v->is_string()) wrong_type("grammar", "a string of GBNF", *v);
+  if (formatted) throw ApiError::invalid("'grammar' and a JSON 'response_format' cannot both shape the reply", "grammar");
+  try {
+    options.grammar = api::parse_grammar(v->get<std::string>());
+  } catch (const Error& e) {
+    throw ApiError::invalid(std::string("'grammar': ") + e.what(), "grammar");
+  }
 }
 
 // response_format: {"type": "text"} (the default), {"type": "json_object"},
@@ -403,7 +418,8 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view t
     req.has_seed = true;
   }
   s.logprobs = get_logprobs(endpoint, body);
-  get_response_format(body, s);
+  const bool formatted = get_response_format(body, s);
+  get_grammar(body, s, formatted);
   get_tools(endpoint, body, req);
   req.stop = get_stop(body);
   if (auto n = get_integer(body, "n")) {

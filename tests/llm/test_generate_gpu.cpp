@@ -10,9 +10,11 @@
 #include <atomic>
 #include <cmath>
 #include <map>
+#include <regex>
 
 #include "gpu_test_env.h"
 #include "llm/generate.h"
+#include "llm/grammar.h"
 #include "llm/llm_model.h"
 #include "wgrt/error.h"
 
@@ -109,6 +111,28 @@ TEST_F(GenerateGpuTest, StoppingWithStepsInFlightKeepsOnlyTakenTokens) {
 // cached position, GPU-fed ones included, so a prompt that repeats the
 // cache's start (a chat's next turn) runs only the rest, and sampling with a
 // repeat penalty then equals a run of the whole prompt from an empty cache.
+// A GBNF grammar: sampled text (temperature 1, several seeds, the random
+// model's own preferences overruled) is always a sentence, and generation
+// ends at the end-of-generation token once the sentence is whole.
+TEST_F(GenerateGpuTest, AGrammarShapesSampledTextIntoItsSentences) {
+  llm::GenerateOptions o = options(true, 4, 1.0f);
+  o.max_tokens = 24;
+  o.ignore_eos = false;
+  o.grammar = llm::parse_gbnf("root ::= (\"yes\" | \"no\") \", \" [0-9]{2,3} \".\"\n");
+  const std::regex sentence("(yes|no), [0-9]{2,3}[.]");
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    o.sampler.seed = seed;
+    model_->reset();
+    std::string text;
+    const llm::GenerateStats stats = llm::generate(*model_, prompt_, o, [&](llm::TokenId, std::string_view piece) {
+      text += piece;
+      return true;
+    });
+    EXPECT_TRUE(std::regex_match(text, sentence)) << "seed " << seed << ": '" << text << "'";
+    EXPECT_TRUE(stats.stopped_at_eos) << "seed " << seed;
+  }
+}
+
 TEST_F(GenerateGpuTest, ACachedPrefixIsReusedAndSamplesAsTheWholePrompt) {
   const auto greedy = run(options(true, 4, 0), prompt_);  // tokens fed back on the GPU, 4 steps ahead
   std::vector<llm::TokenId> held = prompt_;

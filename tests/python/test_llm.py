@@ -128,6 +128,17 @@ def test_json_schema_constrains_the_text(llm):
                                                                                        "pattern": "b"}}}))
 
 
+def test_a_grammar_constrains_the_text(llm):
+    """grammar (GBNF) holds sampled text to the grammar's sentences; a bad
+    grammar is refused naming the line and column."""
+    for seed in (1, 2):
+        text = "".join(llm.generate("Answer:", max_tokens=16, temperature=1.0, seed=seed,
+                                    grammar='root ::= ("yes" | "no") "." '))
+        assert text in ("yes.", "no."), text
+    with pytest.raises(wgrt.Error, match="line 1, column 10: rule 'answer' is used but not defined"):
+        "".join(llm.generate("x", grammar="root ::= answer"))
+
+
 def test_generate_batch_rows_equal_their_text_alone():
     """Continuous batching from Python: three prompts, two at a time (the third
     starts as a slot frees), each greedy text equal to its text alone; bad

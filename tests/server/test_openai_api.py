@@ -3,6 +3,8 @@ completions and chat completions, streamed and not, give exactly the text
 `wgrt generate` prints for the same prompt and settings (greedy and seeded
 sampling), with usage counts, finish reasons and stop strings."""
 import numpy as np
+import re
+
 import pytest
 
 from serve_harness import wgrt_generate
@@ -299,6 +301,32 @@ def test_json_object_masks_what_cannot_continue_an_object(server):
     assert constrained.finish_reason == "length"
     text = client.completions.create(extra_body={"ignore_eos": True, "response_format": {"type": "text"}}, **kw)
     assert text.choices[0].text == free
+
+
+def test_a_gbnf_grammar_shapes_the_reply(server):
+    """llama.cpp's `grammar` field: sampled replies of the tiny random model are
+    sentences of the grammar, ended at the end-of-generation token once whole
+    (the parser's and matcher's own tests are in tests/llm/test_grammar.cpp)."""
+    grammar = 'root ::= ("yes" | "no") " " [0-9]{2}\n'
+    for seed in (1, 2, 3):
+        status, _, answer = server.request("POST", "/v1/completions", {
+            "model": "tiny", "prompt": PROMPT, "max_tokens": 20, "temperature": 1.0, "seed": seed,
+            "grammar": grammar})
+        assert status == 200, answer
+        choice = answer["choices"][0]
+        assert re.fullmatch(r"(yes|no) [0-9]{2}", choice["text"]), choice
+        assert choice["finish_reason"] == "stop", choice
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"grammar": "root ::= item\n"}, "line 1, column 10: rule 'item' is used but not defined"),
+    ({"grammar": "root ::= expr\nexpr ::= expr \"+\" | \"1\"\n"}, "'expr' is left-recursive"),
+    ({"grammar": 7}, "'grammar' must be a string of GBNF"),
+    ({"grammar": "root ::= \"a\"", "response_format": {"type": "json_object"}}, "cannot both shape the reply"),
+])
+def test_bad_grammars_are_refused_naming_what_is_wrong(server, body, needle):
+    status, _, answer = server.request("POST", "/v1/completions", {"model": "tiny", "prompt": "hi", **body})
+    assert status == 400 and answer["error"]["param"] == "grammar" and needle in answer["error"]["message"], answer
 
 
 @pytest.mark.parametrize("fmt", [{"type": "json_schema", "json_schema": {"schema": {}}}, {"type": "xml"}, {},

@@ -1,0 +1,144 @@
+// GrammarMatcher: the ways a text may still be read by a grammar, as stacks
+// of positions (llm/grammar.h).
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llm/grammar.h"
+#include "wgrt/error.h"
+
+namespace wgrt::llm {
+namespace {
+
+// The least code point a UTF-8 character of `len` bytes may hold (fewer
+// would be an overlong encoding), by length 1-4.
+constexpr uint32_t kLeast[5] = {0, 0, 0x80, 0x800, 0x10000};
+constexpr uint32_t kMost = 0x10FFFF;
+
+// The code points a UTF-8 character starting with `bytes` (incomplete) may
+// be: [lo, hi]; false if the bytes cannot start one.
+bool prefix_range(std::string_view bytes, uint32_t* lo, uint32_t* hi) {
+  const auto c = static_cast<unsigned char>(bytes[0]);
+  const int extra = c >= 0xF8 ? -1 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
+  if (extra < 0 || int(bytes.size()) > extra) return false;
+  uint32_t v = c & (0x3F >> extra);
+  for (size_t i = 1; i < bytes.size(); ++i) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    if ((b & 0xC0) != 0x80) return false;
+    v = (v << 6) | (b & 0x3F);
+  }
+  const int missing = extra + 1 - int(bytes.size());
+  *lo = std::max(v << (6 * missing), kLeast[extra + 1]);
+  *hi = std::min((v << (6 * missing)) | ((1u << (6 * missing)) - 1), kMost);
+  return *lo <= *hi;
+}
+
+bool may_match(const GrammarElement& e, uint32_t lo, uint32_t hi) {
+  if (e.negate) return true;  // a range wider than the excluded sets, nearly always
+  for (const auto& [a, b] : e.ranges) {
+    if (a <= hi && b >= lo) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+GrammarMatcher::GrammarMatcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
+  const int32_t root = grammar_->root;
+  for (size_t a = 0; a < grammar_->rules[size_t(root)].size(); ++a) {
+    expand(Stack{Position{root, int32_t(a), 0}}, state_.stacks);
+  }
+  if (state_.stacks.empty()) throw Error(ErrorCode::InvalidArgument, "grammar: the root rule matches nothing");
+}
+
+const GrammarElement& GrammarMatcher::top(const Stack& s) const {
+  const Position& p = s.back();
+  return grammar_->rules[size_t(p.rule)][size_t(p.alt)][size_t(p.index)];
+}
+
+void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out, int depth) const {
+  for (;;) {
+    if (stack.empty()) break;
+    const Position p = stack.back();
+    const auto& alt = grammar_->rules[size_t(p.rule)][size_t(p.alt)];
+    if (size_t(p.index) >= alt.size()) {
+      stack.pop_back();  // the rule is read: its caller's next element
+      continue;
+    }
+    const GrammarElement& e = alt[size_t(p.index)];
+    if (e.rule < 0) break;
+    // A reference: the caller goes on after it (a finished caller is
+    // dropped now, so right recursion does not grow the stack), and each of
+    // the rule's alternatives is read first.
+    stack.back().index += 1;
+    if (size_t(stack.back().index) >= alt.size()) stack.pop_back();
+    // Left recursion is refused at parse, so this ends; the depth guards
+    // against a deep chain of rules that read nothing.
+    if (depth > 4096) throw Error(ErrorCode::InvalidArgument, "grammar: rules nest too deeply before a character");
+    const auto& alts = grammar_->rules[size_t(e.rule)];
+    for (size_t a = 0; a < alts.size(); ++a) {
+      Stack next = stack;
+      next.push_back(Position{e.rule, int32_t(a), 0});
+      expand(std::move(next), out, depth + 1);
+    }
+    return;
+  }
+  if (out.size() < kMaxStacks && std::find(out.begin(), out.end(), stack) == out.end()) out.push_back(std::move(stack));
+}
+
+bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
+  std::string text = state.partial + std::string(bytes);
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (len == 0) return false;  // a continuation byte where a character starts
+    if (i + len > text.size()) break;  // split by the token: kept for the next
+    uint32_t cp = c < 0x80 ? c : c & (0x3F >> (len - 1));
+    for (size_t k = 1; k < len; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (cp < kLeast[len] || cp > kMost) return false;  // overlong, or past Unicode
+    std::vector<Stack> next;
+    for (const Stack& s : state.stacks) {
+      if (s.empty() || !top(s).matches(cp)) continue;
+      Stack moved = s;
+      moved.back().index += 1;
+      expand(std::move(moved), next);
+    }
+    if (next.empty()) return false;
+    state.stacks = std::move(next);
+    i += len;
+  }
+  state.partial = text.substr(i);
+  if (!state.partial.empty()) {
+    uint32_t lo = 0, hi = 0;
+    if (!prefix_range(state.partial, &lo, &hi)) return false;
+    const bool viable = std::any_of(state.stacks.begin(), state.stacks.end(),
+                                    [&](const Stack& s) { return !s.empty() && may_match(top(s), lo, hi); });
+    if (!viable) return false;
+  }
+  return true;
+}
+
+bool GrammarMatcher::feed(std::string_view bytes) {
+  State next = state_;
+  if (!advance(next, bytes)) return false;
+  state_ = std::move(next);
+  return true;
+}
+
+bool GrammarMatcher::accepts(std::string_view bytes) const {
+  State next = state_;
+  return advance(next, bytes);
+}
+
+bool GrammarMatcher::complete() const {
+  return state_.partial.empty() &&
+         std::any_of(state_.stacks.begin(), state_.stacks.end(), [](const Stack& s) { return s.empty(); });
+}
+
+}  // namespace wgrt::llm
