@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 MAX_SECONDS=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_gguf fuzz_pte fuzz_ptd fuzz_tokenizer fuzz_chat_template fuzz_openai_request fuzz_tool_calls)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_gguf fuzz_pte fuzz_ptd fuzz_tokenizer fuzz_chat_template fuzz_openai_request fuzz_tool_calls fuzz_grammar)
 
 # Executions per target: 10-42 s each, 2 min 40 s for all five (measured at
 # load average 8 on the 2-core machine), well inside MAX_SECONDS.
@@ -30,6 +30,7 @@ runs_of() {
     fuzz_chat_template) echo 200000 ;;
     fuzz_openai_request) echo 200000 ;;
     fuzz_tool_calls) echo 200000 ;;
+    fuzz_grammar) echo 100000 ;;
     *) echo 10000 ;;
   esac
 }

@@ -11,7 +11,8 @@
 // escapes \n \r \t \\ \" \' \[ \] \- \xHH \uHHHH \UHHHHHHHH), `.` (any
 // character), ( groups ), * + ? {m} {m,} {m,n}, # comments. A rule that
 // reaches itself before reading a character (left recursion) is refused,
-// as is a reference to an undefined rule.
+// as is a reference to an undefined rule; at most 4096 rules (groups and
+// repetitions count) and groups 64 deep.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,10 @@ class GrammarMatcher {
   // The most ways to read the text kept at once: a grammar ambiguous past
   // it keeps the first ones.
   static constexpr size_t kMaxStacks = 256;
+  // The most positions a reading may stack (rules inside rules, as nested
+  // brackets make): a deeper reading is dropped, so that each byte costs a
+  // bounded time, as JSON's nesting bound does.
+  static constexpr size_t kMaxDepth = 256;
 
   // A whole sentence may go on (`[a-z]+`): the constraint allows both.
   static constexpr bool kEndsWhenComplete = false;

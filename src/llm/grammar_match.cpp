@@ -75,7 +75,7 @@ void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out, int depth) con
     if (size_t(stack.back().index) >= alt.size()) stack.pop_back();
     // Left recursion is refused at parse, so this ends; the depth guards
     // against a deep chain of rules that read nothing.
-    if (depth > 4096) throw Error(ErrorCode::InvalidArgument, "grammar: rules nest too deeply before a character");
+    if (depth > int(kMaxDepth)) return;  // a reading nested past kMaxDepth is dropped
     const auto& alts = grammar_->rules[size_t(e.rule)];
     for (size_t a = 0; a < alts.size(); ++a) {
       Stack next = stack;
@@ -84,7 +84,8 @@ void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out, int depth) con
     }
     return;
   }
-  if (out.size() < kMaxStacks && std::find(out.begin(), out.end(), stack) == out.end()) out.push_back(std::move(stack));
+  if (stack.size() > kMaxDepth || out.size() >= kMaxStacks) return;
+  if (std::find(out.begin(), out.end(), stack) == out.end()) out.push_back(std::move(stack));
 }
 
 bool GrammarMatcher::advance(State& state, std::string_view bytes) const {

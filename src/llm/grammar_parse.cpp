@@ -19,6 +19,10 @@ namespace llm {
 namespace {
 
 constexpr int kMaxRepeat = 1000;  // {m,n} bounds (each copy is an element)
+// Bounds that keep the parser's and the matcher's recursion shallow
+// whatever the text: groups inside groups, and rules (named and made).
+constexpr int kMaxNesting = 64;
+constexpr size_t kMaxRules = 4096;
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 
 using Elements = std::vector<GrammarElement>;
@@ -109,6 +113,7 @@ class GbnfParser {
   }
 
   int32_t new_rule(const std::string& name, size_t at) {
+    if (g_->rules.size() >= kMaxRules) fail(at, "more than " + std::to_string(kMaxRules) + " rules (groups and repetitions count)");
     const auto id = int32_t(g_->rules.size());
     g_->names.push_back(name);
     g_->rules.emplace_back();
@@ -181,9 +186,11 @@ class GbnfParser {
     }
     if (c == '(') {
       ++pos_;
+      if (++nesting_ > kMaxNesting) fail(at, "groups nest deeper than " + std::to_string(kMaxNesting));
       std::vector<Grammar::Alternative> alts = read_alternatives(true);
       if (peek() != ')') fail(at, "expected ')' to close the group");
       ++pos_;
+      --nesting_;
       return {ref(made_rule(std::move(alts)))};
     }
     const std::string name = read_name();
@@ -358,6 +365,7 @@ class GbnfParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int nesting_ = 0;
   std::shared_ptr<Grammar> g_ = std::make_shared<Grammar>();
   std::map<std::string, int32_t> ids_;
   std::vector<bool> defined_;

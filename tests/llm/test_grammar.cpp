@@ -106,6 +106,16 @@ TEST(Grammar, ACharacterSplitAcrossTokensIsFollowed) {
   EXPECT_TRUE(m.complete());
 }
 
+TEST(Grammar, NestingIsBounded) {
+  // Brackets inside brackets: a reading deeper than kMaxDepth positions is
+  // dropped, so each byte costs a bounded time.
+  const std::string g = "root ::= \"(\" root \")\" | \"x\"";
+  EXPECT_TRUE(sentence(g, std::string(100, '(') + "x" + std::string(100, ')')));
+  EXPECT_FALSE(prefix(g, std::string(llm::GrammarMatcher::kMaxDepth + 8, '(')));
+  EXPECT_NE(error_of("root ::= " + std::string(65, '(') + "\"a\"" + std::string(65, ')')).find("nest deeper than 64"),
+            std::string::npos);
+}
+
 TEST(Grammar, BadGrammarsAreRefusedNamingWhereAndWhat) {
   EXPECT_NE(error_of("root ::= item\n").find("rule 'item' is used but not defined"), std::string::npos);
   EXPECT_NE(error_of("start ::= \"a\"\n").find("no 'root' rule"), std::string::npos);
