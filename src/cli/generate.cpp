@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "wgrt/error.h"
+#include "wgrt/grammar.h"
 #include "wgrt/json_schema.h"
 #include "wgrt/llm.h"
 #include "wgrt/tensor.h"
@@ -25,7 +26,7 @@ namespace {
 // The command line, as parsed.
 struct GenerateArgs {
   std::vector<std::string> prompt_words;
-  std::string model, tokenizer, system, file, prompt_tokens, dump_logits, json_schema;
+  std::string model, tokenizer, system, file, prompt_tokens, dump_logits, json_schema, grammar;
   bool json = false;
   int32_t n = 128;
   float temp = 0.8f, top_p = 0.95f, min_p = 0.05f, repeat_penalty = 1.0f, presence_penalty = 0.0f,
@@ -111,6 +112,16 @@ api::GenerateOptions generate_options(const GenerateArgs& args) {
       throw e.with_context("--json-schema " + args.json_schema);
     }
   }
+  if (!args.grammar.empty()) {
+    if (gen.json_object || gen.json_schema) {
+      throw Error(ErrorCode::InvalidArgument, "--grammar: cannot be used with --json or --json-schema");
+    }
+    try {
+      gen.grammar = api::parse_grammar(read_file(args.grammar, "GBNF grammar file"));
+    } catch (const Error& e) {
+      throw e.with_context("--grammar " + args.grammar);
+    }
+  }
   api::validate(gen);  // before loading; top-k is checked against the vocabulary once it is known
   return gen;
 }
@@ -171,7 +182,8 @@ void print_report(const api::GenerateResult& stats, const api::GenerateOptions& 
                stats.prompt_seconds, stats.prompt_tokens_per_second);
   std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
                stats.generate_seconds, stats.generate_tokens_per_second,
-               gen.gpu_sampling && model.can_sample_on_gpu() && !gen.on_logits
+               gen.gpu_sampling && model.can_sample_on_gpu() && !gen.on_logits && !gen.json_object &&
+                       !gen.json_schema && !gen.grammar
                    ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
                    : "sampled on the CPU");
   std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
@@ -266,6 +278,9 @@ Command add_generate(CLI::App& app) {
   cmd->add_flag("--json", a->json, "the reply is one JSON object (constrained decoding; samples on the CPU)");
   cmd->add_option("--json-schema", a->json_schema,
                   "the reply is one value of the JSON Schema in this file (the subset wgrt serve takes)")
+      ->type_name("PATH");
+  cmd->add_option("--grammar", a->grammar,
+                  "the reply is a sentence of the GBNF grammar in this file (llama.cpp's format; samples on the CPU)")
       ->type_name("PATH");
   cmd->add_flag("--quiet", a->quiet, "print only the generated text");
   const std::string testing = "for testing against a reference";

@@ -34,7 +34,26 @@ bool prefix_range(std::string_view bytes, uint32_t* lo, uint32_t* hi) {
   return *lo <= *hi;
 }
 
+// The code points the first character of `bytes` may be (one, when it is
+// whole); false when the bytes cannot start a character.
+bool first_char_range(std::string_view bytes, uint32_t* lo, uint32_t* hi) {
+  const auto c = static_cast<unsigned char>(bytes[0]);
+  const size_t len = c < 0x80 ? 1 : c >= 0xF8 ? 0 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+  if (len == 0) return false;
+  if (bytes.size() < len) return prefix_range(bytes, lo, hi);
+  uint32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
+  for (size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(bytes[k]);
+    if ((b & 0xC0) != 0x80) return false;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < kLeast[len] || cp > kMost) return false;
+  *lo = *hi = cp;
+  return true;
+}
+
 bool may_match(const GrammarElement& e, uint32_t lo, uint32_t hi) {
+  if (lo == hi) return e.matches(lo);
   if (e.negate) return true;  // a range wider than the excluded sets, nearly always
   for (const auto& [a, b] : e.ranges) {
     if (a <= hi && b >= lo) return true;
@@ -133,6 +152,15 @@ bool GrammarMatcher::feed(std::string_view bytes) {
 }
 
 bool GrammarMatcher::accepts(std::string_view bytes) const {
+  // Most of a vocabulary fails at its first character: that is checked
+  // without copying the state (a mask asks this of every token each step).
+  if (state_.partial.empty() && !bytes.empty()) {
+    uint32_t lo = 0, hi = 0;
+    if (!first_char_range(bytes, &lo, &hi)) return false;
+    const bool may = std::any_of(state_.stacks.begin(), state_.stacks.end(),
+                                 [&](const Stack& s) { return !s.empty() && may_match(top(s), lo, hi); });
+    if (!may) return false;
+  }
   State next = state_;
   return advance(next, bytes);
 }
