@@ -120,13 +120,55 @@ ParsedReply parse_hermes(std::string_view reply) {
   return out;
 }
 
-// Mistral: [TOOL_CALLS] and a JSON array of calls.
+// Mistral's later templates (v11 on): [TOOL_CALLS]name[ARGS]{...} once per
+// call, an optional [CALL_ID]id before [ARGS]. The calls from `mark` on, and
+// where they end; false unless every marker from there is a whole call.
+bool read_args_calls(std::string_view reply, size_t mark, std::vector<ToolCall>& calls, size_t& end) {
+  constexpr std::string_view kMarker = "[TOOL_CALLS]", kArgs = "[ARGS]", kId = "[CALL_ID]";
+  size_t at = mark;
+  while (reply.substr(at, kMarker.size()) == kMarker) {
+    const size_t name_at = at + kMarker.size();
+    const size_t bracket = reply.find('[', name_at);
+    if (bracket == std::string_view::npos) return false;
+    ToolCall call;
+    call.name = trimmed(reply.substr(name_at, bracket - name_at));
+    size_t args_at = bracket;
+    std::string id;
+    if (reply.substr(bracket, kId.size()) == kId) {
+      args_at = reply.find(kArgs, bracket + kId.size());
+      if (args_at == std::string_view::npos) return false;
+      id = trimmed(reply.substr(bracket + kId.size(), args_at - bracket - kId.size()));
+    }
+    if (call.name.empty() || reply.substr(args_at, kArgs.size()) != kArgs) return false;
+    const json args = json_at(reply, skip_space(reply, args_at + kArgs.size()), end);
+    if (!args.is_object()) return false;
+    call.arguments = args.dump();
+    call.id = id.empty() ? new_call_id() : id;
+    calls.push_back(std::move(call));
+    at = skip_space(reply, end);
+  }
+  return !calls.empty();
+}
+
+// Mistral: [TOOL_CALLS] and a JSON array of calls, or the later
+// [TOOL_CALLS]name[ARGS]{...} form.
 ParsedReply parse_mistral(std::string_view reply) {
   constexpr std::string_view kMarker = "[TOOL_CALLS]";
   ParsedReply out;
   const size_t mark = reply.find(kMarker);
   if (mark == std::string_view::npos) {
     out.content = trimmed(reply);
+    return out;
+  }
+  if (const size_t first = skip_space(reply, mark + kMarker.size()); first < reply.size() && reply[first] != '[') {
+    std::vector<ToolCall> calls;
+    size_t end = 0;
+    if (!read_args_calls(reply, mark, calls, end)) {
+      out.content = trimmed(reply);
+      return out;
+    }
+    out.tool_calls = std::move(calls);
+    out.content = trimmed(std::string(reply.substr(0, mark)) + std::string(reply.substr(end)));
     return out;
   }
   size_t end = 0;

@@ -89,6 +89,24 @@ TEST(ToolCallsTest, MistralCallsFollowTheMarker) {
   EXPECT_TRUE(parse_tool_calls(ToolCallFormat::None, "<tool_call>{\"name\": \"a\"}</tool_call>").tool_calls.empty());
 }
 
+TEST(ToolCallsTest, MistralsLaterFormatNamesEachCallBeforeItsArgs) {
+  const ParsedReply r = parse_tool_calls(
+      ToolCallFormat::Mistral,
+      "Checking. [TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}[TOOL_CALLS]get_time[CALL_ID]c0ffee123[ARGS]{}");
+  ASSERT_EQ(r.tool_calls.size(), 2u);
+  EXPECT_EQ(r.tool_calls[0].name, "get_weather");
+  EXPECT_EQ(r.tool_calls[0].arguments, "{\"city\":\"Paris\"}");
+  EXPECT_EQ(r.tool_calls[0].id.rfind("call_", 0), 0u) << "a made id when the model wrote none";
+  EXPECT_EQ(r.tool_calls[1].name, "get_time");
+  EXPECT_EQ(r.tool_calls[1].id, "c0ffee123");
+  EXPECT_EQ(r.content, "Checking.");
+  // Cut off before its arguments end, or without [ARGS]: no call, the text kept.
+  const std::string cut = "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Par";
+  EXPECT_TRUE(parse_tool_calls(ToolCallFormat::Mistral, cut).tool_calls.empty());
+  EXPECT_EQ(parse_tool_calls(ToolCallFormat::Mistral, cut).content, cut);
+  EXPECT_TRUE(parse_tool_calls(ToolCallFormat::Mistral, "[TOOL_CALLS]get_weather{}").tool_calls.empty());
+}
+
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
