@@ -143,6 +143,7 @@ class GenerationQueue {
 
   api::Llm model_;
   const size_t max_waiting_;
+  const size_t parallel_;  // the model's slots (api::Llm::parallel)
   const Reload reload_;
   const Fatal fatal_;
   std::atomic<uint64_t> lose_at_request_{0}, fail_at_request_{0};
@@ -152,7 +153,6 @@ class GenerationQueue {
   std::deque<std::shared_ptr<Job>> waiting_;
   std::shared_ptr<Job> running_;  // one at a time
   std::map<uint64_t, std::shared_ptr<Job>> batched_;  // running in the batch, by its ids
-  const size_t parallel_;
   uint64_t completed_ = 0;
   bool stopping_ = false;
   std::thread worker_;  // last: starts once everything above exists
