@@ -45,9 +45,7 @@ size_t Batch::waiting() const { return state_->generator.waiting(); }
 void Batch::time_next_step() { state_->generator.time_next_step(); }
 
 std::vector<DispatchTime> Batch::last_timed_step() const {
-  std::vector<DispatchTime> times;
-  for (const gpu::DispatchTiming& t : state_->generator.step_timings()) times.push_back({t.label, t.gpu_ns * 1e-6});
-  return times;
+  return detail::dispatch_times(state_->generator.step_timings());
 }
 
 std::vector<GenerateResult> Llm::generate_batch(std::span<const std::vector<int32_t>> prompts,

@@ -39,6 +39,8 @@ struct ProgramImpl {
 // api::GenerateOptions as the engine's, and the engine's stats as a result's (llm.cpp).
 llm::GenerateOptions engine_generate_options(const GenerateOptions& options);
 void copy_generate_stats(const llm::GenerateStats& s, GenerateResult& r);
+// The engine's dispatch timings as the API reports them (milliseconds).
+std::vector<DispatchTime> dispatch_times(const std::vector<gpu::DispatchTiming>& timings);
 
 struct LlmImpl {
   std::shared_ptr<RuntimeImpl> runtime;

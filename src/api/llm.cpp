@@ -84,9 +84,7 @@ std::vector<float> Llm::forward(std::span<const int32_t> tokens, const RunOption
 }
 
 std::vector<DispatchTime> Llm::last_dispatch_times() const {
-  std::vector<DispatchTime> times;
-  for (const gpu::DispatchTiming& t : impl_->model->graph().last_timings()) times.push_back({t.label, t.gpu_ns * 1e-6});
-  return times;
+  return detail::dispatch_times(impl_->model->graph().last_timings());
 }
 
 HostTimes Llm::last_host_times() const {
@@ -210,6 +208,12 @@ void copy_stats(const llm::GenerateStats& s, GenerateResult& r) {
 namespace detail {
 llm::GenerateOptions engine_generate_options(const GenerateOptions& options) { return api::engine_options(options); }
 void copy_generate_stats(const llm::GenerateStats& s, GenerateResult& r) { api::copy_stats(s, r); }
+
+std::vector<DispatchTime> dispatch_times(const std::vector<gpu::DispatchTiming>& timings) {
+  std::vector<DispatchTime> times;
+  for (const gpu::DispatchTiming& t : timings) times.push_back({t.label, t.gpu_ns * 1e-6});
+  return times;
+}
 }  // namespace detail
 
 GenerateResult Llm::generate(std::span<const int32_t> prompt, const GenerateOptions& options,

@@ -131,11 +131,7 @@ std::vector<Output> Method::execute(std::span<const Input> inputs, const RunOpti
 }
 
 std::vector<DispatchTime> Method::last_dispatch_times() const {
-  std::vector<DispatchTime> times;
-  for (const gpu::DispatchTiming& t : program_->graphs[index_]->last_timings()) {
-    times.push_back({t.label, t.gpu_ns * 1e-6});
-  }
-  return times;
+  return detail::dispatch_times(program_->graphs[index_]->last_timings());
 }
 
 size_t Method::dispatch_count() const { return program_->graphs[index_]->dispatch_count(); }

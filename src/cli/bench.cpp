@@ -76,6 +76,17 @@ struct TgMode {
   int64_t parallel = 0;  // > 0: this many sequences at once through api::Batch
 };
 
+// A profile from one pass's dispatch timings.
+Profile profile_of(const std::string& what, double wall_ms, const std::vector<api::DispatchTime>& timings) {
+  Profile p;
+  p.what = what;
+  p.wall_ms = wall_ms;
+  for (const auto& t : timings) p.gpu_ms += t.ms;
+  p.dispatches = timings.size();
+  p.kernels = group_by_label(timings);
+  return p;
+}
+
 class Bench {
  public:
   Bench(api::Llm& model, uint64_t seed) : model_(model), rng_(seed) {}
@@ -241,14 +252,7 @@ class Bench {
     opt.time_dispatches = true;
     const auto t0 = Clock::now();
     model_.forward(tokens, opt);
-    Profile p;
-    p.what = what;
-    p.wall_ms = 1e3 * seconds_since(t0);
-    const std::vector<api::DispatchTime> timings = model_.last_dispatch_times();
-    for (const auto& t : timings) p.gpu_ms += t.ms;
-    p.dispatches = timings.size();
-    p.kernels = group_by_label(timings);
-    return p;
+    return profile_of(what, 1e3 * seconds_since(t0), model_.last_dispatch_times());
   }
 
   // One timed batched decode step of `rows` sequences (one-token prompts,
@@ -264,16 +268,11 @@ class Bench {
     batch.time_next_step();
     const auto t0 = Clock::now();
     batch.step();
-    Profile p;
-    p.what = "decode step of " + std::to_string(rows) + " sequences at once";
-    p.wall_ms = 1e3 * seconds_since(t0);
+    const double wall_ms = 1e3 * seconds_since(t0);
     const std::vector<api::DispatchTime> timings = batch.last_timed_step();
     if (timings.empty()) throw Error(ErrorCode::Internal, "bench: the timed batched step did not run");
-    for (const auto& t : timings) p.gpu_ms += t.ms;
-    p.dispatches = timings.size();
-    p.kernels = group_by_label(timings);
     batch.run();
-    return p;
+    return profile_of("decode step of " + std::to_string(rows) + " sequences at once", wall_ms, timings);
   }
 
  private:

@@ -6,49 +6,39 @@
 #include <vector>
 
 #include "llm/grammar.h"
+#include "llm/tokenizer/unicode.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
 namespace {
 
-// The least code point a UTF-8 character of `len` bytes may hold (fewer
-// would be an overlong encoding), by length 1-4.
-constexpr uint32_t kLeast[5] = {0, 0, 0x80, 0x800, 0x10000};
-constexpr uint32_t kMost = 0x10FFFF;
-
-// The code points a UTF-8 character starting with `bytes` (incomplete) may
-// be: [lo, hi]; false if the bytes cannot start one.
+// The code points a UTF-8 character starting with `bytes` (a lead byte and
+// fewer continuation bytes than it needs) may be: [lo, hi]; false if no
+// valid character starts so (decode_utf8's rules: no overlong form, nothing
+// past U+10FFFF).
 bool prefix_range(std::string_view bytes, uint32_t* lo, uint32_t* hi) {
-  const auto c = static_cast<unsigned char>(bytes[0]);
-  const int extra = c >= 0xF8 ? -1 : c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-  if (extra < 0 || int(bytes.size()) > extra) return false;
-  uint32_t v = c & (0x3F >> extra);
+  constexpr uint32_t kLeast[5] = {0, 0, 0x80, 0x800, 0x10000};  // by length: less is overlong
+  const size_t n = utf8_sequence_size(static_cast<uint8_t>(bytes[0]));
+  if (n < 2 || bytes.size() >= n) return false;
+  uint32_t v = static_cast<uint8_t>(bytes[0]) & (0xFF >> (n + 1));
   for (size_t i = 1; i < bytes.size(); ++i) {
-    const auto b = static_cast<unsigned char>(bytes[i]);
+    const auto b = static_cast<uint8_t>(bytes[i]);
     if ((b & 0xC0) != 0x80) return false;
     v = (v << 6) | (b & 0x3F);
   }
-  const int missing = extra + 1 - int(bytes.size());
-  *lo = std::max(v << (6 * missing), kLeast[extra + 1]);
-  *hi = std::min((v << (6 * missing)) | ((1u << (6 * missing)) - 1), kMost);
+  const size_t missing = n - bytes.size();
+  *lo = std::max(v << (6 * missing), kLeast[n]);
+  *hi = std::min((v << (6 * missing)) | ((1u << (6 * missing)) - 1), uint32_t(0x10FFFF));
   return *lo <= *hi;
 }
 
 // The code points the first character of `bytes` may be (one, when it is
 // whole); false when the bytes cannot start a character.
 bool first_char_range(std::string_view bytes, uint32_t* lo, uint32_t* hi) {
-  const auto c = static_cast<unsigned char>(bytes[0]);
-  const size_t len = c < 0x80 ? 1 : c >= 0xF8 ? 0 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-  if (len == 0) return false;
-  if (bytes.size() < len) return prefix_range(bytes, lo, hi);
-  uint32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(bytes[k]);
-    if ((b & 0xC0) != 0x80) return false;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < kLeast[len] || cp > kMost) return false;
-  *lo = *hi = cp;
+  if (bytes.size() < utf8_sequence_size(static_cast<uint8_t>(bytes[0]))) return prefix_range(bytes, lo, hi);
+  const Utf8Char c = decode_utf8(bytes, 0);
+  if (c.cp == kInvalidCodepoint) return false;
+  *lo = *hi = c.cp;
   return true;
 }
 
@@ -111,17 +101,12 @@ bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
   std::string text = state.partial + std::string(bytes);
   size_t i = 0;
   while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-    if (len == 0) return false;  // a continuation byte where a character starts
+    const size_t len = utf8_sequence_size(static_cast<uint8_t>(text[i]));
+    if (len == 0) return false;  // a continuation or invalid byte where a character starts
     if (i + len > text.size()) break;  // split by the token: kept for the next
-    uint32_t cp = c < 0x80 ? c : c & (0x3F >> (len - 1));
-    for (size_t k = 1; k < len; ++k) {
-      const auto b = static_cast<unsigned char>(text[i + k]);
-      if ((b & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (cp < kLeast[len] || cp > kMost) return false;  // overlong, or past Unicode
+    const Utf8Char c = decode_utf8(text, i);
+    if (c.cp == kInvalidCodepoint) return false;
+    const uint32_t cp = c.cp;
     std::vector<Stack> next;
     for (const Stack& s : state.stacks) {
       if (s.empty() || !top(s).matches(cp)) continue;

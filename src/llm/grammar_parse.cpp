@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "llm/grammar.h"
+#include "llm/tokenizer/unicode.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -240,15 +241,10 @@ class GbnfParser {
       }
     }
     if (c < 0x80) return c;
-    const int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : -1;
-    if (extra < 0 || pos_ + size_t(extra) > text_.size()) fail(at, "invalid UTF-8");
-    uint32_t cp = c & (0x3F >> extra);
-    for (int i = 0; i < extra; ++i) {
-      const auto b = static_cast<unsigned char>(text_[pos_++]);
-      if ((b & 0xC0) != 0x80) fail(at, "invalid UTF-8");
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    return cp;
+    const Utf8Char ch = decode_utf8(text_, at);
+    if (ch.cp == kInvalidCodepoint) fail(at, "invalid UTF-8");
+    pos_ = at + ch.size;
+    return ch.cp;
   }
 
   uint32_t read_hex(int digits, size_t at) {
