@@ -18,6 +18,18 @@ if(NOT WGPU_NATIVE_DIR)
   endif()
 endif()
 
+# The web build (emcmake) takes only webgpu.h: its calls resolve to our
+# JavaScript library (src/gpu/web/), and the toolchain's search roots would
+# hide a host folder from find_path.
+if(EMSCRIPTEN)
+  if(NOT EXISTS "${WGPU_NATIVE_DIR}/webgpu.h")
+    message(FATAL_ERROR "webgpu.h not found in '${WGPU_NATIVE_DIR}': install the `wgpu` wheel (scripts/setup.sh does) or pass -DWGPU_NATIVE_DIR=")
+  endif()
+  set(WgpuNative_FOUND TRUE)
+  add_library(WgpuNative::WgpuNative INTERFACE IMPORTED)
+  set_target_properties(WgpuNative::WgpuNative PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${WGPU_NATIVE_DIR}")
+  return()
+endif()
 find_path(WgpuNative_INCLUDE_DIR NAMES webgpu.h wgpu.h PATHS "${WGPU_NATIVE_DIR}" NO_DEFAULT_PATH)
 find_library(WgpuNative_LIBRARY NAMES wgpu_native-release wgpu_native PATHS "${WGPU_NATIVE_DIR}" NO_DEFAULT_PATH)
 

@@ -27,7 +27,8 @@ fi
 # clang-15 and libFuzzer: the sanitizer build and the fuzz targets (build-san/).
 APT_PKGS=(cmake g++ make pkg-config libgtest-dev libvulkan1 libvulkan-dev vulkan-tools
           libflatbuffers-dev flatbuffers-compiler python3-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
-          clang-15 libfuzzer-15-dev)
+          clang-15 libfuzzer-15-dev
+          emscripten chromium)  # the web target (scripts/build_web.sh) and its browser tests
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 mesa_ver=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
@@ -65,6 +66,10 @@ log "configuring and building into build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" \
       -DWGRT_BUILD_EXECUTORCH="$WGRT_BUILD_EXECUTORCH"
 cmake --build build -j"$(nproc)"
+
+# --- the web target: the engine as WebAssembly, and its page (build-web/site) ---
+log "building the web target into build-web/"
+scripts/build_web.sh
 
 # --- the Python package --------------------------------------------------------
 # Built by scikit-build-core from the same CMake tree (CLI and tests off) in

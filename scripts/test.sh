@@ -42,6 +42,9 @@ done
 if [ ${#suites[@]} -gt 0 ]; then
   python3 -m pytest -q -rs "${suites[@]}"
 fi
+# The web page in headless Chromium (its own process: one browser for all).
+scripts/build_web.sh
+python3 -m pytest -q -rs tests/web
 
 [ $quick -eq 1 ] && exit 0
 

@@ -148,8 +148,9 @@ class Bench {
   // greedy tokens, in one api::Batch. Timed like llama-batched-bench's S_TG
   // (generation only), over a window of steady decoding: from the moment
   // every sequence has its first token to the moment the tokens read back
-  // since then reach P x (N - 1 - in_flight); returned as the seconds P x N
-  // tokens take at that rate. The window ends before the last steps in
+  // since then reach all that remain less P x (1 + in_flight) (sequences
+  // join a step apart, so the first have tokens before the last starts);
+  // returned as the seconds P x N tokens take at that rate. The window ends before the last steps in
   // flight are read back: where submit runs the work itself (lavapipe) their
   // work is already done, and counting their tokens would overstate the rate.
   double run_parallel_once(int64_t n_gen, int64_t tg_prefill) {
@@ -162,8 +163,8 @@ class Bench {
     const auto rows = size_t(tg_.parallel);
     std::vector<int64_t> got(rows, 0);
     size_t started = 0, short_of = 0;
-    const int64_t window = int64_t(rows) * std::max<int64_t>(1, n_gen - 1 - tg_.in_flight);
-    int64_t after = 0;
+    const int64_t tail = int64_t(rows) * (1 + tg_.in_flight);
+    int64_t window = 0, before = 0, after = 0;
     Clock::time_point all_started, window_end;
     for (size_t i = 0; i < rows; ++i) {
       api::BatchCallbacks callbacks;
@@ -173,7 +174,9 @@ class Bench {
           if (++after == window) window_end = Clock::now();
         } else if (got[i] == 0 && ++started == rows) {
           all_started = Clock::now();
+          window = int64_t(rows) * n_gen - (before + 1) - tail;
         }
+        ++before;
         ++got[i];
         return true;
       };
@@ -185,9 +188,10 @@ class Bench {
     }
     batch.run();
     if (short_of > 0) throw Error(ErrorCode::Internal, "bench: a sequence of the batch ended early");
-    if (after < window) {
-      throw Error(ErrorCode::InvalidArgument, "bench: --parallel needs -n of at least " +
-                                                  std::to_string(tg_.in_flight + 2) + " (in flight + 2)");
+    if (window <= 0 || after < window) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "bench: --parallel " + std::to_string(rows) + ": -n " + std::to_string(n_gen) +
+                      " leaves no steady window (all sequences decoding at once) to time: raise -n");
     }
     const double s = std::chrono::duration<double>(window_end - all_started).count();
     return s * double(int64_t(rows) * n_gen) / double(window);

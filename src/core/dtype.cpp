@@ -1,6 +1,7 @@
 #include "wgrt/dtype.h"
 
-#include <bit>
+// __builtin_bit_cast rather than std::bit_cast: the web build's libc++
+// (emscripten 3.1.6) lacks the latter, which wraps the same builtin.
 
 namespace wgrt {
 
@@ -49,13 +50,13 @@ float f16_to_f32(uint16_t h) {
     } while ((mant & 0x400) == 0);
     bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3FF) << 13);
   }
-  return std::bit_cast<float>(bits);
+  return __builtin_bit_cast(float, bits);
 }
 
-float bf16_to_f32(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float bf16_to_f32(uint16_t bits) { return __builtin_bit_cast(float, static_cast<uint32_t>(bits) << 16); }
 
 uint16_t f32_to_f16(float value) {
-  const uint32_t x = std::bit_cast<uint32_t>(value);
+  const uint32_t x = __builtin_bit_cast(uint32_t, value);
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
   const uint32_t abs = x & 0x7FFFFFFFu;
   if (abs >= 0x7F800000u) return sign | (abs > 0x7F800000u ? 0x7E00 : 0x7C00);  // NaN (quiet) or inf

@@ -72,8 +72,12 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   m->context_ = lg.max_context;
   m->chunk_ = lg.max_chunk;
   LoadOptions lopt = graph_options(options);
-  // A batched decode step is `slots` rows through each linear: the GEMV takes them.
-  lopt.tuning.gemv_batch_rows = std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(options.slots));
+  // A batched decode step is `slots` rows through each linear: the multi-row
+  // GEMV takes up to kBatchedGemvRows of them, the GEMM more. Measured on the
+  // H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV step grows ~0.65 ms
+  // a row (21 ms at 32) while its GEMM costs a flat ~11 ms up to 64 rows.
+  lopt.tuning.gemv_batch_rows =
+      std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(std::min<int64_t>(options.slots, kBatchedGemvRows)));
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
   }

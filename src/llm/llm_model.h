@@ -23,6 +23,10 @@
 
 namespace wgrt::llm {
 
+// The most rows of a batched decode step the multi-row GEMV takes; a larger
+// batch goes through the GEMM (WGRT_GEMV_BATCH_ROWS raises it, up to 32).
+constexpr int64_t kBatchedGemvRows = 16;
+
 struct LlmLoadOptions {
   std::string path;             // .gguf or .pte; "" -> the default model (default_model.h)
   std::string tokenizer_path;   // for a .pte: a GGUF file whose tokenizer the model uses

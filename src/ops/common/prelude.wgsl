@@ -15,3 +15,10 @@ fn div_up(a: u32, b: u32) -> u32 {
 fn swiglu(gate: f32, up: f32) -> f32 {
   return gate / (1.0 + exp(-gate)) * up;
 }
+
+// The f32 with these bits: how shaders write infinities and NaN. A call, not
+// bitcast<f32>(constant): WGSL rejects a constant expression whose value is
+// not finite (Chromium's compiler enforces that; naga lets it pass).
+fn f32_bits(bits: u32) -> f32 {
+  return bitcast<f32>(bits);
+}

@@ -94,10 +94,10 @@ fn compare(x: V, y: V) -> bool {
 // PyTorch's pow on reals: negative bases only to integral exponents.
 fn real_pow(x: f32, y: f32) -> f32 {
   if (y == 0.0) { return 1.0; }
-  if (x == 0.0) { return select(0.0, bitcast<f32>(0x7f800000u), y < 0.0); }
+  if (x == 0.0) { return select(0.0, f32_bits(0x7f800000u), y < 0.0); }
   let r = pow(abs(x), y);
   if (x > 0.0) { return r; }
-  if (floor(y) != y) { return bitcast<f32>(0x7fc00000u); }
+  if (floor(y) != y) { return f32_bits(0x7fc00000u); }
   return select(r, -r, abs(y % 2.0) == 1.0);
 }
 

@@ -45,7 +45,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   }
   let rstd = inverseSqrt(reduce_sum(lid.x, sq) * inv_d + params.eps);
   var first_channel = 0u;
-  if (GROUPS > 0u) { first_channel = (row % GROUPS) * (params.d / params.hw); }
+  // max(): WGSL rejects x % 0 when the divisor is a (pipeline) constant, even untaken.
+  if (GROUPS > 0u) { first_channel = (row % max(GROUPS, 1u)) * (params.d / params.hw); }
   for (var i = lid.x; i < params.d; i += WG) {
     var v = (x[base + i] - mean) * rstd;
     var c = i;

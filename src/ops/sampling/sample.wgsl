@@ -28,6 +28,7 @@
 // its lowest index in each span of SPAN logits, one workgroup per span, so
 // that `sample`'s first pass reads a few hundred partials instead of the
 // whole vocabulary: one workgroup walking 128K logits alone is latency-bound.
+//! import common/prelude.wgsl
 
 const WG: u32 = 256u;
 const CAP: u32 = 1024u;  // survivors sorted in workgroup memory
@@ -267,7 +268,7 @@ fn sort_and_cut(lid: u32, n: u32, top: f32, inv_t: f32, z: f32) -> u32 {
   var size = 2u;
   while (size < n) { size <<= 1u; }
   for (var t = n + lid; t < size; t += WG) {
-    list_l[t] = bitcast<f32>(0xff800000u);  // -inf: sorts last
+    list_l[t] = f32_bits(0xff800000u);  // -inf: sorts last
     list_i[t] = NONE;
   }
   for (var k = 2u; k <= size; k <<= 1u) {
@@ -365,7 +366,7 @@ fn mass_from(lid: u32, vocab: u32, plan: Plan, z: f32) -> f32 {
 
 fn plan_draw(lid: u32, from_partials: bool) -> Plan {
   let vocab = params.vocab;
-  var best = bitcast<f32>(0xff800000u);
+  var best = f32_bits(0xff800000u);
   var best_i = NONE;
   if (from_partials) {
     // Spans in index order: a later span with an equal maximum loses, as a
@@ -445,7 +446,7 @@ fn draw_together(lid: u32, plan: Plan, counter: u32) -> u32 {
     if (lid == 0u) { bc_u = pick_from_list(plan.n_keep, counter); }
     return workgroupUniformLoad(&bc_u);
   }
-  var best = bitcast<f32>(0xff800000u);
+  var best = f32_bits(0xff800000u);
   var best_i = NONE;
   for (var i = lid; i < params.vocab; i += WG) {
     let l = logit(i);
@@ -464,7 +465,7 @@ fn draw_together(lid: u32, plan: Plan, counter: u32) -> u32 {
 fn draw_alone(plan: Plan, counter: u32) -> u32 {
   if (plan.mode == 0u) { return plan.token; }
   if (plan.mode == 1u) { return pick_from_list(plan.n_keep, counter); }
-  var best = bitcast<f32>(0xff800000u);
+  var best = f32_bits(0xff800000u);
   var best_i = NONE;
   for (var i = 0u; i < params.vocab; i++) {
     let l = logit(i);
@@ -512,7 +513,7 @@ fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
 @compute @workgroup_size(WG)
 fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   keep_bindings(lid);
-  var best = bitcast<f32>(0xff800000u);
+  var best = f32_bits(0xff800000u);
   var best_i = NONE;
   for (var j = 0u; j < SPAN / WG; j++) {
     let i = wid.x * SPAN + j * WG + lid;
