@@ -161,6 +161,13 @@ export class Model {
     return yield* this.generate(await this.chatPrompt(messages), options);
   }
 
+  // One forward pass of `tokens` (ids) with each dispatch timed (it extends
+  // the KV cache as a prompt would): {wall_ms, dispatches: [{label, ms}], host}.
+  async profile(tokens) {
+    return JSON.parse(await serial(() => call('wgrt_web_llm_profile', 'string', ['number', 'string'],
+                                              [this.handle, JSON.stringify(tokens)])));
+  }
+
   free() {
     return serial(() => engine.ccall('wgrt_web_llm_free', 'number', ['number'], [this.handle]));
   }
@@ -175,7 +182,8 @@ export async function loadModel(source, options = {}) {
     const path = writeFile(bytes, '.gguf');
     engine.onProgress = options.onProgress ?? null;
     try {
-      const json = JSON.stringify({context: options.context ?? 2048, kv_f16: options.kvF16 ?? false});
+      const json = JSON.stringify({context: options.context ?? 2048, kv_f16: options.kvF16 ?? false,
+                                   ...(options.tuning ?? {})});
       const handle = await call('wgrt_web_llm_load', 'number', ['string', 'string'], [path, json]);
       return new Model(handle, JSON.parse(await call('wgrt_web_llm_info', 'string', ['number'], [handle])));
     } finally {

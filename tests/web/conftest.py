@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from web_site import ROOT
+from web_site import ROOT, open_page
 
 SITE = ROOT / os.environ.get("WGRT_WEB_BUILD_DIR", "build-web") / "site"
 CHROMIUM = os.environ.get("WGRT_CHROMIUM", "/usr/bin/chromium")
@@ -55,20 +55,6 @@ def browser():
 
 @pytest.fixture
 def page(browser, web_root):
-    """The wgrt page, its WebGPU device up (a test fails with the page's
-    console when it is not). page.console holds what it logged."""
-    pg = browser.new_page()
-    pg.console = []
-    pg.on("console", lambda m: pg.console.append(m.text))
-    pg.on("pageerror", lambda e: pg.console.append(f"pageerror: {e}"))
-    pg.goto(f"{web_root[1]}/index.html")
-    try:
-        pg.wait_for_function("!document.getElementById('device').textContent.startsWith('Starting')",
-                             timeout=60_000)
-    except Exception:
-        pytest.fail("the page never started:\n" + "\n".join(pg.console))
-    device = pg.text_content("#device")
-    if not device.startswith("WebGPU:"):
-        pytest.fail(f"no WebGPU device in the page: {device} {pg.text_content('#error')}\n" + "\n".join(pg.console))
+    pg = open_page(browser, web_root)
     yield pg
     pg.close()
