@@ -1,6 +1,7 @@
 // Language models in the page: load a GGUF from the module's file system,
 // apply its chat template, and generate token by token (wgrt.mjs streams
 // each step to the page as it comes).
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
