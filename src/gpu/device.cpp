@@ -438,4 +438,9 @@ void Device::pop_scopes(const char* what) {
   }
 }
 
+const char* Device::reduce_slot() const {
+  if (!features().subgroups) return "workgroup";
+  return native::strict_uniformity() ? "subgroup_uniform" : "subgroup";
+}
+
 }  // namespace wgrt::gpu

@@ -104,6 +104,10 @@ class Device {
   uint64_t split_bytes() const { return split_bytes_; }
   // Features enabled on this device (requested and granted).
   const DeviceFeatures& features() const { return features_; }
+  // The reduction shaders import as {reduce} (common/reduce_<it>.wgsl):
+  // "subgroup", "subgroup_uniform" where the compiler enforces uniformity
+  // (native::strict_uniformity), or "workgroup" without subgroups.
+  const char* reduce_slot() const;
   // Features the adapter offers, whether or not requested.
   const DeviceFeatures& adapter_features() const { return adapter_features_; }
   std::string implementation_version() const;

@@ -37,6 +37,12 @@ struct RuntimeChecks {
 // Creates a shader module with only the given checks.
 WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleDescriptor& desc, RuntimeChecks checks);
 
+// Whether the shader compiler enforces WGSL's uniformity analysis on
+// barriers that follow subgroup operations (a browser's Tint does, naga does
+// not): then subgroup reductions take their uniform form
+// (common/reduce_subgroup_uniform.wgsl).
+bool strict_uniformity();
+
 // "wgpu-native X.Y.Z.W".
 std::string version();
 

@@ -34,6 +34,8 @@ WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleD
 
 unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
 
+bool strict_uniformity() { return false; }
+
 std::string version() {
   const uint32_t v = wgpuGetVersion();
   return "wgpu-native " + std::to_string((v >> 24) & 0xff) + "." + std::to_string((v >> 16) & 0xff) +

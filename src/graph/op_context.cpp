@@ -18,7 +18,7 @@ OpContext::OpContext(gpu::Device& device, GraphState& state, const MemoryPlan& m
 const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, std::string_view entry,
                                                 const gpu::OverrideConstants& constants,
                                                 std::initializer_list<gpu::ShaderSlot> slots) {
-  const gpu::ShaderSlot device_slots[] = {{"reduce", device_.features().subgroups ? "subgroup" : "workgroup"}};
+  const gpu::ShaderSlot device_slots[] = {{"reduce", device_.reduce_slot()}};
   const std::span<const gpu::ShaderSlot> given(slots.begin(), slots.size());
   std::string label(shader_path);
   for (const gpu::ShaderSlot& s : slots) label += " " + std::string(s.name) + "=" + std::string(s.value);

@@ -39,8 +39,8 @@ class OpContext : public ResizeContext {
 
   // The pipeline of an embedded shader and the shaders it imports
   // (gpu/shader_program.h); `slots` fill the {slots} of its imports. The
-  // device's own choices fill the rest: {reduce} is "subgroup" where the
-  // device has subgroups, else "workgroup" (common/reduce_*.wgsl).
+  // device's own choices fill the rest: {reduce} (gpu::Device::reduce_slot,
+  // common/reduce_*.wgsl).
   const gpu::ComputePipeline& pipeline(std::string_view shader_path, std::string_view entry,
                                        const gpu::OverrideConstants& constants = {},
                                        std::initializer_list<gpu::ShaderSlot> slots = {});

@@ -28,6 +28,12 @@ def run_in_page(page, pte, ptd, method, inputs):
     return [np.load(io.BytesIO(base64.b64decode(o))) for o in outs]
 
 
+def test_page_device_has_subgroups(page):
+    # SwiftShader offers subgroups, so these programs run the subgroup
+    # reductions in their uniform form (common/reduce_subgroup_uniform.wgsl).
+    assert page.evaluate("wgrt.init()")["subgroups"] is True
+
+
 @pytest.mark.parametrize("name", ["mlp", "fp16_cnn", "transformer_block", "external_weights"])
 def test_fixture_matches_its_golden(page, web_root, name):
     spec = json.loads((PTE / f"{name}.json").read_text())

@@ -43,11 +43,6 @@ EMSCRIPTEN_KEEPALIVE int wgrt_web_init(const char* limits) {
       [&] {
         api::RuntimeOptions options;
         options.limits = api::parse_limits_mode(limits, "limits");
-        // Not yet in the browser: our subgroup reductions (common/
-        // reduce_subgroup.wgsl) branch on the subgroup's size before a
-        // barrier, which WGSL's uniformity analysis (enforced by Chromium,
-        // not by naga) refuses; the workgroup reductions run instead.
-        options.subgroups = false;
         web::g_runtime.emplace(api::Runtime::create(options));
         return 1;
       },

@@ -80,6 +80,10 @@ WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleD
 // Browsers know subgroups by the standard name only.
 unsigned subgroups_feature() { return WGPUFeatureName_Subgroups; }
 
+// Tint refuses a barrier after control flow that depends on a subgroup
+// operation's result.
+bool strict_uniformity() { return true; }
+
 std::string version() { return "browser WebGPU"; }
 
 }  // namespace wgrt::gpu::native
