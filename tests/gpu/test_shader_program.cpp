@@ -68,7 +68,7 @@ TEST(ShaderProgramTest, ImportsComeOnceBeforeTheirImporters) {
 }
 
 TEST(ShaderProgramTest, AShaderWithoutImportsIsItsOwnText) {
-  EXPECT_EQ(shader_program("sampling/sample.wgsl"), std::string(shader_source("sampling/sample.wgsl")));
+  EXPECT_EQ(shader_program("training/fused_ce_total.wgsl"), std::string(shader_source("training/fused_ce_total.wgsl")));
 }
 
 TEST(ShaderProgramTest, EnableDirectivesGoFirst) {
