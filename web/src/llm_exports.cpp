@@ -3,6 +3,7 @@
 // each step to the page as it comes).
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 
@@ -29,6 +30,23 @@ void take(const nlohmann::json& options, const char* key, T& field) {
   } catch (const nlohmann::json::exception&) {
     throw std::invalid_argument(std::string("option '") + key + "' has the wrong type: " + options.at(key).dump());
   }
+}
+
+// A named choice: anything but one of `names` is refused, naming the option.
+template <class T>
+void take_choice(const nlohmann::json& options, const char* key,
+                 std::initializer_list<std::pair<const char*, T>> names, T& field) {
+  if (!options.contains(key)) return;
+  const nlohmann::json& v = options.at(key);
+  std::string accepted;
+  for (const auto& [name, value] : names) {
+    if (v.is_string() && v.get<std::string>() == name) {
+      field = value;
+      return;
+    }
+    accepted += accepted.empty() ? name : std::string(", ") + name;
+  }
+  throw std::invalid_argument(std::string("option '") + key + "': expected one of " + accepted + ", got " + v.dump());
 }
 
 nlohmann::json parse_object(const char* text, const char* what) {
@@ -83,12 +101,10 @@ EMSCRIPTEN_KEEPALIVE int32_t wgrt_web_llm_load(const char* path, const char* opt
         // planar layout (whose 18 KiB of staged x it runs slowly).
         options.load.tuning.gemv_layout = GemvLayout::Blocks;
         // Kernel choices (wgrt/tuning.h), for comparing variants in a page.
-        if (o.contains("gemv_layout")) {
-          options.load.tuning.gemv_layout = o["gemv_layout"] == "blocks" ? GemvLayout::Blocks : GemvLayout::Planar;
-        }
-        if (o.contains("gemv_activation")) {
-          options.load.tuning.gemv_activation = o["gemv_activation"] == "f32" ? GemvActivation::F32 : GemvActivation::Auto;
-        }
+        web::take_choice(o, "gemv_layout", {{"planar", GemvLayout::Planar}, {"blocks", GemvLayout::Blocks}},
+                         options.load.tuning.gemv_layout);
+        web::take_choice(o, "gemv_activation", {{"auto", GemvActivation::Auto}, {"f32", GemvActivation::F32}},
+                         options.load.tuning.gemv_activation);
         web::take(o, "gemv_lanes", options.load.tuning.gemv_lanes);
         web::take(o, "gemv_blocks_per_lane", options.load.tuning.gemv_blocks_per_lane);
         options.on_progress = web::report_progress;
