@@ -30,7 +30,7 @@ namespace wgrt::cli {
 namespace {
 
 struct BenchArgs {
-  std::string model, json;
+  std::string model, tokenizer, json;
   std::string p = "128,512", n = "128";  // comma-separated lists
   std::string parallel;                  // --parallel: comma-separated sequence counts
   int reps = 5;
@@ -313,6 +313,7 @@ Plan plan_of(const BenchArgs& args) {
 // The model, with a context and chunk that hold every test (or an error saying which does not fit).
 api::Llm load_model(const api::Runtime& runtime, const BenchArgs& args, const Plan& plan, double* load_s) {
   api::LlmOptions load = llm_options(args.model, args.no_fuse);
+  load.tokenizer_path = args.tokenizer;
   load.context = args.ctx > 0 ? args.ctx : plan.need;
   load.chunk = std::max<int64_t>({plan.max_pp, args.tg_prefill, 16});
   load.kv_f16 = args.kv_f16;
@@ -505,7 +506,11 @@ Command add_bench(CLI::App& app) {
       "warm-up runs (--warmup-seconds), then -r repetitions; the median, mean and standard\n"
       "deviation are printed.");
   auto a = std::make_shared<BenchArgs>();
-  cmd->add_option("--model", a->model, "GGUF file (default: the built-in SmolLM2-135M-Instruct Q4_1)")->type_name("PATH");
+  cmd->add_option("--model", a->model,
+                  "GGUF file, or a .pte from ExecuTorch's Llama export with the Vulkan backend (needs --tokenizer); "
+                  "default: the built-in SmolLM2-135M-Instruct Q4_1")
+      ->type_name("PATH");
+  cmd->add_option("--tokenizer", a->tokenizer, "for a .pte model: a GGUF file whose tokenizer it uses")->type_name("PATH");
   cmd->add_option("-p", a->p, "prompt sizes, comma-separated; 0 or '' for none (default 128,512)")->type_name("LIST");
   cmd->add_option("-n", a->n, "generation lengths, comma-separated; 0 for none (default 128)")->type_name("LIST");
   cmd->add_option("-r", a->reps, "repetitions per test (default 5)")->type_name("N")->check(in_range(1, 1000000));

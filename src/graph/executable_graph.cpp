@@ -20,10 +20,15 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
                                                        const LoadOptions& options) {
   validate(options.tuning);
   registry.check_graph(graph, &device);  // before any allocation
-  // The registry's passes (fusion: registered with the ops they make).
-  if (options.tuning.fuse &&
-      registry.run_passes(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage})) {
-    registry.check_graph(graph, &device);
+  // The registry's passes (fusion: registered with the ops they make), on the
+  // graph without its exporter's memory plan (lifetime_planner.h says why).
+  if (options.tuning.fuse) {
+    const ExporterPlan exported = ExporterPlan::take(graph);
+    if (registry.run_passes(graph, {device.split_bytes(), device.limits().max_storage_buffers_per_shader_stage})) {
+      registry.check_graph(graph, &device);
+    } else {
+      exported.restore(graph);
+    }
   }
   registry.prepare_constants(graph, options.tuning, device.split_bytes());
   plan_lifetimes(graph, [&](std::string_view op) {

@@ -127,4 +127,21 @@ size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>&
   return objects.size();
 }
 
+ExporterPlan ExporterPlan::take(Graph& graph) {
+  ExporterPlan plan;
+  plan.ids_.assign(graph.values.size(), -1);
+  for (ValueId id = 0; id < graph.values.size(); ++id) {
+    if (!intermediate(graph, id)) continue;
+    plan.ids_[id] = graph.tensor(id).mem_obj_id;
+    graph.tensor(id).mem_obj_id = -1;
+  }
+  return plan;
+}
+
+void ExporterPlan::restore(Graph& graph) const {
+  for (ValueId id = 0; id < ids_.size() && id < graph.values.size(); ++id) {
+    if (ids_[id] >= 0 && intermediate(graph, id)) graph.tensor(id).mem_obj_id = ids_[id];
+  }
+}
+
 }  // namespace wgrt

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <string_view>
+#include <vector>
 
 #include "graph/graph.h"
 
@@ -20,5 +21,20 @@ namespace wgrt {
 // when both are intermediates: the pair is planned as one tensor whose
 // lifetime spans both, so the view costs no copy.
 size_t plan_lifetimes(Graph& graph, const std::function<bool(std::string_view)>& is_view = {});
+
+// An exporter's memory plan (the intermediates' mem_obj_ids), taken out of a
+// graph while graph passes rewrite it. The plan was made for the graph as
+// exported: a pass that moves a read or write, or drops a copy, would have to
+// keep within it (most could not). So the passes see a graph without it;
+// when they changed the graph, plan_lifetimes plans the new one; when they
+// did not, restore() puts the exporter's plan back.
+class ExporterPlan {
+ public:
+  static ExporterPlan take(Graph& graph);
+  void restore(Graph& graph) const;
+
+ private:
+  std::vector<int32_t> ids_;  // by value id; -1 for values that are no intermediate
+};
 
 }  // namespace wgrt

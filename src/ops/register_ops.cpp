@@ -1,7 +1,9 @@
 #include "ops/register_ops.h"
 
 #include "graph/executable_graph.h"
+#include "ops/passes/canonicalize.h"
 #include "ops/passes/fuse_linear.h"
+#include "ops/passes/ggml_linears.h"
 
 namespace wgrt {
 
@@ -26,7 +28,11 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_grid_sampler(r);
     ops::register_indexing(r);
     ops::register_training(r);
-    // The fusion passes make ops of the families above (linear_ggml, conv).
+    // Exporters' idioms in the ops the fusion passes know, ExecuTorch's
+    // linears in the GGUF family, then the fusion passes, which make ops of
+    // the families above (linear_ggml, conv).
+    r.add_pass("canonicalize", [](Graph& g, const PassLimits&) { return passes::canonicalize(g).total() > 0; });
+    r.add_pass("ggml_linears", [](Graph& g, const PassLimits& limits) { return passes::ggml_linears(g, limits) > 0; });
     r.add_pass("fuse_linear_layers", [](Graph& g, const PassLimits& limits) {
       const FusionStats st = fuse_linear_layers(g, limits);
       return st.ops_after != st.ops_before;

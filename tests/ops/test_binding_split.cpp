@@ -147,6 +147,7 @@ TEST_F(BindingSplitPteOps, Q4gswEmbeddingAndHeadMatchTheUnsplitGraph) {
   for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
     LoadOptions options;
     options.tuning.matmul_precision = precision;
+    options.tuning.fuse = false;  // the op's own kernels (the passes would move the whole graph's into linear_ggml)
     auto make = [&] { return q4gsw_model(kVocab, kDim, kMaxT, kGroup, table, table_scales, head, head_scales, bias); };
     auto whole = ExecutableGraph::load(device(), make(), options);
     auto split = ExecutableGraph::load(*split_device(), make(), options);
@@ -216,6 +217,7 @@ TEST_F(BindingSplitPteOps, F32LinearOfAProgram) {
   for (MatmulPrecision precision : {MatmulPrecision::Auto, MatmulPrecision::F32}) {
     LoadOptions options;
     options.tuning.matmul_precision = precision;
+    options.tuning.fuse = false;  // the op's own kernels (the passes would move the whole graph's into linear_ggml)
     auto whole = ExecutableGraph::load(device(), make(), options);
     auto split = ExecutableGraph::load(*split_device(), make(), options);
     EXPECT_EQ(split->dispatch_count(), 4 * whole->dispatch_count());

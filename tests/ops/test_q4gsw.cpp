@@ -33,14 +33,21 @@ Graph linear_graph(bool with_bias) {
 
 class Q4gswTest : public test::GpuTest {};
 
-TEST_F(Q4gswTest, LinearPicksGemvOrGemmFromTheLiveRows) {
+// Loaded as exported (the op's own kernels) and with the graph passes (the
+// weight moved losslessly into the GGUF family's Q4_0F32 blocks: its GEMV and GEMM).
+class Q4gswLinearTest : public test::GpuTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(Q4gswLinearTest, LinearPicksGemvOrGemmFromTheLiveRows) {
+  const bool fuse = GetParam();
   const auto x = load_npy("linear.x").as<float>();
   const bool timed = device().features().timestamp_query;
   double worst = 0;
   for (bool with_bias : {false, true}) {
     SCOPED_TRACE(with_bias ? "bias" : "no bias");
     const auto want = load_npy(with_bias ? "linear.out_bias" : "linear.out").as<float>();
-    auto g = ExecutableGraph::load(device(), linear_graph(with_bias), test::load_options());
+    LoadOptions options = test::load_options();
+    options.tuning.fuse = fuse;
+    auto g = ExecutableGraph::load(device(), linear_graph(with_bias), options);
     const auto handles = test::buffer_handles(*g);
     // The maximum (static), then M = 1 (GEMV) between GEMM sizes, growing and shrinking.
     for (int64_t m : {kMaxM, int64_t{1}, int64_t{3}, int64_t{1}, int64_t{7}, kMaxM}) {
@@ -57,14 +64,21 @@ TEST_F(Q4gswTest, LinearPicksGemvOrGemmFromTheLiveRows) {
       if (timed) {  // zero-workgroup dispatches are skipped, so the timings name the kernel that ran
         ASSERT_EQ(g->last_timings().size(), 1u);
         // Prefill: the GEMM family's kernel when K % 32 == 0, else linear_q4gsw.wgsl's.
-        const char* gemm = kK % 32 == 0 ? ops::kGemmLabel : ops::kLinearGemmLabel;
-        EXPECT_EQ(g->last_timings()[0].label, m == 1 ? ops::kLinearGemvLabel : gemm);
+        const std::string& label = g->last_timings()[0].label;
+        if (fuse) {
+          EXPECT_TRUE(label.starts_with(m == 1 ? "linear_ggml gemv Q4_0F32" : "gemm Q4_0F32")) << label;
+        } else {
+          EXPECT_EQ(label, m == 1 ? ops::kLinearGemvLabel : kK % 32 == 0 ? ops::kGemmLabel : ops::kLinearGemmLabel);
+        }
       }
     }
     EXPECT_EQ(test::buffer_handles(*g), handles);
   }
-  std::printf("[ linear_q4gsw ] max abs error %.3g\n", worst);
+  std::printf("[ linear_q4gsw%s ] max abs error %.3g\n", fuse ? " as linear_ggml" : "", worst);
 }
+
+INSTANTIATE_TEST_SUITE_P(Forms, Q4gswLinearTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "AsLinearGgml" : "AsExported"; });
 
 TEST_F(Q4gswTest, EmbeddingBothNibbleOrdersFollowLiveTokens) {
   const auto ids = load_npy("embedding.ids").as<int64_t>();

@@ -32,14 +32,16 @@ ARCHS = {"llama": ("default", True), "mistral": ("default", True), "qwen2": ("qw
          "qwen3": ("qwen2", False), "phi3": ("default", False), "gemma3": ("default", False)}
 
 
-def build(arch: str, seed: int = 0):
-    """A random 2-layer model of `arch` in float32, eval mode."""
+def build(arch: str, seed: int = 0, **config):
+    """A random 2-layer model of `arch` in float32, eval mode; `config`
+    overrides the HF config's sizes (e.g. intermediate_size)."""
     import torch
     import transformers
 
     common = dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-5,
                   attn_implementation="eager")
+    common.update(config)
     if arch == "llama":
         cfg = transformers.LlamaConfig(**common, tie_word_embeddings=False, rope_theta=10000.0)
         model = transformers.LlamaForCausalLM(cfg)
@@ -198,6 +200,22 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+def write_llama_like(params: dict, path: Path, context: int, seed: int = 0) -> None:
+    """A random HF Llama with the sizes of an ExecuTorch Llama params.json
+    (dim, n_layers, n_heads, n_kv_heads, hidden_dim, vocab_size) written as
+    GGUF, its layers' linears Q4_0: the GGUF twin of an `export_llama`
+    program, for comparing the two forms' kernels."""
+    model = build("llama", seed=seed, hidden_size=params["dim"], intermediate_size=params["hidden_dim"],
+                  num_hidden_layers=params["n_layers"], num_attention_heads=params["n_heads"],
+                  num_key_value_heads=params["n_kv_heads"], vocab_size=params["vocab_size"],
+                  max_position_embeddings=context)
+    linears = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
+               "mlp.up_proj", "mlp.down_proj")
+    quant = {f"model.layers.{l}.{n}.weight": gguf.GGMLQuantizationType.Q4_0
+             for l in range(params["n_layers"]) for n in linears}
+    write_gguf(model, "llama", path, quant=quant)
 
 
 def greedy_logits(model, prompt: list[int], steps: int):

@@ -74,11 +74,19 @@ double run_step(ExecutableGraph& graph, const Step& step, double atol, double rt
 class LlamaPte : public test::GpuTest {};
 
 // tiny_llama: export_llama -qmode 4w (linear_q4gsw); tiny_llama_8da4w:
-// -qmode 8da4w (choose_qparams_affine + linear_dq8ca_q4gsw).
-class LlamaPteQmode : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
+// -qmode 8da4w (choose_qparams_affine + linear_dq8ca_q4gsw). Each loaded
+// with the graph passes (ExecuTorch's linears in the GGUF family, fused as a
+// GGUF model's are) and without them (the exported ops as they are).
+class LlamaPteQmode : public test::GpuTest, public ::testing::WithParamInterface<std::tuple<std::string, bool>> {};
+
+size_t count_ops(const ExecutableGraph& graph, std::string_view prefix) {
+  size_t n = 0;
+  for (const OpCall& op : graph.graph().ops) n += op.name.starts_with(prefix) ? 1 : 0;
+  return n;
+}
 
 TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
-  const std::string name = GetParam();
+  const auto& [name, fuse] = GetParam();
   const Json manifest = read_json(llama_fixture(name + ".json"));
   const double atol = manifest["tolerance"]["atol"].number, rtol = manifest["tolerance"]["rtol"].number;
   const auto steps = read_steps(manifest);
@@ -90,8 +98,17 @@ TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
   ASSERT_EQ(manifest["cpu_kernels"].size(), 0u);
   ASSERT_EQ(manifest["delegates"].size(), 1u);
 
-  auto program = Program::load(device(), llama_fixture(manifest["pte"].string), "", test::load_options());
+  LoadOptions options = test::load_options();
+  options.tuning.fuse = fuse;
+  auto program = Program::load(device(), llama_fixture(manifest["pte"].string), "", options);
   ExecutableGraph& graph = program->method("forward").graph();
+  // The variant meant ran: the 4w linears as GGUF-family GEMVs when fused
+  // (Q/K/V as one, with RoPE), as ExecuTorch's op otherwise.
+  if (name == "tiny_llama") {
+    EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml"), fuse ? 9u : 0u);
+    EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml_split_rope"), fuse ? 2u : 0u);
+    EXPECT_EQ(count_ops(graph, "et_vk.linear_q4gsw"), fuse ? 0u : 15u);
+  }
   ASSERT_EQ(graph.input_count(), 2u) << "tokens, input_pos";
   ASSERT_EQ(graph.output_count(), 1u) << "logits of the last token";
   const auto buffers_before = test::buffer_handles(graph);
@@ -101,7 +118,7 @@ TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
     SCOPED_TRACE(step.kind + " at input_pos " + std::to_string(step.input_pos));
     size_t bad = 0;
     const double worst = run_step(graph, step, atol, rtol, bad);
-    std::cout << "[ " << name << " " << step.kind << " S=" << step.inputs[0].dims[1] << " input_pos=" << step.input_pos
+    std::cout << "[ " << name << (fuse ? " fused " : " unfused ") << step.kind << " S=" << step.inputs[0].dims[1] << " input_pos=" << step.input_pos
               << " ] max abs logit error " << worst << " (atol " << atol << ", rtol " << rtol << ")\n";
     EXPECT_EQ(bad, 0u);
     (step.kind == "prefill" ? prefill_checked : decode_checked) = true;
@@ -123,7 +140,11 @@ TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, LlamaPteQmode, ::testing::Values("tiny_llama", "tiny_llama_8da4w"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, LlamaPteQmode,
+                         ::testing::Combine(::testing::Values("tiny_llama", "tiny_llama_8da4w"), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + (std::get<1>(info.param) ? "_fused" : "_unfused");
+                         });
 
 // The premise of the test above: decode logits depend on what the prefill
 // left in the cache. A fresh program that skips the prefill must miss them.
@@ -186,9 +207,9 @@ TEST_F(LlamaPte, BadPositionsAndTokenIdsAreRefusedAndChangeNothing) {
   run_step(graph, steps[0], atol, rtol, bad);  // the prefill: S tokens
   ASSERT_EQ(bad, 0u);
   // One token at position 40 of a 32-row cache: the shape changes ([1, S] to
-  // [1, 1]), hooks run, and the first to see the position refuses it (RoPE's
-  // frequency rows, sliced at 40, come out empty).
-  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {5}), i64_tensor({1}, {40})}, "disagree on S",
+  // [1, 1]), hooks run, and the first to see the position refuses it: the
+  // attention's (the fused graph's RoPE rides in the Q/K/V GEMV).
+  expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {5}), i64_tensor({1}, {40})}, "do not fit a cache of 32",
                                steps[1], atol, rtol);
   const int64_t pos = steps[2].input_pos;
   expect_refused_then_recovers(graph, {i64_tensor({1, 1}, {256}), i64_tensor({1}, {pos})}, "256", steps[2], atol,

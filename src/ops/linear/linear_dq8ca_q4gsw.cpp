@@ -6,6 +6,10 @@
 // points choose_qparams_affine computed, dequantized (dq8_rows.wgsl, as the CPU
 // graph does), then multiplied by the 4-bit weights with linear_q4gsw's
 // kernels. weight_sums (an integer-accumulation correction) is not needed.
+// wgrt.dq8_rows (x, input_scales, input_zero_points, out [..., K]) is that
+// requantization alone: the graph pass that moves 8da4w linears into the
+// GGUF family (ops/passes/ggml_linears.h) makes it, once for the linears
+// that share x (Q, K, V).
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/qparams.h"
@@ -22,9 +26,8 @@ struct Dq8Params {
 };
 static_assert(sizeof(Dq8Params) == 16, "must match Params in dq8_rows.wgsl");
 
-void check(const OpArgs& args) {
-  args.expect_count(9);
-  check_q4gsw_args(args, {0, 3, 5, 6, 7, 8});
+// x's per-row scales (argument 1) and zero points (2), for rows of x (0).
+void check_row_qparams(const OpArgs& args) {
   const Dims& x = args.tensor(0).max_dims;
   const int64_t rows = numel(x) / x.back();
   check_scale_tensor(args, 1, rows);
@@ -32,15 +35,20 @@ void check(const OpArgs& args) {
   check_zero_point_tensor(args, 2, rows, int_range(args, 2, zp.dtype));
 }
 
-void lower(OpContext& ctx) {
-  const OpArgs& args = ctx.args();
+void check(const OpArgs& args) {
+  args.expect_count(9);
+  check_q4gsw_args(args, {0, 3, 5, 6, 7, 8});
+  check_row_qparams(args);
+}
+
+// Records dq8_rows.wgsl: x (argument 0) requantized with arguments 1 and 2 into `out`.
+void record_dq8_rows(OpContext& ctx, const gpu::BufferBinding& out) {
   const ValueId x = ctx.arg(0);
   const bool zp_int8 = ctx.tensor_info(ctx.arg(2)).dtype == DType::I8;
   const auto& pipeline = ctx.pipeline("linear/dq8_rows.wgsl", "main", {{"WG", kWorkgroup}, {"ZP_INT8", zp_int8 ? 1.0 : 0.0}});
-  const gpu::BufferBinding requantized = ctx.scratch(uint64_t(numel(ctx.max_dims(x))) * 4, "linear_dq8ca_q4gsw x");
   const UniformId u = ctx.uniform(sizeof(Dq8Params));
-  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(ctx.arg(1)), ctx.tensor(ctx.arg(2)), requantized,
-                                               ctx.uniform_binding(u)});
+  const DispatchId d =
+      ctx.dispatch(pipeline, {ctx.tensor(x), ctx.tensor(ctx.arg(1)), ctx.tensor(ctx.arg(2)), out, ctx.uniform_binding(u)});
   const uint32_t k = static_cast<uint32_t>(ctx.max_dims(x).back());
   ctx.on_resize({x}, [=](ResizeContext& r) {
     Dq8Params p;
@@ -49,14 +57,40 @@ void lower(OpContext& ctx) {
     r.write_uniform(u, p);
     r.set_workgroups(d, r.fold(gpu::div_up(p.count, kWorkgroup)));
   });
+}
+
+void lower(OpContext& ctx) {
+  const OpArgs& args = ctx.args();
+  const ValueId x = ctx.arg(0);
+  const gpu::BufferBinding requantized = ctx.scratch(uint64_t(numel(ctx.max_dims(x))) * 4, "linear_dq8ca_q4gsw x");
+  record_dq8_rows(ctx, requantized);
   record_linear_q4gsw(ctx, requantized, x, ctx.arg(3), ctx.arg(5), args.integer(6), args.is_null(7) ? kNoBias : ctx.arg(7),
                       ctx.arg(8));
+}
+
+void check_dq8_rows(const OpArgs& args) {
+  args.expect_count(4);
+  args.tensor(0, {DType::F32});
+  args.expect_rank_at_least(0, 1);
+  check_row_qparams(args);
+  args.tensor(3, {DType::F32});
+  if (args.tensor(3).max_dims != args.tensor(0).max_dims) {
+    args.fail(3, "expected shape " + dims_string(args.tensor(0).max_dims) + ", got " +
+                     dims_string(args.tensor(3).max_dims));
+  }
+}
+
+void lower_dq8_rows(OpContext& ctx) {
+  const ValueId x = ctx.arg(0), out = ctx.arg(3);
+  record_dq8_rows(ctx, ctx.tensor(out));
+  ctx.on_resize({x}, [=](ResizeContext& r) { r.set_dims(out, r.dims(x)); });
 }
 
 }  // namespace
 
 void register_linear_dq8ca_q4gsw(OpRegistry& registry) {
   registry.add("et_vk.linear_dq8ca_q4gsw.default", {check, lower, false, nullptr, "f32 (int8 dynamic activations, 4-bit weights)"});
+  registry.add("wgrt.dq8_rows", {check_dq8_rows, lower_dq8_rows, false, nullptr, "f32"});
 }
 
 }  // namespace wgrt::ops

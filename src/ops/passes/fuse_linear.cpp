@@ -1,5 +1,6 @@
 #include "ops/passes/fuse_linear.h"
 
+#include "ops/passes/pass_graph.h"
 #include "ops/quant/linear_forms.h"
 
 #include <algorithm>
@@ -12,6 +13,14 @@
 
 namespace wgrt {
 namespace {
+
+using passes::add_value;
+using passes::f32_tensor;
+using passes::is_null;
+using passes::kNoOp;
+using passes::kViewOp;
+using passes::memory_object_reused;
+using passes::Uses;
 
 constexpr std::string_view kNorm = "et_vk.rms_norm.default";
 // The linear forms the passes make and their argument lists (ops/quant/linear_forms.h).
@@ -30,7 +39,7 @@ constexpr std::string_view kSplit = kLinearSplit.name;
 constexpr ValueId kAbsent = std::numeric_limits<ValueId>::max();
 constexpr std::string_view kSwiglu = "wgrt.swiglu";
 constexpr std::string_view kRope = "et_vk.apply_rotary_emb.default";  // adjacent pairs
-constexpr std::string_view kView = "aten.view_copy.default";
+constexpr std::string_view kView = kViewOp;
 constexpr std::string_view kAdd = "aten.add.Tensor";
 constexpr std::string_view kSelect = "aten.select_copy.int";
 constexpr std::string_view kSlice = "aten.slice_copy.Tensor";
@@ -38,68 +47,11 @@ constexpr std::string_view kConv = "aten.convolution.default";
 constexpr std::string_view kConvFused = "wgrt.conv2d_fused";
 constexpr std::string_view kRelu = "aten.relu.default";
 constexpr std::string_view kHardtanh = "aten.hardtanh.default";
-constexpr size_t kNoOp = std::numeric_limits<size_t>::max();
-
-// Where each value is read: (op, argument) pairs, the op's outputs (its
-// last argument, by the IR's convention) left out; which op writes it; and
-// whether it is a graph output.
-struct Uses {
-  std::vector<std::vector<std::pair<size_t, size_t>>> by_value;
-  std::vector<size_t> producer;  // the last op writing the value
-  std::vector<bool> is_output;
-
-  // Ops marked in `removed` (rewritten away by an earlier step) are skipped.
-  explicit Uses(const Graph& g, const std::vector<bool>& removed = {})
-      : by_value(g.values.size()), producer(g.values.size(), kNoOp), is_output(g.values.size(), false) {
-    for (size_t i = 0; i < g.ops.size(); ++i) {
-      const auto& args = g.ops[i].args;
-      if (args.empty() || (i < removed.size() && removed[i])) continue;
-      // The split linears have three outputs (out, out1, out2); every other op its last.
-      const ops::LinearForm* form = ops::find_linear_form(g.ops[i].name);
-      const size_t first_out = form != nullptr && form->out2 != ops::kNoArg && args.size() == form->arg_count()
-                                   ? form->out
-                                   : args.size() - 1;
-      for (size_t a = 0; a < first_out; ++a) by_value[args[a]].push_back({i, a});
-      for (size_t a = first_out; a < args.size(); ++a) producer[args[a]] = i;
-    }
-    for (ValueId o : g.outputs) is_output[o] = true;
-  }
-  // Used only as argument `arg` of op `op`, and not a graph output.
-  bool only_use(ValueId v, size_t op, size_t arg) const {
-    return !is_output[v] && by_value[v].size() == 1 && by_value[v][0] == std::pair{op, arg};
-  }
-};
-
-const Tensor* f32_tensor(const Graph& g, ValueId v) {
-  if (!g.is_tensor(v)) return nullptr;
-  const Tensor& t = g.tensor(v);
-  return t.dtype == DType::F32 ? &t : nullptr;
-}
-
-bool is_null(const Graph& g, ValueId v) { return std::holds_alternative<Null>(g.values[v]); }
 
 bool is_one(const Graph& g, ValueId v) {
   if (const auto* i = std::get_if<int64_t>(&g.values[v])) return *i == 1;
   if (const auto* d = std::get_if<double>(&g.values[v])) return *d == 1.0;
   return false;
-}
-
-// Whether a tensor named by an op strictly after `from` and up to `to` shares
-// v's ExecuTorch memory object (its bytes could change before a moved read).
-bool memory_object_reused(const Graph& g, ValueId v, size_t from, size_t to) {
-  const int32_t obj = g.tensor(v).mem_obj_id;
-  if (obj < 0) return false;
-  for (size_t i = from + 1; i <= to && i < g.ops.size(); ++i) {
-    for (ValueId a : g.ops[i].args) {
-      if (a != v && g.is_tensor(a) && g.tensor(a).mem_obj_id == obj) return true;
-    }
-  }
-  return false;
-}
-
-ValueId add_value(Graph& g, Value v) {
-  g.values.push_back(std::move(v));
-  return static_cast<ValueId>(g.values.size() - 1);
 }
 
 // Turns a plain linear_ggml call into the fused form (no norm, no residual).

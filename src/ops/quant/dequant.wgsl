@@ -8,14 +8,15 @@
 // has one decode function below, sharing it with the format it extends.
 //
 // QTYPE is the ggml type id: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
-// 8 Q8_0, 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS;
+// 8 Q8_0, 10 Q2_K, 11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 20 IQ4_NL, 23 IQ4_XS,
+// and wgrt's own 100 Q4_0F32 (quant_layout.h: Q4_0 with an f32 scale);
 // 1000 + the type for the planar layout below.
 // BLOCK_WORDS and BLOCK_UNITS come from the host's QuantLayout.
 override QTYPE: u32 = 3;
 override BLOCK_WORDS: u32 = 5;  // words per block on the GPU
 override BLOCK_UNITS: u32 = 1;  // 32-element units per block
 // wgrt's planar layout (quant_layout.h: QTYPE 1002 Q4_0, 1003 Q4_1, 1008
-// Q8_0): a row is [quants of ROW_UNITS blocks][their scales].
+// Q8_0, 1100 Q4_0F32): a row is [quants of ROW_UNITS blocks][their scales].
 override ROW_UNITS: u32 = 1;
 
 alias Unit = array<vec4<f32>, 8>;  // elements 4k..4k+3 in [k]
@@ -52,14 +53,15 @@ fn decode_f16(base: u32, v: ptr<function, Unit>) {
 }
 
 // Q4_0 [2 pad][d][16 B quants]: (q - 8) * d.   Q4_1 [d][m][16 B]: q * d + m.
+// Q4_0F32 [d f32][16 B quants]: (q - 8) * d.
 // Q5_0 [2 pad][d][qh u32][16 B]: (q - 16) * d. Q5_1 [d][m][qh u32][16 B]: q * d + m.
 // Byte j holds element j (low nibble) and element j + 16 (high nibble); Q5's
 // fifth bit of element e is bit e of qh.
 fn decode_q4_q5(base: u32, v: ptr<function, Unit>) {
   let dm = unpack2x16float(w[base]);
-  let symmetric = QTYPE == 2u || QTYPE == 6u;
+  let symmetric = QTYPE == 2u || QTYPE == 6u || QTYPE == 100u;
   let five = QTYPE == 6u || QTYPE == 7u;
-  let d = select(dm.x, dm.y, symmetric);
+  let d = select(select(dm.x, dm.y, symmetric), bitcast<f32>(w[base]), QTYPE == 100u);
   let m = select(dm.y, 0.0, symmetric);
   let off = select(0.0, select(-8.0, -16.0, five), symmetric);
   let qh = select(0u, w[base + 1u], five);
@@ -100,7 +102,7 @@ fn q8_word(q: u32) -> vec4<f32> {
 }
 
 // The planar layout: unit u's quants at word 4u (Q8_0: 8u) of the row, then
-// the scales: f16 d per block (Q4_0, Q8_0) or f16 d, m (Q4_1). Its words
+// the scales: f16 d per block (Q4_0, Q8_0), f16 d, m (Q4_1) or f32 d (Q4_0F32). Its words
 // are fetched apart from their decoding (UnitWords below).
 fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
   *v = planar_unit(planar_words(row_base, unit), unit);
@@ -115,7 +117,7 @@ fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
 struct UnitWords {
   qa: vec4<u32>,  // planar quants (Q8_0: bytes 0-15)
   qb: vec4<u32>,  // Q8_0's bytes 16-31
-  scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min)
+  scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min), or Q4_0F32's f32 scale
   v: Unit,        // the decoded unit (other formats)
 }
 
@@ -125,7 +127,7 @@ fn planar_words(row_base: u32, unit: u32) -> UnitWords {
   var r: UnitWords;
   r.qa = words4(at);
   if (q8) { r.qb = words4(at + 4u); }
-  r.scale = w[row_base + ROW_UNITS * select(4u, 8u, q8) + select(unit / 2u, unit, QTYPE == 1003u)];
+  r.scale = w[row_base + ROW_UNITS * select(4u, 8u, q8) + select(unit / 2u, unit, QTYPE == 1003u || QTYPE == 1100u)];
   return r;
 }
 
@@ -134,6 +136,8 @@ fn planar_unit(r: UnitWords, unit: u32) -> Unit {
   let dd = unpack2x16float(r.scale);
   if (QTYPE == 1003u) {
     q4_quants(r.qa, dd.x, dd.y, 0.0, 0u, &v);
+  } else if (QTYPE == 1100u) {
+    q4_quants(r.qa, bitcast<f32>(r.scale), 0.0, -8.0, 0u, &v);
   } else if (QTYPE == 1008u) {
     q8_quants(r.qa, r.qb, select(dd.x, dd.y, unit % 2u == 1u), &v);
   } else {
@@ -271,12 +275,12 @@ fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
   switch QTYPE {
     case 0u: { decode_f32(base, v); }
     case 1u: { decode_f16(base, v); }
-    case 2u, 3u, 6u, 7u: { decode_q4_q5(base, v); }
+    case 2u, 3u, 6u, 7u, 100u: { decode_q4_q5(base, v); }
     case 8u: { decode_q8_0(base, v); }
     case 10u, 11u: { decode_q2k_q3k(base, sub, v); }
     case 12u, 13u: { decode_q4k_q5k(base, sub, v); }
     case 20u, 23u: { decode_iq4(base, sub, v); }
-    case 1002u, 1003u, 1008u: { decode_planar(row_base, unit, v); }
+    case 1002u, 1003u, 1008u, 1100u: { decode_planar(row_base, unit, v); }
     default: { decode_q6k(base, sub, v); }
   }
 }

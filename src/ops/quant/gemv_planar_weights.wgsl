@@ -1,11 +1,11 @@
 // The weight side of the decode GEMVs for the planar layout (quant_layout.h:
-// Q4_0, Q4_1 and Q8_0 rows as [16- or 32-byte quants per block][f16
-// scales]), shared by gemv_planar.wgsl (f32 x) and gemv_planar_q8.wgsl (x as
+// Q4_0, Q4_1, Q8_0 and Q4_0F32 rows as [16- or 32-byte quants per block]
+// [f16 or f32 scales]), shared by gemv_planar.wgsl (f32 x) and gemv_planar_q8.wgsl (x as
 // int8). A lane reads a block's quants as one or two vec4<u32> (neighbouring
 // lanes: neighbouring 16 bytes, whole 32-byte sectors) and its scale from the
 // row's scale part.
 
-override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0 (planar layout)
+override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0, 1100 Q4_0F32 (planar layout)
 
 // Blocks per lane whose loads are issued together (at most UPL_MAX; the
 // per-lane arrays are sized by UPL_MAX, loops run to UPL and unroll).
@@ -24,6 +24,7 @@ override PROBE: u32 = 0u;
 // Scale (and Q4_1's min) of block g of the row whose scales start at vec4 s.
 fn block_scale(s: u32, g: u32) -> vec2<f32> {
   if (QTYPE == 1003u) { return unpack2x16float(wq[s + g / 4u][g % 4u]); }
+  if (QTYPE == 1100u) { return vec2<f32>(bitcast<f32>(wq[s + g / 4u][g % 4u]), 0.0); }
   let dd = unpack2x16float(wq[s + g / 8u][(g / 2u) % 4u]);
   return vec2<f32>(select(dd.x, dd.y, g % 2u == 1u), 0.0);
 }

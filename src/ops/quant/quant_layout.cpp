@@ -25,6 +25,7 @@ constexpr QuantLayout kLayouts[] = {
     {14, 256, 210, 0, 212, "Q6_K"}, // [ql][qh][scales][d] -> padded at the end
     {20, 32, 18, 2, 20, "IQ4_NL"},  // d, 16 B quants -> [pad 2][d][quants]
     {23, 256, 136, 0, 136, "IQ4_XS"},  // d, scales_h, scales_l, qs: already aligned
+    {kQ4F32Type, 32, 20, 0, 20, "Q4_0F32"},  // d f32, 16 B quants: already aligned
 };
 
 }  // namespace
@@ -72,11 +73,13 @@ namespace {
 
 // Bytes of a block's quants and of its scale(s) in the planar layout.
 uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : 16; }
-uint32_t planar_scale_bytes(uint32_t type) { return type == 3 ? 4 : 2; }
+uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
 
 }  // namespace
 
-bool has_planar_layout(uint32_t ggml_type) { return ggml_type == 2 || ggml_type == 3 || ggml_type == 8; }
+bool has_planar_layout(uint32_t ggml_type) {
+  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4F32Type;
+}
 
 uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
   const uint64_t blocks = uint64_t(cols / 32);

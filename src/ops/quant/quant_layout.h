@@ -21,9 +21,15 @@ struct QuantLayout {
   const char* name = "";      // ggml's name of the type ("Q4_0")
 };
 
+// wgrt's own block type (no GGUF file has it): Q4_0's 32 nibbles (q - 8)
+// with an f32 scale, [d f32][16 B quants], 20 bytes. ExecuTorch's 4-bit
+// groupwise weights (et_vk.linear_q4gsw: f32 scales per group of 32 or a
+// multiple) become it losslessly, so that they run in the GGUF kernels.
+inline constexpr uint32_t kQ4F32Type = 100;
+
 // The layout for a ggml type id, or nullptr when the GPU kernels lack it.
 // Supported: F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K,
-// Q6_K, IQ4_NL, IQ4_XS.
+// Q6_K, IQ4_NL, IQ4_XS, and Q4_0F32 above.
 const QuantLayout* find_quant_layout(uint32_t ggml_type);
 
 // The override constants dequant.wgsl reads (QTYPE, BLOCK_WORDS, BLOCK_UNITS).
@@ -40,9 +46,10 @@ uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols);
 std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
                                     int64_t cols);
 
-// wgrt's planar layout for the decode GEMV (gemv_planar.wgsl): Q4_0, Q4_1 and
-// Q8_0 rows re-laid out as [quants of every block, 16 or 32 bytes each]
-// [scales of every block: f16 d (Q4_0, Q8_0) or f16 d, m (Q4_1)], the scale
+// wgrt's planar layout for the decode GEMV (gemv_planar.wgsl): Q4_0, Q4_1, Q8_0
+// and Q4_0F32 rows re-laid out as [quants of every block, 16 or 32 bytes each]
+// [scales of every block: f16 d (Q4_0, Q8_0), f16 d, m (Q4_1) or f32 d
+// (Q4_0F32)], the scale
 // part padded to 16 bytes, so that a thread reads a block's quants as whole
 // vec4<u32> words and neighbouring threads read neighbouring 16 bytes. Same
 // bytes as the file but for that padding (at most 15 per row: 1.00x for K a

@@ -1,0 +1,191 @@
+#include "ops/passes/ggml_linears.h"
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "ops/passes/pass_graph.h"
+#include "ops/quant/linear_forms.h"
+#include "ops/quant/quant_layout.h"
+
+namespace wgrt::passes {
+namespace {
+
+constexpr std::string_view kQ4gsw = "et_vk.linear_q4gsw.default";
+constexpr std::string_view kQcs4w = "et_vk.linear_qcs4w.default";
+constexpr std::string_view kLinear = "aten.linear.default";
+constexpr std::string_view kDq8ca = "et_vk.linear_dq8ca_q4gsw.default";
+constexpr std::string_view kDq8Rows = "wgrt.dq8_rows";
+constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1;
+
+float f32_at(const Tensor& t, uint64_t i) {
+  float v;
+  std::memcpy(&v, t.bytes.data() + i * 4, 4);
+  return v;
+}
+
+// A constant of `rows` rows of `row_bytes`, owning its bytes.
+ValueId add_weight(Graph& g, std::vector<uint8_t> bytes, int64_t rows) {
+  Tensor t;
+  t.dtype = DType::U8;
+  t.storage = StorageKind::Constant;
+  t.max_dims = {rows, int64_t(bytes.size()) / rows};
+  t.cur_dims = t.max_dims;
+  t.owned = std::move(bytes);
+  t.bytes = t.owned;
+  return add_value(g, std::move(t));
+}
+
+// Rows of K 4-bit values (nibble(n, k) in 0..15 meaning nibble - 8) with
+// scale(n, block of 32) as Q4_0F32 blocks: [d f32][byte j: element j low,
+// element j + 16 high].
+std::vector<uint8_t> q4f32_rows(int64_t rows, int64_t k, const std::function<uint32_t(int64_t, int64_t)>& nibble,
+                                const std::function<float(int64_t, int64_t)>& scale) {
+  const ops::QuantLayout& layout = *ops::find_quant_layout(ops::kQ4F32Type);
+  const int64_t blocks = k / 32;
+  std::vector<uint8_t> out(uint64_t(rows) * blocks * layout.file_bytes);
+  uint8_t* p = out.data();
+  for (int64_t n = 0; n < rows; ++n) {
+    for (int64_t b = 0; b < blocks; ++b, p += layout.file_bytes) {
+      const float d = scale(n, b);
+      std::memcpy(p, &d, 4);
+      for (int64_t j = 0; j < 16; ++j) {
+        p[4 + j] = uint8_t(nibble(n, 32 * b + j) | (nibble(n, 32 * b + j + 16) << 4));
+      }
+    }
+  }
+  return out;
+}
+
+struct Rewrite {
+  ValueId x, bias, out;
+  std::vector<uint8_t> weight;
+  int64_t rows = 0;
+  uint32_t type = 0;
+};
+
+// linear_q4gsw: W u8 [N, K/2] (element 2i in byte i's low nibble), scales f32 [K/G, >= N].
+std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op) {
+  if (op.args.size() != 6) return std::nullopt;
+  const Tensor* x = f32_tensor(g, op.args[0]);
+  const Tensor* w = constant_tensor(g, op.args[1]);
+  const Tensor* s = constant_tensor(g, op.args[2]);
+  const auto* group = std::get_if<int64_t>(&g.values[op.args[3]]);
+  if (!x || !w || !s || !group || x->max_dims.empty() || w->max_dims.size() != 2 || s->max_dims.size() != 2) return {};
+  const int64_t k = x->max_dims.back(), n = w->max_dims[0], gs = *group, stride = s->max_dims[1];
+  if (k % 32 != 0 || gs <= 0 || gs % 32 != 0 || k % gs != 0 || w->max_dims[1] * 2 != k) return std::nullopt;
+  if (s->dtype != DType::F32 || s->max_dims[0] != k / gs || stride < n) return std::nullopt;
+  Rewrite r{op.args[0], op.args[4], op.args[5], {}, n, ops::kQ4F32Type};
+  r.weight = q4f32_rows(
+      n, k, [&](int64_t row, int64_t e) { return (w->bytes[uint64_t(row) * (k / 2) + e / 2] >> (4 * (e % 2))) & 15u; },
+      [&](int64_t row, int64_t b) { return f32_at(*s, uint64_t(b * 32 / gs) * stride + row); });
+  return r;
+}
+
+// linear_dq8ca_q4gsw (x, x scales, x zero points, W, weight sums, scales, G,
+// bias, out): x requantized per row (wgrt.dq8_rows, made by the caller), then
+// linear_q4gsw's weights; weight sums are an integer-path correction not needed.
+std::optional<Rewrite> from_dq8ca(const Graph& g, const OpCall& op) {
+  if (op.args.size() != 9) return std::nullopt;
+  const OpCall q4gsw{std::string(kQ4gsw), {op.args[0], op.args[3], op.args[5], op.args[6], op.args[7], op.args[8]}};
+  return from_q4gsw(g, q4gsw);
+}
+
+// linear_qcs4w: W u8 [N, K/2] (element 2i in byte i's high nibble), scales f32 [N]; no bias.
+std::optional<Rewrite> from_qcs4w(Graph& g, const OpCall& op) {
+  if (op.args.size() != 4) return std::nullopt;
+  const Tensor* x = f32_tensor(g, op.args[0]);
+  const Tensor* w = constant_tensor(g, op.args[1]);
+  const Tensor* s = constant_tensor(g, op.args[2]);
+  if (!x || !w || !s || x->max_dims.empty() || w->max_dims.size() != 2 || s->dtype != DType::F32) return std::nullopt;
+  const int64_t k = x->max_dims.back(), n = w->max_dims[0];
+  if (k % 32 != 0 || w->max_dims[1] * 2 != k || numel(s->max_dims) != n) return std::nullopt;
+  const ValueId null = add_value(g, Null{});
+  Rewrite r{op.args[0], null, op.args[3], {}, n, ops::kQ4F32Type};
+  r.weight = q4f32_rows(
+      n, k, [&](int64_t row, int64_t e) { return (w->bytes[uint64_t(row) * (k / 2) + e / 2] >> (4 * (1 - e % 2))) & 15u; },
+      [&](int64_t row, int64_t) { return f32_at(*s, uint64_t(row)); });
+  return r;
+}
+
+// aten.linear: W f32 or f16 [N, K]; its rows are already ggml F32 / F16 rows.
+std::optional<Rewrite> from_float_linear(const Graph& g, const OpCall& op) {
+  if (op.args.size() != 4) return std::nullopt;
+  const Tensor* x = f32_tensor(g, op.args[0]);
+  const Tensor* w = constant_tensor(g, op.args[1]);
+  if (!x || !w || x->max_dims.empty() || w->max_dims.size() != 2 || x->max_dims.back() != w->max_dims[1]) return {};
+  if ((w->dtype != DType::F32 && w->dtype != DType::F16) || w->max_dims[1] % 32 != 0) return std::nullopt;
+  Rewrite r{op.args[0], op.args[2], op.args[3], {w->bytes.begin(), w->bytes.end()}, w->max_dims[0],
+            w->dtype == DType::F32 ? kGgmlF32 : kGgmlF16};
+  return r;
+}
+
+std::optional<Rewrite> rewrite_of(Graph& g, const OpCall& op) {
+  if (op.name == kQ4gsw) return from_q4gsw(g, op);
+  if (op.name == kQcs4w) return from_qcs4w(g, op);
+  if (op.name == kLinear) return from_float_linear(g, op);
+  if (op.name == kDq8ca) return from_dq8ca(g, op);
+  return std::nullopt;
+}
+
+// The requantized x of an 8da4w linear (x, its scales, its zero points), one
+// per distinct triple: linears sharing x share it (and may then merge).
+class RequantizedRows {
+ public:
+  ValueId get(Graph& g, const OpCall& dq8ca, std::vector<OpCall>& ops) {
+    const std::array<ValueId, 3> key = {dq8ca.args[0], dq8ca.args[1], dq8ca.args[2]};
+    for (const auto& [k, v] : made_) {
+      if (k == key) return v;
+    }
+    Tensor t;
+    t.dtype = DType::F32;
+    t.max_dims = g.tensor(key[0]).max_dims;
+    t.cur_dims = t.max_dims;
+    const ValueId xq = add_value(g, std::move(t));
+    ops.push_back(OpCall{std::string(kDq8Rows), {key[0], key[1], key[2], xq}});
+    made_.push_back({key, xq});
+    return xq;
+  }
+
+ private:
+  std::vector<std::pair<std::array<ValueId, 3>, ValueId>> made_;
+};
+
+// A bias the family takes: none, or f32 [N].
+bool bias_fits(const Graph& g, ValueId bias, int64_t n) {
+  if (is_null(g, bias)) return true;
+  const Tensor* b = f32_tensor(g, bias);
+  return b != nullptr && b->max_dims == Dims{n};
+}
+
+}  // namespace
+
+size_t ggml_linears(Graph& g, const PassLimits& limits) {
+  size_t rewritten = 0;
+  std::vector<ValueId> replaced;
+  std::vector<OpCall> ops;
+  ops.reserve(g.ops.size());
+  RequantizedRows requantized;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    std::optional<Rewrite> r = rewrite_of(g, g.ops[i]);
+    // The GPU layout adds at most 16 bytes a row (as fuse_linear.cpp's bound).
+    if (!r || !bias_fits(g, r->bias, r->rows) || r->weight.size() + 16 * uint64_t(r->rows) > limits.max_weight_bytes) {
+      ops.push_back(std::move(g.ops[i]));
+      continue;
+    }
+    const OpCall& op = g.ops[i];
+    replaced.insert(replaced.end(), op.args.begin() + 1, op.args.end() - 1);
+    const ValueId x = op.name == kDq8ca ? requantized.get(g, op, ops) : r->x;
+    const ValueId w = add_weight(g, std::move(r->weight), r->rows);
+    const ValueId type = add_value(g, int64_t(r->type));
+    ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {x, w, type, r->bias, r->out}});
+    ++rewritten;
+  }
+  g.ops = std::move(ops);
+  drop_unnamed_constants(g, replaced);
+  return rewritten;
+}
+
+}  // namespace wgrt::passes
