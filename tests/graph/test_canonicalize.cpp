@@ -74,7 +74,7 @@ TEST(Canonicalize, IdentityViewsGoReshapesStayPrepacksReadTheConstant) {
   b.mark_output(out);
   Graph g = std::move(b).build();
   const passes::CanonicalStats st = passes::canonicalize(g);
-  EXPECT_EQ(st.identity_views, 1u);
+  EXPECT_EQ(st.identity_copies, 1u);
   EXPECT_EQ(st.prepacks, 1u);
   EXPECT_EQ(op_names(g), (std::vector<std::string>{"aten.relu.default", "aten.add.Tensor", "aten.view_copy.default",
                                                    "aten.relu.default"}));

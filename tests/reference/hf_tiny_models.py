@@ -205,17 +205,21 @@ def write_gguf(model, arch: str, path: Path, meta: dict | None = None, raw: dict
 def write_llama_like(params: dict, path: Path, context: int, seed: int = 0) -> None:
     """A random HF Llama with the sizes of an ExecuTorch Llama params.json
     (dim, n_layers, n_heads, n_kv_heads, hidden_dim, vocab_size) written as
-    GGUF, its layers' linears Q4_0: the GGUF twin of an `export_llama`
-    program, for comparing the two forms' kernels."""
+    GGUF, every matrix Q4_0 (layers, embedding, head): the GGUF twin of an
+    `export_llama -qmode 4w -E 4,32` program, for comparing the two forms'
+    kernels."""
     model = build("llama", seed=seed, hidden_size=params["dim"], intermediate_size=params["hidden_dim"],
                   num_hidden_layers=params["n_layers"], num_attention_heads=params["n_heads"],
                   num_key_value_heads=params["n_kv_heads"], vocab_size=params["vocab_size"],
                   max_position_embeddings=context)
     linears = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
                "mlp.up_proj", "mlp.down_proj")
-    quant = {f"model.layers.{l}.{n}.weight": gguf.GGMLQuantizationType.Q4_0
-             for l in range(params["n_layers"]) for n in linears}
-    write_gguf(model, "llama", path, quant=quant)
+    q4_0 = gguf.GGMLQuantizationType.Q4_0
+    quant = {f"model.layers.{l}.{n}.weight": q4_0 for l in range(params["n_layers"]) for n in linears}
+    sd = model.state_dict()
+    raw = {name: (gguf.quants.quantize(sd[hf].detach().numpy().astype(np.float32), q4_0), q4_0)
+           for name, hf in (("token_embd.weight", "model.embed_tokens.weight"), ("output.weight", "lm_head.weight"))}
+    write_gguf(model, "llama", path, raw=raw, quant=quant)
 
 
 def greedy_logits(model, prompt: list[int], steps: int):

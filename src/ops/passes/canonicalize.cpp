@@ -12,6 +12,7 @@ namespace wgrt::passes {
 namespace {
 
 constexpr std::string_view kView = kViewOp;
+constexpr std::string_view kClone = "aten.clone.default";
 constexpr std::string_view kPrepack = "et_vk.prepack.default";
 constexpr std::string_view kSigmoid = "aten.sigmoid.default";
 constexpr std::string_view kSilu = "aten.silu.default";
@@ -33,23 +34,28 @@ size_t last_read(const Uses& uses, ValueId v, size_t from) {
 // Whether `from`'s readers may read `to` instead: `from` is an intermediate
 // written only by op i, not a graph output, and `to`'s memory object holds
 // nothing else from op i to the last read of `from`.
+// `to` is an intermediate written before op i or a constant: never a state,
+// input or output, which something may write (a KV cache is written in place).
 bool can_forward(const Graph& g, const Uses& uses, size_t i, ValueId from, ValueId to) {
   if (!g.is_tensor(from) || !g.is_tensor(to)) return false;
-  const Tensor& f = g.tensor(from);
+  const Tensor &f = g.tensor(from), &t = g.tensor(to);
   if (f.storage != StorageKind::Intermediate || uses.is_output[from] || uses.producer[from] != i) return false;
-  return !memory_object_reused(g, to, i, last_read(uses, from, i));
+  const bool settled = t.storage == StorageKind::Constant ||
+                       (t.storage == StorageKind::Intermediate && !uses.is_output[to] && uses.producer[to] < i);
+  return settled && !memory_object_reused(g, to, i, last_read(uses, from, i));
 }
 
 void forward(Graph& g, const Uses& uses, ValueId from, ValueId to) {
   for (const auto& [op, arg] : uses.by_value[from]) g.ops[op].args[arg] = to;
 }
 
-size_t drop_identity_views(Graph& g, std::vector<bool>& removed) {
+// view_copy (x, sizes, out) and clone (x, memory format, out) to x's own shape.
+size_t drop_identity_copies(Graph& g, std::vector<bool>& removed) {
   size_t dropped = 0;
   const Uses uses(g);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const OpCall& op = g.ops[i];
-    if (op.name != kView || op.args.size() != 3) continue;
+    if ((op.name != kView && op.name != kClone) || op.args.size() != 3) continue;
     const ValueId in = op.args[0], out = op.args[2];
     if (!g.is_tensor(in) || !g.is_tensor(out)) continue;
     const Tensor &ti = g.tensor(in), &to = g.tensor(out);
@@ -216,6 +222,7 @@ void erase_removed(Graph& g, const std::vector<bool>& removed) {
 
 CanonicalStats canonicalize(Graph& g) {
   CanonicalStats stats;
+  const std::vector<bool> named_before = named_values(g);
   // One step at a time: each reads the graph the one before left.
   const auto step = [&g](size_t (*rewrite)(Graph&, std::vector<bool>&)) {
     std::vector<bool> removed(g.ops.size(), false);
@@ -224,9 +231,10 @@ CanonicalStats canonicalize(Graph& g) {
     return n;
   };
   stats.repeats = step(merge_pure_repeats);
-  stats.identity_views = step(drop_identity_views);
+  stats.identity_copies = step(drop_identity_copies);
   stats.prepacks = step(fold_prepacks);
   stats.swiglus = step(fold_silu_muls);
+  drop_unnamed_tensors(g, named_before);  // what the dropped ops wrote
   return stats;
 }
 

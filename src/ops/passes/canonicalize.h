@@ -5,7 +5,8 @@
 //   op(inputs) -> a; ... op(the same inputs) -> b, for ops that compute from
 //   their inputs alone (choose_qparams_affine: 8da4w's per-linear repeats)
 //     => b's readers read a
-//   view_copy(x) -> y with y's shape x's own (an identity reshape)
+//   view_copy(x) -> y or clone(x) -> y with y's shape x's own (an identity
+//   reshape, a copy), x an intermediate written before
 //     => y's readers read x
 //   prepack(c) -> y of a constant c (a plain copy in wgrt's buffers)
 //     => y's readers read c
@@ -21,8 +22,8 @@
 namespace wgrt::passes {
 
 struct CanonicalStats {
-  size_t repeats = 0, identity_views = 0, prepacks = 0, swiglus = 0;
-  size_t total() const { return repeats + identity_views + prepacks + swiglus; }
+  size_t repeats = 0, identity_copies = 0, prepacks = 0, swiglus = 0;
+  size_t total() const { return repeats + identity_copies + prepacks + swiglus; }
 };
 
 CanonicalStats canonicalize(Graph& graph);

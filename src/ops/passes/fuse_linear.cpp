@@ -498,10 +498,7 @@ FusionStats fuse_linear_layers(Graph& g, const FusionLimits& limits) {
   stats.ops_before = g.ops.size();
   std::vector<bool> removed(g.ops.size(), false);
   const ValueId null = add_value(g, Null{});
-  std::vector<bool> named_before(g.values.size(), false);
-  for (const OpCall& op : g.ops) {
-    for (ValueId a : op.args) named_before[a] = true;
-  }
+  const std::vector<bool> named_before = passes::named_values(g);
   stats.norms = fuse_norms(g, removed, null);
   stats.merged = merge_siblings(g, removed, null, limits.max_weight_bytes);
   stats.swiglus = fuse_swiglus(g, removed);
@@ -516,18 +513,8 @@ FusionStats fuse_linear_layers(Graph& g, const FusionLimits& limits) {
   }
   g.ops = std::move(kept);
   // Intermediates and constants (weights stacked into new ones, or stacked
-  // ones re-stacked) that no op names any more would still get buffers: drop them.
-  std::vector<bool> named(g.values.size(), false);
-  for (const OpCall& op : g.ops) {
-    for (ValueId a : op.args) named[a] = true;
-  }
-  for (ValueId v = 0; v < g.values.size(); ++v) {
-    // Values made by the passes count as named (a stacked weight re-stacked interleaved).
-    const bool was_named = v >= named_before.size() || named_before[v];
-    if (!was_named || named[v] || !g.is_tensor(v)) continue;
-    const StorageKind kind = g.tensor(v).storage;
-    if (kind == StorageKind::Intermediate || kind == StorageKind::Constant) g.values[v] = Null{};
-  }
+  // ones re-stacked) that no op names any more would still get buffers.
+  passes::drop_unnamed_tensors(g, named_before);
   stats.ops_after = g.ops.size();
   return stats;
 }

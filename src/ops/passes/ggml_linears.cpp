@@ -164,7 +164,7 @@ bool bias_fits(const Graph& g, ValueId bias, int64_t n) {
 
 size_t ggml_linears(Graph& g, const PassLimits& limits) {
   size_t rewritten = 0;
-  std::vector<ValueId> replaced;
+  const std::vector<bool> named_before = named_values(g);
   std::vector<OpCall> ops;
   ops.reserve(g.ops.size());
   RequantizedRows requantized;
@@ -176,7 +176,6 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
       continue;
     }
     const OpCall& op = g.ops[i];
-    replaced.insert(replaced.end(), op.args.begin() + 1, op.args.end() - 1);
     const ValueId x = op.name == kDq8ca ? requantized.get(g, op, ops) : r->x;
     const ValueId w = add_weight(g, std::move(r->weight), r->rows);
     const ValueId type = add_value(g, int64_t(r->type));
@@ -184,7 +183,7 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
     ++rewritten;
   }
   g.ops = std::move(ops);
-  drop_unnamed_constants(g, replaced);
+  drop_unnamed_tensors(g, named_before);
   return rewritten;
 }
 

@@ -50,13 +50,21 @@ ValueId add_value(Graph& g, Value v) {
   return static_cast<ValueId>(g.values.size() - 1);
 }
 
-void drop_unnamed_constants(Graph& g, const std::vector<ValueId>& candidates) {
+std::vector<bool> named_values(const Graph& g) {
   std::vector<bool> named(g.values.size(), false);
   for (const OpCall& op : g.ops) {
     for (ValueId a : op.args) named[a] = true;
   }
-  for (ValueId v : candidates) {
-    if (!named[v] && g.is_tensor(v) && g.tensor(v).storage == StorageKind::Constant) g.values[v] = Null{};
+  return named;
+}
+
+void drop_unnamed_tensors(Graph& g, const std::vector<bool>& named_before) {
+  const std::vector<bool> named = named_values(g);
+  for (ValueId v = 0; v < g.values.size(); ++v) {
+    const bool was_named = v >= named_before.size() || named_before[v];
+    if (!was_named || named[v] || !g.is_tensor(v)) continue;
+    const StorageKind kind = g.tensor(v).storage;
+    if (kind == StorageKind::Intermediate || kind == StorageKind::Constant) g.values[v] = Null{};
   }
 }
 

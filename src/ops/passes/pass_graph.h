@@ -48,8 +48,12 @@ bool memory_object_reused(const Graph& g, ValueId v, size_t from, size_t to);
 
 ValueId add_value(Graph& g, Value v);
 
-// Constants among `candidates` that no op names any more become Null, so
-// that they get no buffer.
-void drop_unnamed_constants(Graph& g, const std::vector<ValueId>& candidates);
+// Which values some op names.
+std::vector<bool> named_values(const Graph& g);
+
+// Intermediate and constant tensors that an op named before a rewrite
+// (`named_before`, from named_values) and none names now become Null, so
+// that they get no buffer. Values the rewrite added count as named before.
+void drop_unnamed_tensors(Graph& g, const std::vector<bool>& named_before);
 
 }  // namespace wgrt::passes

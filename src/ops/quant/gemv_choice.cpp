@@ -64,7 +64,7 @@ uint32_t planar_row_blocks(const Tuning& tuning, uint32_t k, uint64_t row_groups
 // (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
 // quantization of x costs more than two roundings save.
 // Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every matrix (A/B).
-uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
+uint32_t gemv_int8_levels(const Tuning& tuning, const GemvMatrix& matrix) {
   constexpr uint32_t kMinRows = 8192;
   switch (tuning.gemv_activation) {
     case GemvActivation::F32: return 0;
@@ -72,7 +72,11 @@ uint32_t gemv_int8_levels(const Tuning& tuning, uint32_t n) {
     case GemvActivation::Q8x2: return 2;
     case GemvActivation::Auto: break;
   }
-  return n >= kMinRows ? 2 : 0;
+  // On CPU adapters the int8 kernel is the slower one: lavapipe, SmolLM2-shaped
+  // head (49,152 x 576, Q4_0F32) 198 ms with two roundings, 57 ms with f32 x
+  // (bench/RESULTS.md, 2026-12-06).
+  if (matrix.cpu_adapter) return 0;
+  return matrix.n >= kMinRows ? 2 : 0;
 }
 
 // x rows per workgroup for M > 1 (XROWS): the kernels stage a chunk of
@@ -104,7 +108,7 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
                                          {"ROWS", rows_per_group},
                                          {"HAS_SWIGLU", matrix.swiglu ? 1.0 : 0.0},
                                          {"HAS_ROPE", matrix.rope ? 1.0 : 0.0}});
-  const uint32_t xq_levels = matrix.planar ? gemv_int8_levels(tuning, matrix.n) : 0;
+  const uint32_t xq_levels = matrix.planar ? gemv_int8_levels(tuning, matrix) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) g.constants.push_back({"XQ_LEVELS", double(xq_levels)});
   if (matrix.planar) {

@@ -19,6 +19,9 @@ struct GemvMatrix {
   uint32_t k = 0, n = 0;
   bool planar = false;  // weight_prep.h's planar layout
   bool swiglu = false, rope = false;
+  // A CPU adapter (lavapipe, SwiftShader): its packed int8 dot products are
+  // emulated, so Auto keeps x in f32 (gemv_choice.cpp).
+  bool cpu_adapter = false;
 };
 
 struct GemvChoice {
