@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 18 A/B on the H200 in one call (under 3 minutes): pp512 of llama1b
 # Q4_0 and SmolLM2 Q4_1 (random weights, made in /tmp as bench/run_all.sh
-# makes them) with the old tiles of quant/linear.wgsl (the default) and with
+# makes them) with the old tiles of linear/linear.wgsl (the default) and with
 # each tile of the GEMM family (linear/gemm.wgsl, WGRT_GEMM_TILE) in f32 and
 # f16 (WGRT_MATMUL), the fused graph, the family at every size
 # (WGRT_GEMM_MIN_WORKGROUPS=0); then the first tile and precision with the

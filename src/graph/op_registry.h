@@ -58,7 +58,7 @@ class OpArgs {
   bool boolean(size_t i) const;
   // An IntList, or a ValueList of Ints (a SymInt[] the exporter wrote item
   // by item). SymInt items are NotSupported, as for number(); size
-  // arguments that follow live SymInts read ops/shape/size_list.h instead.
+  // arguments that follow live SymInts read ops/common/size_list.h instead.
   IntList int_list(size_t i) const;
   const ValueList& value_list(size_t i) const;
 

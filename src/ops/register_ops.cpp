@@ -12,7 +12,6 @@ const OpRegistry& OpRegistry::builtin() {
     OpRegistry r;
     ops::register_elementwise(r);
     ops::register_norm(r);
-    ops::register_quant(r);
     ops::register_qdq(r);
     ops::register_attention(r);
     ops::register_rope(r);

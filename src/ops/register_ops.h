@@ -7,11 +7,10 @@ namespace wgrt::ops {
 
 void register_elementwise(OpRegistry& registry);
 void register_norm(OpRegistry& registry);        // rms_norm, native_layer_norm, _softmax, _log_softmax
-void register_quant(OpRegistry& registry);       // GGUF (ggml) block formats
 void register_qdq(OpRegistry& registry);         // ExecuTorch quantize/dequantize and fused int8 kernels
 void register_attention(OpRegistry& registry);  // sdpa_with_kv_cache, update_cache
 void register_rope(OpRegistry& registry);
-void register_linear(OpRegistry& registry);      // et_vk.linear_q4gsw, aten.linear/mm/bmm
+void register_linear(OpRegistry& registry);      // every linear: GGUF (wgrt.linear_ggml*), ExecuTorch quantized, aten.linear/mm/bmm
 void register_embedding(OpRegistry& registry);   // et_vk.embedding_q4gsw, aten.embedding
 void register_shape(OpRegistry& registry);       // view/slice/select/permute/cat/split/prepack/...
 void register_symint(OpRegistry& registry);      // sym_size, SymInt arithmetic, select_as_symint

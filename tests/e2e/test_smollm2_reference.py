@@ -12,7 +12,7 @@ device with shader-f16 (WGRT_MATMUL=f16: f16 operands, f32 sums per 32 K
 steps) is checked separately at F16_LOGIT_TOL (measured 0.077 on lavapipe).
 The fp32 comparisons decode with f32 x in every GEMV (WGRT_GEMV_ACT=f32);
 the default, x rounded twice to int8 on matrices of >= 8,192 rows (here the
-49,152-row head; ops/quant/linear_ggml.cpp), is checked at INT8X2_LOGIT_TOL
+49,152-row head; ops/linear/linear_ggml.cpp), is checked at INT8X2_LOGIT_TOL
 (measured 1.5e-3 on lavapipe) with the same greedy tokens, and so are the
 GPU-sampling runs, which use the defaults throughout.
 """

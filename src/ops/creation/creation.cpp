@@ -16,7 +16,7 @@
 #include "graph/op_context.h"
 #include "ops/creation/fill.h"
 #include "ops/register_ops.h"
-#include "ops/shape/size_list.h"
+#include "ops/common/size_list.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {

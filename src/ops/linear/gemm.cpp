@@ -71,7 +71,7 @@ const GemmTile& gemm_tile(const Tuning& tuning) {
 bool gemm_choose(const gpu::Device& device, const Tuning& tuning, GemmChoice& chosen, uint32_t storage_buffers) {
   if (device.limits().max_storage_buffers_per_shader_stage < storage_buffers) return false;
   // The family is the prefill GEMM by default since it was measured faster
-  // than quant/linear.wgsl's tiles on the H200 (this default: llama1b pp512
+  // than linear/linear.wgsl's tiles on the H200 (this default: llama1b pp512
   // 9,020 vs 4,521 tok/s, SmolLM2 24,513 vs 20,412; in f32 6,307 and
   // 22,021). Tuning::gemm_family off keeps the ops' own GEMMs (an A/B switch).
   if (!tuning.gemm_family) return false;

@@ -80,7 +80,7 @@ const char* matmul_precision_name(MatmulPrecision precision);
 // Workgroups for an M x N output (to fold with ResizeContext::fold).
 uint64_t gemm_workgroups(const GemmTile& tile, uint64_t m, uint64_t n);
 
-// The params uniform of the linear kernels (Params in quant/linear_io.wgsl:
+// The params uniform of the linear kernels (Params in linear/linear_io.wgsl:
 // gemm.wgsl and the quantized GEMVs): plain() for one output without a norm,
 // run() for the rows [col0, col0 + rows) of a weight stored in runs, whose
 // results land in those columns of an output out_cols wide.
@@ -94,7 +94,7 @@ struct GemmParams {
   }
   static GemmParams plain(uint32_t m, uint32_t n, uint32_t k, uint32_t row_words) { return run(m, n, k, row_words, 0, n); }
 };
-static_assert(sizeof(GemmParams) == 48, "must match Params in quant/linear_io.wgsl");
+static_assert(sizeof(GemmParams) == 48, "must match Params in linear/linear_io.wgsl");
 
 // Bindings 5-8 of gemm.wgsl (linear_io.wgsl) for an op without a norm, residual or split
 // outputs: `x` (read-only) for norm_w and residual, a scratch word each for

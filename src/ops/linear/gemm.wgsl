@@ -26,10 +26,10 @@
 // The accumulators are indexed by constants only (no loops over them): an
 // array indexed in a loop the driver does not unroll lives in local memory,
 // the suspected (unmeasured) cause of the first 8 x 8 version of this kernel
-// being 4-20x slower than the 2 x 4 tiles of quant/linear.wgsl on the H200.
+// being 4-20x slower than the 2 x 4 tiles of linear/linear.wgsl on the H200.
 //
-// Bindings, Params and the epilogue come from quant/linear_io.wgsl
-// (imported, as by quant/linear.wgsl), with the fused
+// Bindings, Params and the epilogue come from linear/linear_io.wgsl
+// (imported, as by linear/linear.wgsl), with the fused
 // linears' optional parts: HAS_NORM (x RMS-normalized first:
 // staged x is multiplied by norm_w and each staging thread sums the squares
 // of its part of one row; the results are scaled by 1 / rms), HAS_BIAS,
@@ -42,7 +42,7 @@
 //! import {tile}
 //! import linear/gemm_k{ku}.wgsl
 //! import {decoder}
-//! import quant/linear_io.wgsl
+//! import linear/linear_io.wgsl
 
 // Binding 1, the weights as u32 words (linear_io.wgsl leaves it to each kernel).
 @group(0) @binding(1) var<storage, read> w: array<u32>;

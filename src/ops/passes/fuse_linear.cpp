@@ -1,7 +1,7 @@
 #include "ops/passes/fuse_linear.h"
 
 #include "ops/passes/pass_graph.h"
-#include "ops/quant/linear_forms.h"
+#include "ops/linear/linear_forms.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,7 +23,7 @@ using passes::memory_object_reused;
 using passes::Uses;
 
 constexpr std::string_view kNorm = "et_vk.rms_norm.default";
-// The linear forms the passes make and their argument lists (ops/quant/linear_forms.h).
+// The linear forms the passes make and their argument lists (ops/linear/linear_forms.h).
 using ops::kLinearFused;
 using ops::kLinearPlain;
 using ops::kLinearSplit;

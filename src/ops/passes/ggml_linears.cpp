@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ops/passes/pass_graph.h"
-#include "ops/quant/linear_forms.h"
+#include "ops/linear/linear_forms.h"
 #include "ops/quant/quant_layout.h"
 
 namespace wgrt::passes {

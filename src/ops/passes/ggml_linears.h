@@ -1,5 +1,5 @@
 // ExecuTorch's linears as calls of the GGUF linear family (wgrt.linear_ggml,
-// ops/quant/linear_ggml.cpp), so that they run in the same GEMV skeleton and
+// ops/linear/linear_ggml.cpp), so that they run in the same GEMV skeleton and
 // GEMM family and the fusion passes (fuse_linear.h) apply to them; run before
 // those passes (ops/register_ops.cpp). Weights are rewritten losslessly:
 //

@@ -1,6 +1,6 @@
 #include "ops/passes/pass_graph.h"
 
-#include "ops/quant/linear_forms.h"
+#include "ops/linear/linear_forms.h"
 
 namespace wgrt::passes {
 

@@ -9,7 +9,7 @@
 
 #include "ops/common/shapes.h"
 #include "ops/register_ops.h"
-#include "ops/shape/size_list.h"
+#include "ops/common/size_list.h"
 #include "ops/shape/strided_copy.h"
 #include "wgrt/error.h"
 

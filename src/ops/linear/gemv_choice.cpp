@@ -1,4 +1,4 @@
-#include "ops/quant/gemv_choice.h"
+#include "ops/linear/gemv_choice.h"
 
 #include <algorithm>
 
@@ -128,7 +128,7 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
     std::erase_if(g.multi_constants, [](const auto& kv) { return kv.first == "ROW_BLOCKS"; });
     g.multi_constants.push_back({"XROWS", double(g.multi_rows)});
   }
-  g.shader = !matrix.planar ? "quant/gemv.wgsl" : q8 ? "quant/gemv_planar_q8.wgsl" : "quant/gemv_planar.wgsl";
+  g.shader = !matrix.planar ? "linear/gemv.wgsl" : q8 ? "linear/gemv_planar_q8.wgsl" : "linear/gemv_planar.wgsl";
   return g;
 }
 

@@ -53,7 +53,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read> residual: array<f32>;
 @group(0) @binding(7) var<storage, read_write> out1: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out2: array<f32>;
-// Bindings 9 and 10, the RoPE tables, come with quant/gemv_rope.wgsl, which
+// Bindings 9 and 10, the RoPE tables, come with linear/gemv_rope.wgsl, which
 // only the HAS_ROPE GEMV includes: the others bind 8 storage buffers, as
 // many as WebGPU's default limits allow.
 

@@ -19,8 +19,8 @@
 //
 // The whole x row is staged at once where it fits (K <= 4096: no barriers
 // inside the weight loop), else in chunks of XQ_UNITS units.
-//! import quant/gemv_skeleton.wgsl
-//! import quant/gemv_planar_weights.wgsl
+//! import linear/gemv_skeleton.wgsl
+//! import linear/gemv_planar_weights.wgsl
 
 override XQ_LEVELS: u32 = 2u;  // 1 or 2 roundings of x
 const XQ_UNITS: u32 = 128u;

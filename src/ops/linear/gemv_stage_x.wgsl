@@ -1,5 +1,5 @@
 // x staged in workgroup memory as f32, for gemv.wgsl and gemv_planar.wgsl
-// (after quant/gemv_skeleton.wgsl, whose WG it uses).
+// (after linear/gemv_skeleton.wgsl, whose WG it uses).
 //
 // The kernel declares `xs`, workgroup vec4s, 9 per 32-element unit (8 of x
 // and one padding vec4, so that lanes reading different units at the same

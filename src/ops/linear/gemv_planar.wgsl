@@ -15,9 +15,9 @@
 //   instead of integer-to-float conversions (a quarter-rate instruction on
 //   NVIDIA GPUs); Q4_0's -8 and Q8_0's +128 bias fold into that subtraction,
 //   Q4_1's min is applied once per block as m * sum(x).
-//! import quant/gemv_skeleton.wgsl
-//! import quant/gemv_stage_x.wgsl
-//! import quant/gemv_planar_weights.wgsl
+//! import linear/gemv_skeleton.wgsl
+//! import linear/gemv_stage_x.wgsl
+//! import linear/gemv_planar_weights.wgsl
 
 const MAGIC: u32 = 0x4b000000u;  // the bits of 2^23
 

@@ -1,6 +1,6 @@
 // out[m, n] = sum_k x[m, k] * W[n, k] (+ bias[n]) with W in a ggml block
 // format: the prefill GEMM (M > 1). Imports (below):
-// common/prelude.wgsl, quant/dequant.wgsl, quant/linear_io.wgsl (bindings,
+// common/prelude.wgsl, quant/dequant.wgsl, linear/linear_io.wgsl (bindings,
 // Params and the epilogue it shares with the decode GEMV, gemv.wgsl).
 //
 // Prefill (M > 1): a tiled GEMM. A workgroup of 256 threads computes a
@@ -14,7 +14,7 @@
 // ceil(N / TILE_N) * ceil(M / TILE_M), possibly 2D-folded.
 //! import common/prelude.wgsl
 //! import quant/dequant.wgsl
-//! import quant/linear_io.wgsl
+//! import linear/linear_io.wgsl
 
 const TILE_M: u32 = 32u;
 const TILE_N: u32 = 64u;

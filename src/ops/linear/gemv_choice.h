@@ -25,7 +25,7 @@ struct GemvMatrix {
 };
 
 struct GemvChoice {
-  const char* shader = nullptr;  // e.g. "quant/gemv_planar.wgsl"
+  const char* shader = nullptr;  // e.g. "linear/gemv_planar.wgsl"
   uint32_t rows_per_group = 0;   // weight rows per workgroup row block (ROWS)
   uint32_t row_blocks = 1;       // row blocks per workgroup (ROW_BLOCKS)
   gpu::OverrideConstants constants;

@@ -53,7 +53,7 @@ void lower(OpContext& ctx) {
   const uint32_t dim = static_cast<uint32_t>(ctx.max_dims(out).back());
   gpu::OverrideConstants constants = weight_decode_constants(layout, wt, dim);
   constants.emplace_back("WG", kWorkgroup);
-  const auto& p = ctx.pipeline("quant/embedding.wgsl", "main", constants);
+  const auto& p = ctx.pipeline("embedding/embedding_ggml.wgsl", "main", constants);
   // One dispatch per run of rows of a table above the binding limit.
   const std::vector<RowRunDispatch> runs =
       dispatch_row_runs(ctx, w, sizeof(EmbeddingParams), p, [&](gpu::BufferBinding run, gpu::BufferBinding u) {

@@ -2,9 +2,9 @@
 // W[n, k] for one row of x per workgroup, W in any ggml format that
 // dequant.wgsl decodes (F32 and F16 included). Sources before this one:
 // common/prelude.wgsl, a common/reduce_*.wgsl, quant/dequant.wgsl,
-// quant/linear_io.wgsl (parameters, bindings, the optional RMSNorm prologue,
-// bias/residual epilogue and split outputs), quant/gemv_skeleton.wgsl,
-// quant/gemv_stage_x.wgsl. Weights in the block layout (quant_layout.h);
+// linear/linear_io.wgsl (parameters, bindings, the optional RMSNorm prologue,
+// bias/residual epilogue and split outputs), linear/gemv_skeleton.wgsl,
+// linear/gemv_stage_x.wgsl. Weights in the block layout (quant_layout.h);
 // gemv_planar.wgsl is the kernel for the planar layout of Q4_0, Q4_1 and Q8_0.
 //
 // A workgroup of WG owns ROWS weight rows; LANES threads per row take its
@@ -12,9 +12,9 @@
 // blocks). x is staged 2048 elements at a time in workgroup memory
 // (stage_x). Per-lane sums meet through lanes_sum (subgroup shuffles where
 // the device has them).
-//! import quant/gemv_skeleton.wgsl
+//! import linear/gemv_skeleton.wgsl
 //! import quant/dequant.wgsl
-//! import quant/gemv_stage_x.wgsl
+//! import linear/gemv_stage_x.wgsl
 
 const CHUNK_UNITS: u32 = 64u;  // x staged per pass: 64 units of 32 elements (all rows together)
 

@@ -1,4 +1,4 @@
-#include "ops/shape/size_list.h"
+#include "ops/common/size_list.h"
 
 #include "wgrt/error.h"
 

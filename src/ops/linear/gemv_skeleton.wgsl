@@ -1,13 +1,13 @@
 // What the decode GEMVs (gemv.wgsl, gemv_planar.wgsl, gemv_planar_q8.wgsl)
-// share, after quant/linear_io.wgsl: a workgroup of WG owns ROWS weight rows
+// share, after linear/linear_io.wgsl: a workgroup of WG owns ROWS weight rows
 // of XROWS consecutive x rows, LANES invocations per weight row; x is staged
 // in workgroup memory (as f32 by gemv_stage_x.wgsl, or as int8 by
 // gemv_planar_q8.wgsl); the lanes' sums meet through lanes_sum and go
 // through the epilogue, one x row after another.
 //! import common/prelude.wgsl
 //! import common/reduce.wgsl
-//! import quant/linear_io.wgsl
-//! import quant/gemv_{rope}.wgsl
+//! import linear/linear_io.wgsl
+//! import linear/gemv_{rope}.wgsl
 
 override WG: u32 = 256;    // linear_ggml.cpp's kWorkgroup (passing it there is pending: the default)
 override LANES: u32 = 16;  // invocations per weight row, a power of two

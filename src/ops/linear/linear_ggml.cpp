@@ -49,8 +49,8 @@
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/linear/gemm.h"
-#include "ops/quant/gemv_choice.h"
-#include "ops/quant/linear_forms.h"
+#include "ops/linear/gemv_choice.h"
+#include "ops/linear/linear_forms.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -315,13 +315,13 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
                              const gpu::OverrideConstants& constants) {
   LinearKernels kern;
   // The RoPE GEMV alone binds the tables (10 storage buffers); the others
-  // stay within WebGPU's default 8 (quant/gemv_rope_none.wgsl).
+  // stay within WebGPU's default 8 (linear/gemv_rope_none.wgsl).
   const gpu::ShaderSlot rope_slot = {"rope", c.rope ? "rope" : "rope_none"};
   kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot});
   // The multi-row GEMV only where the GEMV takes several rows (Tuning::gemv_batch_rows).
   kern.multi_rows = ctx.tuning().gemv_batch_rows > 1 ? gemv.multi_rows : 1;
   if (kern.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
-  kern.tiled = &ctx.pipeline("quant/linear.wgsl", "main_tiled", constants);
+  kern.tiled = &ctx.pipeline("linear/linear.wgsl", "main_tiled", constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
   kern.none1 = c.has_out1 ? ctx.tensor(c.out1) : ctx.scratch(4, "linear unused output");
@@ -401,13 +401,13 @@ LinearEpilogues record_epilogues(OpContext& ctx, const LinearCall& c, const Line
   LinearEpilogues e{first.gemm, first.gemm, first.u, first.u};
   if (c.swiglu) {
     e.swiglu_u = ctx.uniform(sizeof(PairParams));
-    e.swiglu_pairs = ctx.dispatch(ctx.pipeline("quant/swiglu_pairs.wgsl", "main"),
+    e.swiglu_pairs = ctx.dispatch(ctx.pipeline("linear/swiglu_pairs.wgsl", "main"),
                                   {kern.tiled_out, ctx.tensor(c.out), ctx.uniform_binding(e.swiglu_u)},
                                   "linear_ggml swiglu pairs");
   }
   if (c.rope) {
     e.rope_u = ctx.uniform(sizeof(RopeParams));
-    e.rope_pairs = ctx.dispatch(ctx.pipeline("quant/rope_pairs.wgsl", "main"),
+    e.rope_pairs = ctx.dispatch(ctx.pipeline("linear/rope_pairs.wgsl", "main"),
                                 {ctx.tensor(c.out), ctx.tensor(c.out1), ctx.tensor(c.cos), ctx.tensor(c.sin),
                                  ctx.uniform_binding(e.rope_u)},
                                 "linear_ggml rope pairs");
