@@ -46,7 +46,6 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
   c.tied_output = f.find_tensor("output.weight") == nullptr;
   c.attention_bias = f.find_tensor("blk.0.attn_q.bias") != nullptr;
   c.has_rope_freqs = f.find_tensor("rope_freqs.weight") != nullptr;
-  c.qk_norm = f.find_tensor("blk.0.attn_q_norm.weight") != nullptr;
   if (c.gemma) {
     // As llama.cpp reads Gemma 3: every 6th layer global, the others local
     // with RoPE base 10000 and no scaling.

@@ -33,11 +33,8 @@ struct LlamaConfig {
   // than adjacent pairs (llama, mistral), decided by the architecture as
   // llama.cpp does: its converter permutes llama's Q/K rows, not qwen2's.
   bool rope_halves = false;
-  bool qk_norm = false;  // qwen3, gemma3: blk.N.attn_q_norm / attn_k_norm over each head
-  // gemma3: embeddings scaled by sqrt(dim); GELU (tanh) instead of SiLU in the
-  // gated FFN; norms after attention and after the FFN too (post_attention_norm,
-  // post_ffw_norm; GGUF stores Gemma's norm weights with the 1 already added);
-  // sliding-window layers (all but every swa_pattern-th) with their own RoPE base.
+  // gemma3 (its graph: arch/gemma3.cpp): sliding-window layers (all but
+  // every swa_pattern-th) with their own RoPE base, read below.
   bool gemma = false;
   int64_t sliding_window = 0;  // 0: every layer attends to the whole context
   int64_t swa_pattern = 0;
