@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <utility>
 
@@ -40,40 +41,56 @@ native::RuntimeChecks runtime_checks(ShaderChecks checks) {
 ComputePipeline::ComputePipeline(Handle<WGPUComputePipeline> pipeline, std::string label)
     : pipeline_(std::move(pipeline)), label_(std::move(label)) {}
 
+namespace {
+
+PipelineKey key_of(std::string shader, bool inline_text, std::string_view entry, const OverrideConstants& constants,
+                   ShaderChecks checks) {
+  PipelineKey key{std::move(shader), inline_text, {}, std::string(entry), checks, {}};
+  for (const auto& [name, value] : constants) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    key.constants.emplace_back(name, bits);
+  }
+  std::sort(key.constants.begin(), key.constants.end());
+  return key;
+}
+
+}  // namespace
+
 const ComputePipeline& PipelineCache::get(std::string_view shader_path, std::string_view entry,
-                                          const OverrideConstants& constants, ShaderChecks checks) {
-  return get_from_source(shader_program(shader_path), entry, constants, shader_path, checks);
+                                          const OverrideConstants& constants, ShaderChecks checks,
+                                          std::span<const ShaderSlot> slots, std::span<const ShaderSlot> defaults) {
+  PipelineKey key = key_of(std::string(shader_path), false, entry, constants, checks);
+  for (const ShaderSlot& s : slots) key.slots.emplace_back(s.name, s.value);
+  for (const ShaderSlot& d : defaults) {
+    const bool given = std::any_of(slots.begin(), slots.end(), [&](const ShaderSlot& s) { return s.name == d.name; });
+    if (!given) key.slots.emplace_back(d.name, d.value);
+  }
+  std::sort(key.slots.begin(), key.slots.end());
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+  std::string label(shader_path);
+  for (const ShaderSlot& s : slots) label += " " + std::string(s.name) + "=" + std::string(s.value);
+  return compile(std::move(key), shader_program(shader_path, slots, defaults), label);
 }
 
 const ComputePipeline& PipelineCache::get_from_source(std::string_view wgsl, std::string_view entry,
                                                       const OverrideConstants& constants,
                                                       std::string_view label, ShaderChecks shader_checks) {
-  OverrideConstants sorted = constants;
-  std::sort(sorted.begin(), sorted.end());
-  // Part of the key: loads with other checks get their own pipelines.
-  const native::RuntimeChecks checks = runtime_checks(shader_checks);
-  std::string key;
-  key.reserve(wgsl.size() + 64);
-  key.append(wgsl).push_back('\0');
-  key.append(entry);
-  key.push_back('\0');
-  key.push_back(checks.bounds ? 'b' : '-');
-  key.push_back(checks.loop_bounding ? 'l' : '-');
-  // Each constant's exact bits: a printed decimal (std::to_string's six
-  // places) would make 1e-7 and 0 one pipeline.
-  for (const auto& [name, value] : sorted) {
-    key += '\0' + name + '=';
-    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
-  }
+  PipelineKey key = key_of(std::string(wgsl), true, entry, constants, shader_checks);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return *it->second;
+  return compile(std::move(key), wgsl, label);
+}
 
+const ComputePipeline& PipelineCache::compile(PipelineKey key, std::string_view wgsl, std::string_view label) {
+  const native::RuntimeChecks checks = runtime_checks(key.checks);
+  const std::string_view entry = key.entry;
   device_.throw_if_lost();
   const std::string what = std::string(label) + ":" + std::string(entry);
   std::vector<WGPUConstantEntry> entries;
-  for (const auto& [name, value] : sorted) {
+  for (const auto& [name, bits] : key.constants) {
     WGPUConstantEntry e = WGPU_CONSTANT_ENTRY_INIT;
     e.key = to_view(name);
-    e.value = value;
+    std::memcpy(&e.value, &bits, sizeof(bits));
     entries.push_back(e);
   }
 

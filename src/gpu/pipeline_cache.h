@@ -1,5 +1,6 @@
-// Compute pipelines, cached under (shader source, entry point, override
-// constants), and the bind groups that attach buffers to them.
+// Compute pipelines, cached under a typed key (PipelineKey: which shader
+// with which slots, entry point, checks, override constants), and the bind
+// groups that attach buffers to them.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gpu/handle.h"
+#include "gpu/shader_program.h"
 #include "wgrt/tuning.h"
 
 namespace wgrt::gpu {
@@ -38,15 +40,33 @@ class ComputePipeline {
   std::string label_;
 };
 
+// What makes a pipeline, compared field by field: an embedded shader by its
+// path and slot choices (its program text is assembled only when the key is
+// new), or WGSL text given inline; the entry point; wgpu's runtime checks;
+// each override constant's exact bits (a printed decimal would make 1e-7
+// and 0 one pipeline). Slots and constants are sorted by name.
+struct PipelineKey {
+  std::string shader;  // an embedded path, or the inline WGSL itself
+  bool inline_text = false;
+  std::vector<std::pair<std::string, std::string>> slots;
+  std::string entry;
+  ShaderChecks checks = ShaderChecks::None;
+  std::vector<std::pair<std::string, uint64_t>> constants;
+
+  auto operator<=>(const PipelineKey&) const = default;
+};
+
 class PipelineCache {
  public:
   explicit PipelineCache(Device& device) : device_(device) {}
 
-  // The pipeline for an embedded shader (a path below src/ops/). A WGSL
-  // compile error throws Error(InvalidProgram) with the compiler's message.
-  // `checks`: the runtime checks wgpu adds to the shader (part of the key).
+  // The pipeline for an embedded shader (a path below src/ops/) with its
+  // slots filled (`slots`, then `defaults` for the ones not given:
+  // shader_program.h). A WGSL compile error throws Error(InvalidProgram)
+  // with the compiler's message. `checks`: the runtime checks wgpu adds.
   const ComputePipeline& get(std::string_view shader_path, std::string_view entry,
-                             const OverrideConstants& constants = {}, ShaderChecks checks = ShaderChecks::None);
+                             const OverrideConstants& constants = {}, ShaderChecks checks = ShaderChecks::None,
+                             std::span<const ShaderSlot> slots = {}, std::span<const ShaderSlot> defaults = {});
   // The same for WGSL text that is not embedded (tests, generated kernels).
   const ComputePipeline& get_from_source(std::string_view wgsl, std::string_view entry,
                                          const OverrideConstants& constants = {},
@@ -63,7 +83,10 @@ class PipelineCache {
 
  private:
   Device& device_;
-  std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
+  // Compiles `wgsl` for `key` (a miss) and keeps it.
+  const ComputePipeline& compile(PipelineKey key, std::string_view wgsl, std::string_view label);
+
+  std::map<PipelineKey, std::unique_ptr<ComputePipeline>> pipelines_;
 };
 
 // One buffer (or a range of it) at binding index i of group 0.

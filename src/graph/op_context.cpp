@@ -19,11 +19,8 @@ const gpu::ComputePipeline& OpContext::pipeline(std::string_view shader_path, st
                                                 const gpu::OverrideConstants& constants,
                                                 std::initializer_list<gpu::ShaderSlot> slots) {
   const gpu::ShaderSlot device_slots[] = {{"reduce", device_.reduce_slot()}};
-  const std::span<const gpu::ShaderSlot> given(slots.begin(), slots.size());
-  std::string label(shader_path);
-  for (const gpu::ShaderSlot& s : slots) label += " " + std::string(s.name) + "=" + std::string(s.value);
-  return device_.pipelines().get_from_source(gpu::shader_program(shader_path, given, device_slots), entry, constants,
-                                             label, state_.tuning.shader_checks);
+  return device_.pipelines().get(shader_path, entry, constants, state_.tuning.shader_checks,
+                                 std::span<const gpu::ShaderSlot>(slots.begin(), slots.size()), device_slots);
 }
 
 gpu::BufferBinding OpContext::tensor(ValueId id) const {

@@ -169,6 +169,26 @@ TEST_F(DeviceTest, ShaderChecksModesCompileAndAnUnknownOneIsRefused) {
   unsetenv("WGRT_SHADER_CHECKS");
 }
 
+// Embedded shaders are keyed by path, slots (given, then the device's
+// defaults for the rest) and constants, not by their program text: the same
+// choices find the same pipeline, another slot value or constant another.
+TEST_F(DeviceTest, PipelineCacheKeysEmbeddedShadersByPathSlotsAndConstants) {
+  PipelineCache& cache = device().pipelines();
+  const ShaderSlot reduce[] = {{"reduce", device().reduce_slot()}};
+  const ShaderSlot plain[] = {{"rope", "rope_none"}}, rope[] = {{"rope", "rope"}};
+  const auto& a = cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain, reduce);
+  const size_t after_a = cache.size();
+  const auto& b = cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain, reduce);
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(cache.size(), after_a);
+  const ShaderSlot plain_and_reduce[] = {{"rope", "rope_none"}, {"reduce", device().reduce_slot()}};
+  EXPECT_EQ(&a, &cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain_and_reduce))
+      << "a default given as a slot is the same key";
+  EXPECT_NE(&a, &cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, rope, reduce));
+  EXPECT_NE(&a, &cache.get("linear/gemv.wgsl", "main", {{"LANES", 16}}, ShaderChecks::None, plain, reduce));
+  EXPECT_EQ(cache.size(), after_a + 2);
+}
+
 TEST_F(DeviceTest, PipelineCacheKeysOnSourceEntryAndConstants) {
   const char* src = "override K: u32 = 1; @group(0) @binding(0) var<storage, read_write> o: array<u32>;"
                     "@compute @workgroup_size(1) fn main() { o[0] = K; }";
