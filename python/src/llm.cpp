@@ -64,9 +64,7 @@ api::GenerateOptions sampling_options(int32_t max_tokens, float temperature, int
   return options;
 }
 
-}  // namespace
-
-void bind_llm(nb::module_& m) {
+void bind_generation(nb::module_& m) {
   nb::class_<PyGeneration>(m, "Generation", "A streaming generation: iterate for text pieces.")
       .def("__iter__", [](nb::handle self) { return self; })
       .def("__next__", &PyGeneration::next)
@@ -91,7 +89,66 @@ void bind_llm(nb::module_& m) {
         d["cancelled"] = s.cancelled;
         return d;
       });
+}
 
+// LLM._generate: a streaming generation of `prompt` (the part the cache
+// already holds skipped).
+PyGeneration start_generation(nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
+                              float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
+                              uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling, bool cache_prompt,
+                              float presence_penalty, float frequency_penalty,
+                              const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs,
+                              bool json_object, const std::string& json_schema, const std::string& grammar) {
+  PyLLM& l = nb::cast<PyLLM&>(self);
+  api::GenerateOptions options =
+      sampling_options(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, seed, ignore_eos, in_flight);
+  options.presence_penalty = presence_penalty;
+  options.frequency_penalty = frequency_penalty;
+  options.logit_bias = logit_bias;
+  options.logprobs = logprobs;
+  options.json_object = json_object;
+  if (!json_schema.empty()) options.json_schema = api::parse_json_schema(json_schema);
+  if (!grammar.empty()) options.grammar = api::parse_grammar(grammar);
+  options.gpu_sampling = gpu_sampling;
+  // Each generate() runs as from an empty cache; with cache_prompt the
+  // part of the cache the prompt repeats (a chat's earlier turns) is kept.
+  if (!cache_prompt) l.llm.reset();
+  const int64_t reused = l.llm.reuse_cached_prefix(prompt);
+  PyGeneration g{nb::borrow(self), std::nullopt, {}, size_t(reused)};
+  g.gen.emplace(l.llm, std::span(prompt).subspan(size_t(reused)), options);
+  return g;
+}
+
+// LLM._generate_batch: every prompt generated at once, one dict per prompt.
+nb::list generate_batch(PyLLM& l, const std::vector<std::vector<int32_t>>& prompts, int32_t max_tokens,
+                        float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
+                        uint64_t seed, bool ignore_eos, int32_t in_flight) {
+  const api::GenerateOptions options =
+      sampling_options(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, seed, ignore_eos, in_flight);
+  std::vector<api::GenerateResult> results;
+  {
+    nb::gil_scoped_release release;  // minutes of GPU work; no Python object is touched
+    results = l.llm.generate_batch(prompts, options);
+  }
+  nb::list out;
+  for (const api::GenerateResult& r : results) {
+    nb::dict d;
+    d["text"] = lossy_str(r.text);
+    d["tokens"] = r.tokens;
+    d["prompt_tokens"] = r.prompt_tokens;
+    d["cached_tokens"] = r.cached_tokens;
+    d["generated_tokens"] = r.generated_tokens;
+    d["stopped_at_eos"] = r.stopped_at_eos;
+    d["context_full"] = r.context_full;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_llm(nb::module_& m) {
+  bind_generation(m);
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model loaded from GGUF.")
       .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk, bool kv_f16, int64_t parallel) {
         api::LlmOptions options;
@@ -133,55 +190,8 @@ void bind_llm(nb::module_& m) {
         std::memcpy(bytes.data(), logits.data(), bytes.size());
         return numpy_from_tensor(api::Tensor(DType::F32, {int64_t(logits.size())}, std::move(bytes)));
       }, nb::arg("token_ids"), "Appends tokens to the KV cache; returns the last token's logits.")
-      .def("_generate", [](nb::handle self, const std::vector<int32_t>& prompt, int32_t max_tokens,
-                           float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
-                           uint64_t seed, bool ignore_eos, int32_t in_flight, bool gpu_sampling,
-                           bool cache_prompt, float presence_penalty, float frequency_penalty,
-                           const std::vector<std::pair<int32_t, float>>& logit_bias, int32_t logprobs,
-                           bool json_object, const std::string& json_schema, const std::string& grammar) {
-        PyLLM& l = nb::cast<PyLLM&>(self);
-        api::GenerateOptions options = sampling_options(max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
-                                                        seed, ignore_eos, in_flight);
-        options.presence_penalty = presence_penalty;
-        options.frequency_penalty = frequency_penalty;
-        options.logit_bias = logit_bias;
-        options.logprobs = logprobs;
-        options.json_object = json_object;
-        if (!json_schema.empty()) options.json_schema = api::parse_json_schema(json_schema);
-        if (!grammar.empty()) options.grammar = api::parse_grammar(grammar);
-        options.gpu_sampling = gpu_sampling;
-        // Each generate() runs as from an empty cache; with cache_prompt the
-        // part of the cache the prompt repeats (a chat's earlier turns) is kept.
-        if (!cache_prompt) l.llm.reset();
-        const int64_t reused = l.llm.reuse_cached_prefix(prompt);
-        PyGeneration g{nb::borrow(self), std::nullopt, {}, size_t(reused)};
-        g.gen.emplace(l.llm, std::span(prompt).subspan(size_t(reused)), options);
-        return g;
-      })
-      .def("_generate_batch", [](PyLLM& l, const std::vector<std::vector<int32_t>>& prompts, int32_t max_tokens,
-                                 float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
-                                 uint64_t seed, bool ignore_eos, int32_t in_flight) {
-        const api::GenerateOptions options = sampling_options(max_tokens, temperature, top_k, top_p, min_p,
-                                                              repeat_penalty, seed, ignore_eos, in_flight);
-        std::vector<api::GenerateResult> results;
-        {
-          nb::gil_scoped_release release;  // minutes of GPU work; no Python object is touched
-          results = l.llm.generate_batch(prompts, options);
-        }
-        nb::list out;
-        for (const api::GenerateResult& r : results) {
-          nb::dict d;
-          d["text"] = lossy_str(r.text);
-          d["tokens"] = r.tokens;
-          d["prompt_tokens"] = r.prompt_tokens;
-          d["cached_tokens"] = r.cached_tokens;
-          d["generated_tokens"] = r.generated_tokens;
-          d["stopped_at_eos"] = r.stopped_at_eos;
-          d["context_full"] = r.context_full;
-          out.append(d);
-        }
-        return out;
-      })
+      .def("_generate", &start_generation)
+      .def("_generate_batch", &generate_batch)
       .def("memory_stats", [](const PyLLM& l) { return memory_stats_dict(l.llm.memory_stats()); });
 }
 

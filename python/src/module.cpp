@@ -140,14 +140,10 @@ nb::dict memory_stats_dict(const MemoryStats& s) {
   return d;
 }
 
-}  // namespace wgrt::py
+namespace {
 
-NB_MODULE(_wgrt, m) {
-  using namespace wgrt;
-  using namespace wgrt::py;
-  nb::set_leak_warnings(false);  // the default Runtime is kept until exit on purpose
-  m.attr("__version__") = WGRT_VERSION;
-
+// wgrt.Error, with .code, for every wgrt::Error that reaches Python.
+void bind_errors(nb::module_& m) {
   g_error_type = PyErr_NewExceptionWithDoc("wgrt.Error", "An error from wgrt; .code names its kind.",
                                            PyExc_RuntimeError, nullptr);
   m.attr("Error") = nb::handle(g_error_type);
@@ -160,21 +156,10 @@ NB_MODULE(_wgrt, m) {
       PyErr_SetObject(g_error_type, err.ptr());
     }
   });
+}
 
-  m.def("_ptd_beside", &api::ptd_beside, nb::arg("pte_path"),
-        "The .ptd beside a .pte (model.pte -> model.ptd), or '' when there is none.");
-
-  m.def("adapter_info", [] {
-    const api::AdapterInfo a = default_runtime().adapter_info();
-    nb::dict d;
-    d["name"] = a.name;
-    d["backend"] = a.backend;
-    d["device_type"] = a.device_type;
-    d["driver"] = a.driver;
-    d["limits"] = api::limits_mode_name(default_runtime().limits_mode());
-    return d;
-  }, "The WebGPU adapter of the default runtime (created on first use).");
-
+// wgrt.Tensor: a tensor in GPU memory.
+void bind_device_tensor(nb::module_& m) {
   using api::DeviceTensor;
   nb::class_<DeviceTensor>(m, "Tensor", "A tensor in GPU memory, owned by this object.")
       .def_prop_ro("shape", [](const DeviceTensor& t) { return shape_tuple(t.shape()); })
@@ -190,7 +175,10 @@ NB_MODULE(_wgrt, m) {
         return "wgrt.Tensor(shape=" + shape_string(t.shape()) + ", dtype=" + numpy_dtype_name(t.dtype()) +
                ", device=webgpu)";
       });
+}
 
+// wgrt.Graph: one loaded graph and its test hooks.
+void bind_graph(nb::module_& m) {
   nb::class_<GraphRunner>(m, "Graph", "One loaded graph: a .pte method or a test graph.")
       .def("_run", &GraphRunner::run, nb::arg("inputs"), nb::arg("device_outputs"))
       .def_prop_ro("input_specs", [](GraphRunner& r) { return specs(r.method().inputs()); })
@@ -220,7 +208,33 @@ NB_MODULE(_wgrt, m) {
         }
         return out;
       });
+}
 
+}  // namespace
+}  // namespace wgrt::py
+
+NB_MODULE(_wgrt, m) {
+  using namespace wgrt;
+  using namespace wgrt::py;
+  nb::set_leak_warnings(false);  // the default Runtime is kept until exit on purpose
+  m.attr("__version__") = WGRT_VERSION;
+  bind_errors(m);
+  m.def("_ptd_beside", &api::ptd_beside, nb::arg("pte_path"),
+        "The .ptd beside a .pte (model.pte -> model.ptd), or '' when there is none.");
+
+  m.def("adapter_info", [] {
+    const api::AdapterInfo a = default_runtime().adapter_info();
+    nb::dict d;
+    d["name"] = a.name;
+    d["backend"] = a.backend;
+    d["device_type"] = a.device_type;
+    d["driver"] = a.driver;
+    d["limits"] = api::limits_mode_name(default_runtime().limits_mode());
+    return d;
+  }, "The WebGPU adapter of the default runtime (created on first use).");
+
+  bind_device_tensor(m);
+  bind_graph(m);
   bind_llm(m);
   bind_program(m);
   nb::module_ testing = m.def_submodule("_testing", "Test-only hooks; not a stable API.");
