@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,7 +54,12 @@ struct PipelineKey {
   ShaderChecks checks = ShaderChecks::None;
   std::vector<std::pair<std::string, uint64_t>> constants;
 
-  auto operator<=>(const PipelineKey&) const = default;
+  // std::tie, not a defaulted <=>: the web build's libc++ (emscripten 3.1.6)
+  // has no three-way comparison for strings and vectors.
+  bool operator<(const PipelineKey& o) const {
+    return std::tie(shader, inline_text, slots, entry, checks, constants) <
+           std::tie(o.shader, o.inline_text, o.slots, o.entry, o.checks, o.constants);
+  }
 };
 
 class PipelineCache {
