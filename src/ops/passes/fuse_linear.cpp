@@ -267,21 +267,15 @@ uint64_t weight_bytes_bound(const Graph& g, ValueId w) {
 // Rows of constant matrices stacked into one new constant (same dtype and row
 // length), owning its bytes.
 ValueId stack_constants(Graph& g, const std::vector<ValueId>& parts) {
-  Tensor t;
-  const Tensor& first = g.tensor(parts[0]);
-  t.dtype = first.dtype;
-  t.storage = StorageKind::Constant;
-  int64_t rows = 0;
+  std::vector<uint8_t> bytes;
+  Dims dims = g.tensor(parts[0]).max_dims;
+  dims[0] = 0;
   for (ValueId p : parts) {
     const Tensor& pt = g.tensor(p);
-    rows += pt.max_dims[0];
-    t.owned.insert(t.owned.end(), pt.bytes.begin(), pt.bytes.end());
+    dims[0] += pt.max_dims[0];
+    bytes.insert(bytes.end(), pt.bytes.begin(), pt.bytes.end());
   }
-  t.max_dims = first.max_dims;
-  t.max_dims[0] = rows;
-  t.cur_dims = t.max_dims;
-  t.bytes = t.owned;
-  return add_value(g, std::move(t));
+  return passes::add_owned_constant(g, g.tensor(parts[0]).dtype, std::move(dims), std::move(bytes));
 }
 
 bool stackable(const Graph& g, ValueId a, ValueId b) {
@@ -374,21 +368,15 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null, uint64
 // come first in the source.
 ValueId interleave_halves(Graph& g, ValueId stacked, bool up_first) {
   const Tensor& src = g.tensor(stacked);
-  Tensor t;
-  t.dtype = src.dtype;
-  t.storage = StorageKind::Constant;
-  t.max_dims = src.max_dims;
-  t.cur_dims = t.max_dims;
   const uint64_t rows = uint64_t(src.max_dims[0]), half = rows / 2, row_bytes = src.bytes.size() / rows;
-  t.owned.resize(src.bytes.size());
+  std::vector<uint8_t> bytes(src.bytes.size());
   for (uint64_t i = 0; i < half; ++i) {
     const uint8_t* gate = src.bytes.data() + (up_first ? half + i : i) * row_bytes;
     const uint8_t* up = src.bytes.data() + (up_first ? i : half + i) * row_bytes;
-    std::copy(gate, gate + row_bytes, t.owned.begin() + (2 * i) * row_bytes);
-    std::copy(up, up + row_bytes, t.owned.begin() + (2 * i + 1) * row_bytes);
+    std::copy(gate, gate + row_bytes, bytes.begin() + (2 * i) * row_bytes);
+    std::copy(up, up + row_bytes, bytes.begin() + (2 * i + 1) * row_bytes);
   }
-  t.bytes = t.owned;
-  return add_value(g, std::move(t));
+  return passes::add_owned_constant(g, src.dtype, src.max_dims, std::move(bytes));
 }
 
 // A merged gate/up linear (two outputs of equal width) whose outputs are read

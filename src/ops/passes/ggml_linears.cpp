@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -26,23 +25,12 @@ float f32_at(const Tensor& t, uint64_t i) {
   return v;
 }
 
-// A constant of `rows` rows of `row_bytes`, owning its bytes.
-ValueId add_weight(Graph& g, std::vector<uint8_t> bytes, int64_t rows) {
-  Tensor t;
-  t.dtype = DType::U8;
-  t.storage = StorageKind::Constant;
-  t.max_dims = {rows, int64_t(bytes.size()) / rows};
-  t.cur_dims = t.max_dims;
-  t.owned = std::move(bytes);
-  t.bytes = t.owned;
-  return add_value(g, std::move(t));
-}
-
 // Rows of K 4-bit values (nibble(n, k) in 0..15 meaning nibble - 8) with
 // scale(n, block of 32) as Q4_0F32 blocks: [d f32][byte j: element j low,
-// element j + 16 high].
-std::vector<uint8_t> q4f32_rows(int64_t rows, int64_t k, const std::function<uint32_t(int64_t, int64_t)>& nibble,
-                                const std::function<float(int64_t, int64_t)>& scale) {
+// element j + 16 high]. Templates, not std::function: a 1B model's weights
+// are a billion nibbles.
+template <class Nibble, class Scale>
+std::vector<uint8_t> q4f32_rows(int64_t rows, int64_t k, const Nibble& nibble, const Scale& scale) {
   const ops::QuantLayout& layout = *ops::find_quant_layout(ops::kQ4F32Type);
   const int64_t blocks = k / 32;
   std::vector<uint8_t> out(uint64_t(rows) * blocks * layout.file_bytes);
@@ -177,7 +165,8 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
     }
     const OpCall& op = g.ops[i];
     const ValueId x = op.name == kDq8ca ? requantized.get(g, op, ops) : r->x;
-    const ValueId w = add_weight(g, std::move(r->weight), r->rows);
+    const int64_t row_bytes = int64_t(r->weight.size()) / r->rows;
+    const ValueId w = add_owned_constant(g, DType::U8, {r->rows, row_bytes}, std::move(r->weight));
     const ValueId type = add_value(g, int64_t(r->type));
     ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {x, w, type, r->bias, r->out}});
     ++rewritten;

@@ -50,6 +50,17 @@ ValueId add_value(Graph& g, Value v) {
   return static_cast<ValueId>(g.values.size() - 1);
 }
 
+ValueId add_owned_constant(Graph& g, DType dtype, Dims dims, std::vector<uint8_t> bytes) {
+  Tensor t;
+  t.dtype = dtype;
+  t.storage = StorageKind::Constant;
+  t.max_dims = std::move(dims);
+  t.cur_dims = t.max_dims;
+  t.owned = std::move(bytes);
+  t.bytes = t.owned;
+  return add_value(g, std::move(t));
+}
+
 std::vector<bool> named_values(const Graph& g) {
   std::vector<bool> named(g.values.size(), false);
   for (const OpCall& op : g.ops) {

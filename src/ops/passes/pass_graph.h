@@ -48,6 +48,9 @@ bool memory_object_reused(const Graph& g, ValueId v, size_t from, size_t to);
 
 ValueId add_value(Graph& g, Value v);
 
+// A new constant tensor owning `bytes` (host layout for `dtype` and `dims`).
+ValueId add_owned_constant(Graph& g, DType dtype, Dims dims, std::vector<uint8_t> bytes);
+
 // Which values some op names.
 std::vector<bool> named_values(const Graph& g);
 
