@@ -158,3 +158,20 @@ def test_generate_batch_rows_equal_their_text_alone():
         batched.generate_batch(["fine", 7])
     with pytest.raises(Exception, match="prompt 0.*longer than the context"):
         batched.generate_batch(["word " * 400])
+
+
+def test_a_pte_llama_loads_as_an_llm_with_a_gguf_tokenizer():
+    """ExecuTorch's Llama export (tests/fixtures/llama/tiny_llama.pte, -qmode
+    4w) loaded as an LLM: the prompt's and each decode step's logits against
+    eager torch (the fixture's goldens, 1e-4 as in tests/runtime), run in the
+    GGUF kernels the load-time passes move it into."""
+    fix = ROOT / "tests" / "fixtures" / "llama"
+    manifest = json.loads((fix / "tiny_llama.json").read_text())
+    model = wgrt.load(fix / "tiny_llama.pte", tokenizer=fix / "byte_tokenizer.gguf", context=32, chunk=8)
+    assert isinstance(model, wgrt.LLM)
+    for step in manifest["steps"]:
+        tokens = np.load(fix / step["inputs"][0]["file"])[0].tolist()
+        want = np.load(fix / step["logits"]["file"])[0]
+        assert float(np.abs(model.forward(tokens) - want).max()) <= 1e-4, step["kind"]
+    with pytest.raises(ValueError, match="tokenizer is for a .pte"):
+        wgrt.load(tokenizer=fix / "byte_tokenizer.gguf")
