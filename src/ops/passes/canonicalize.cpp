@@ -146,9 +146,10 @@ size_t fold_silu_muls(Graph& g, std::vector<bool>& removed) {
   return folded;
 }
 
-// Whether two arguments hold the same thing: one value, or equal scalars / lists.
+// Whether two arguments hold the same thing: one value (not a state, which an
+// op between the two may write in place), or equal scalars / lists.
 bool same_argument(const Graph& g, ValueId a, ValueId b) {
-  if (a == b) return true;
+  if (a == b) return !g.is_tensor(a) || g.tensor(a).storage != StorageKind::State;
   if (g.is_tensor(a) || g.is_tensor(b)) return false;
   const Value &va = g.values[a], &vb = g.values[b];
   if (va.index() != vb.index()) return false;
