@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -47,6 +48,17 @@ std::vector<uint8_t> q4f32_rows(int64_t rows, int64_t k, const Nibble& nibble, c
   return out;
 }
 
+constexpr ValueId kNoBias = std::numeric_limits<ValueId>::max();  // the caller adds a Null
+
+// The weight bytes a rewrite would make, with the GPU layout's padding (at
+// most 16 bytes a row, as fuse_linear.cpp bounds it): checked before
+// converting, so an oversized weight is never rewritten only to be dropped.
+bool fits(const PassLimits& limits, int64_t rows, uint64_t bytes) {
+  return bytes + 16 * uint64_t(rows) <= limits.max_weight_bytes;
+}
+
+uint64_t q4f32_bytes(int64_t rows, int64_t k) { return uint64_t(rows) * uint64_t(k / 32) * 20; }
+
 struct Rewrite {
   ValueId x, bias, out;
   std::vector<uint8_t> weight;
@@ -55,7 +67,7 @@ struct Rewrite {
 };
 
 // linear_q4gsw: W u8 [N, K/2] (element 2i in byte i's low nibble), scales f32 [K/G, >= N].
-std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op) {
+std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op, const PassLimits& limits) {
   if (op.args.size() != 6) return std::nullopt;
   const Tensor* x = f32_tensor(g, op.args[0]);
   const Tensor* w = constant_tensor(g, op.args[1]);
@@ -65,6 +77,7 @@ std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op) {
   const int64_t k = x->max_dims.back(), n = w->max_dims[0], gs = *group, stride = s->max_dims[1];
   if (k % 32 != 0 || gs <= 0 || gs % 32 != 0 || k % gs != 0 || w->max_dims[1] * 2 != k) return std::nullopt;
   if (s->dtype != DType::F32 || s->max_dims[0] != k / gs || stride < n) return std::nullopt;
+  if (!fits(limits, n, q4f32_bytes(n, k))) return std::nullopt;
   Rewrite r{op.args[0], op.args[4], op.args[5], {}, n, ops::kQ4F32Type};
   r.weight = q4f32_rows(
       n, k, [&](int64_t row, int64_t e) { return (w->bytes[uint64_t(row) * (k / 2) + e / 2] >> (4 * (e % 2))) & 15u; },
@@ -75,14 +88,14 @@ std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op) {
 // linear_dq8ca_q4gsw (x, x scales, x zero points, W, weight sums, scales, G,
 // bias, out): x requantized per row (wgrt.dq8_rows, made by the caller), then
 // linear_q4gsw's weights; weight sums are an integer-path correction not needed.
-std::optional<Rewrite> from_dq8ca(const Graph& g, const OpCall& op) {
+std::optional<Rewrite> from_dq8ca(const Graph& g, const OpCall& op, const PassLimits& limits) {
   if (op.args.size() != 9) return std::nullopt;
   const OpCall q4gsw{std::string(kQ4gsw), {op.args[0], op.args[3], op.args[5], op.args[6], op.args[7], op.args[8]}};
-  return from_q4gsw(g, q4gsw);
+  return from_q4gsw(g, q4gsw, limits);
 }
 
 // linear_qcs4w: W u8 [N, K/2] (element 2i in byte i's high nibble), scales f32 [N]; no bias.
-std::optional<Rewrite> from_qcs4w(Graph& g, const OpCall& op) {
+std::optional<Rewrite> from_qcs4w(const Graph& g, const OpCall& op, const PassLimits& limits) {
   if (op.args.size() != 4) return std::nullopt;
   const Tensor* x = f32_tensor(g, op.args[0]);
   const Tensor* w = constant_tensor(g, op.args[1]);
@@ -90,8 +103,8 @@ std::optional<Rewrite> from_qcs4w(Graph& g, const OpCall& op) {
   if (!x || !w || !s || x->max_dims.empty() || w->max_dims.size() != 2 || s->dtype != DType::F32) return std::nullopt;
   const int64_t k = x->max_dims.back(), n = w->max_dims[0];
   if (k % 32 != 0 || w->max_dims[1] * 2 != k || numel(s->max_dims) != n) return std::nullopt;
-  const ValueId null = add_value(g, Null{});
-  Rewrite r{op.args[0], null, op.args[3], {}, n, ops::kQ4F32Type};
+  if (!fits(limits, n, q4f32_bytes(n, k))) return std::nullopt;
+  Rewrite r{op.args[0], kNoBias, op.args[3], {}, n, ops::kQ4F32Type};
   r.weight = q4f32_rows(
       n, k, [&](int64_t row, int64_t e) { return (w->bytes[uint64_t(row) * (k / 2) + e / 2] >> (4 * (1 - e % 2))) & 15u; },
       [&](int64_t row, int64_t) { return f32_at(*s, uint64_t(row)); });
@@ -99,22 +112,23 @@ std::optional<Rewrite> from_qcs4w(Graph& g, const OpCall& op) {
 }
 
 // aten.linear: W f32 or f16 [N, K]; its rows are already ggml F32 / F16 rows.
-std::optional<Rewrite> from_float_linear(const Graph& g, const OpCall& op) {
+std::optional<Rewrite> from_float_linear(const Graph& g, const OpCall& op, const PassLimits& limits) {
   if (op.args.size() != 4) return std::nullopt;
   const Tensor* x = f32_tensor(g, op.args[0]);
   const Tensor* w = constant_tensor(g, op.args[1]);
   if (!x || !w || x->max_dims.empty() || w->max_dims.size() != 2 || x->max_dims.back() != w->max_dims[1]) return {};
   if ((w->dtype != DType::F32 && w->dtype != DType::F16) || w->max_dims[1] % 32 != 0) return std::nullopt;
+  if (!fits(limits, w->max_dims[0], w->bytes.size())) return std::nullopt;
   Rewrite r{op.args[0], op.args[2], op.args[3], {w->bytes.begin(), w->bytes.end()}, w->max_dims[0],
             w->dtype == DType::F32 ? kGgmlF32 : kGgmlF16};
   return r;
 }
 
-std::optional<Rewrite> rewrite_of(Graph& g, const OpCall& op) {
-  if (op.name == kQ4gsw) return from_q4gsw(g, op);
-  if (op.name == kQcs4w) return from_qcs4w(g, op);
-  if (op.name == kLinear) return from_float_linear(g, op);
-  if (op.name == kDq8ca) return from_dq8ca(g, op);
+std::optional<Rewrite> rewrite_of(const Graph& g, const OpCall& op, const PassLimits& limits) {
+  if (op.name == kQ4gsw) return from_q4gsw(g, op, limits);
+  if (op.name == kQcs4w) return from_qcs4w(g, op, limits);
+  if (op.name == kLinear) return from_float_linear(g, op, limits);
+  if (op.name == kDq8ca) return from_dq8ca(g, op, limits);
   return std::nullopt;
 }
 
@@ -143,7 +157,7 @@ class RequantizedRows {
 
 // A bias the family takes: none, or f32 [N].
 bool bias_fits(const Graph& g, ValueId bias, int64_t n) {
-  if (is_null(g, bias)) return true;
+  if (bias == kNoBias || is_null(g, bias)) return true;
   const Tensor* b = f32_tensor(g, bias);
   return b != nullptr && b->max_dims == Dims{n};
 }
@@ -157,9 +171,8 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
   ops.reserve(g.ops.size());
   RequantizedRows requantized;
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    std::optional<Rewrite> r = rewrite_of(g, g.ops[i]);
-    // The GPU layout adds at most 16 bytes a row (as fuse_linear.cpp's bound).
-    if (!r || !bias_fits(g, r->bias, r->rows) || r->weight.size() + 16 * uint64_t(r->rows) > limits.max_weight_bytes) {
+    std::optional<Rewrite> r = rewrite_of(g, g.ops[i], limits);
+    if (!r || !bias_fits(g, r->bias, r->rows)) {
       ops.push_back(std::move(g.ops[i]));
       continue;
     }
@@ -168,7 +181,8 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
     const int64_t row_bytes = int64_t(r->weight.size()) / r->rows;
     const ValueId w = add_owned_constant(g, DType::U8, {r->rows, row_bytes}, std::move(r->weight));
     const ValueId type = add_value(g, int64_t(r->type));
-    ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {x, w, type, r->bias, r->out}});
+    const ValueId bias = r->bias == kNoBias ? add_value(g, Null{}) : r->bias;
+    ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {x, w, type, bias, r->out}});
     ++rewritten;
   }
   g.ops = std::move(ops);
