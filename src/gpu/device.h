@@ -93,6 +93,9 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   const AdapterInfo& adapter_info() const { return adapter_info_; }
+  // A CPU implementation (lavapipe, SwiftShader): kernels whose speed rests
+  // on GPU hardware (packed int8 dot products) choose otherwise there.
+  bool cpu_adapter() const { return adapter_info_.device_type == "CPU"; }
   const DeviceLimits& limits() const { return limits_; }
   LimitsMode limits_mode() const { return limits_mode_; }
   // The most bytes one buffer binding may hold here: the smaller of

@@ -540,8 +540,8 @@ void lower_with(OpContext& ctx, const LinearForm& s) {
   steps.c = read_call(ctx, s);
   const LinearCall& c = steps.c;
   const gpu::OverrideConstants constants = linear_constants(c, ctx.args().tensor(1));
-  const bool cpu_adapter = ctx.device().adapter_info().device_type == "CPU";
-  const GemvChoice gemv = choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope, cpu_adapter}, constants);
+  const GemvChoice gemv =
+      choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope, ctx.device().cpu_adapter()}, constants);
   steps.rows_per_group = gemv.rows_per_group;
   steps.row_blocks = gemv.row_blocks;
   const LinearKernels kern = choose_kernels(ctx, c, gemv, constants);
