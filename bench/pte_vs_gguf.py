@@ -9,12 +9,12 @@ dispatches per step of
   gguf       a random Llama of the same sizes as GGUF, Q4_0 linears
 
 The .pte comes from `executorch.examples.models.llama.export_llama -V -kv
---use_sdpa_with_kv_cache -qmode 4w -G 32` on a random checkpoint (needs torch
+--use_sdpa_with_kv_cache -qmode 4w -G 32` (or --qmode 8da4w) on a random checkpoint (needs torch
 and executorch: this machine, not the device); both files are cached in
 --dir. The twin's embedding and head stay F32 (the export's are 4-bit), so
 compare the layers' kernels, not the whole step, where they differ.
 
-Usage: python3 bench/pte_vs_gguf.py [--dim 576 --layers 6 --heads 9 --kv-heads 3
+Usage: python3 bench/pte_vs_gguf.py [--qmode 4w|8da4w] [--dim 576 --layers 6 --heads 9 --kv-heads 3
            --ffn 1536 --vocab 49152] [--dir /tmp/pte_vs_gguf] [-n 32] [-r 3]
 """
 import argparse
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference"))
 CTX = 256
 
 
-def export_pte(params: dict, out: Path) -> None:
+def export_pte(params: dict, qmode: str, out: Path) -> None:
     import torch
     from executorch.examples.models.llama.llama_transformer import construct_transformer
     from executorch.examples.models.llama.model_args import ModelArgs
@@ -45,7 +45,7 @@ def export_pte(params: dict, out: Path) -> None:
                  for k, v in model.state_dict().items() if k.endswith(".weight")}
         torch.save(state, Path(tmp) / "ckpt.pth")
         cmd = [sys.executable, "-m", "executorch.examples.models.llama.export_llama", "-V", "-kv",
-               "--use_sdpa_with_kv_cache", "-qmode", "4w", "-G", "32", "-E", "4,32", "-d", "fp32",
+               "--use_sdpa_with_kv_cache", "-qmode", qmode, "-G", "32", "-E", "4,32", "-d", "fp32",
                "--max_seq_length", str(CTX), "--max_context_length", str(CTX), "-p", str(params_path),
                "-c", str(Path(tmp) / "ckpt.pth"), "--output-dir", tmp, "-n", "model"]
         subprocess.run(cmd, check=True)
@@ -69,6 +69,7 @@ def bench(args, *model_args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--qmode", choices=["4w", "8da4w"], default="4w")
     ap.add_argument("--dim", type=int, default=576)
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--heads", type=int, default=9)
@@ -85,17 +86,17 @@ def main():
     tag = "_".join(str(params[k]) for k in ("dim", "n_layers", "n_heads", "n_kv_heads", "hidden_dim", "vocab_size"))
     d = Path(args.dir)
     d.mkdir(parents=True, exist_ok=True)
-    pte, twin = d / f"llama_{tag}.pte", d / f"llama_{tag}.q4_0.gguf"
+    pte, twin = d / f"llama_{tag}_{args.qmode}.pte", d / f"llama_{tag}.q4_0.gguf"
     tok = ROOT / "tests" / "fixtures" / "llama" / "byte_tokenizer.gguf"
     if not pte.exists():
-        export_pte(params, pte)
+        export_pte(params, args.qmode, pte)
     if not twin.exists():
         import hf_tiny_models
         hf_tiny_models.write_llama_like(params, twin, CTX)
     rows = [("pte", bench(args, "--model", str(pte), "--tokenizer", str(tok))),
             ("pte-nofuse", bench(args, "--model", str(pte), "--tokenizer", str(tok), "--no-fuse")),
             ("gguf", bench(args, "--model", str(twin)))]
-    print(f"\nshape {tag} (dim, layers, heads, kv heads, ffn, vocab); tg{args.n}, median of {args.r}")
+    print(f"\n-qmode {args.qmode}, shape {tag} (dim, layers, heads, kv heads, ffn, vocab); tg{args.n}, median of {args.r}")
     print(f"{'form':<11} {'tok/s':>8} {'vs gguf':>8} {'dispatches':>10} {'per layer':>9} {'MiB':>7} {'load s':>7}")
     base = rows[2][1][0]
     for name, (tg, disp, layer, mem, load) in rows:

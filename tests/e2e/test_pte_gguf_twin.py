@@ -3,8 +3,10 @@ the exported program's linears move into the GGUF linear family and the
 fusion passes fold them as they fold a GGUF model's (ops/passes/), so a
 decode step has as many dispatches per layer in both forms.
 
-The .pte is tests/fixtures/llama/tiny_llama.pte (export_llama -qmode 4w, 2
-layers, dim 64, 4/2 heads, FFN 128, vocab 256); its twin is a random HF Llama
+The .pte files are tests/fixtures/llama/tiny_llama.pte (export_llama -qmode
+4w, 2 layers, dim 64, 4/2 heads, FFN 128, vocab 256) and tiny_llama_8da4w.pte
+(-qmode 8da4w: x requantized per row to int8 before each linear, which the
+family does inside its kernels, after the norm it fuses); the twin is a random HF Llama
 of those sizes written as GGUF with Q4_0 linears (tests/reference). Both are
 profiled by `wgrt bench --profile` on one decode step.
 """
@@ -13,6 +15,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "reference"))
@@ -41,23 +45,26 @@ def layer_kernels(kernels: dict) -> dict:
 
 
 def without_dtype(label: str) -> str:
-    return label.replace("Q4_0F32", "Q").replace("Q4_0", "Q")
+    return label.replace("Q4_0F32", "Q").replace("Q4_0", "Q").replace(" +dq8 x", "")
 
 
-def test_decode_dispatches_per_layer_equal_in_pte_and_gguf(tmp_path):
+@pytest.mark.parametrize("fixture", ["tiny_llama", "tiny_llama_8da4w"])
+def test_decode_dispatches_per_layer_equal_in_pte_and_gguf(tmp_path, fixture):
     twin = tmp_path / "twin.gguf"
-    params = json.loads((FIX / "tiny_llama.params.json").read_text())
+    params = json.loads((FIX / f"{fixture}.params.json").read_text())
     hf_tiny_models.write_llama_like(params, twin, context=32)
     layers = params["n_layers"]
-    pte = decode_profile(tmp_path, "--model", str(FIX / "tiny_llama.pte"), "--tokenizer",
+    pte = decode_profile(tmp_path, "--model", str(FIX / f"{fixture}.pte"), "--tokenizer",
                          str(FIX / "byte_tokenizer.gguf"))
     gguf_kernels = decode_profile(tmp_path, "--model", str(twin))
     pte_layer = {without_dtype(k): n for k, n in layer_kernels(pte).items()}
     gguf_layer = {without_dtype(k): n for k, n in layer_kernels(gguf_kernels).items()}
     print("pte:", pte, "\ngguf:", gguf_kernels)
     assert pte_layer == gguf_layer
+    if fixture.endswith("8da4w"):  # the variant meant ran: every layer linear requantizes x
+        assert all("+dq8 x" in k for k in layer_kernels(pte) if k.startswith("linear_ggml")), pte
     per_layer = sum(pte_layer.values()) / layers
     assert per_layer == 5, pte_layer  # Q/K/V + RoPE, attention, output + residual, gate/up + SwiGLU, down + residual
     # Nothing of ExecuTorch's own linear, norm or activation kernels is left.
-    assert not any(k.startswith(("linear_q4gsw", "et_vk.rms_norm", "aten.sigmoid", "aten.mul", "aten.view_copy",
+    assert not any(k.startswith(("linear_q4gsw", "linear_dq8ca", "choose_qparams", "dq8_rows", "et_vk.rms_norm", "aten.sigmoid", "aten.mul", "aten.view_copy",
                                  "et_vk.prepack", "aten.add")) for k in pte), pte

@@ -9,6 +9,7 @@
 
 #include "gpu_test_env.h"
 #include "graph/executable_graph.h"
+#include "ops/linear/linear_forms.h"
 #include "ops/passes/fuse_linear.h"
 #include "host_tensors.h"
 #include "ops/quant/quant_layout.h"
@@ -59,7 +60,7 @@ Graph build_layer(const LayerShape& s, const Variant& v = {}) {
   auto linear = [&](ValueId x, int64_t n, int64_t k, Dims out_dims, bool bias = false) {
     const ValueId out = tensor(std::move(out_dims));
     const ValueId bi = bias ? b.add_constant(DType::F32, {n}, test::bytes_of(test::random_floats(n, seed++))) : null;
-    b.add_op("wgrt.linear_ggml", {x, matrix(n, k), type, bi, out});
+    b.add_op("wgrt.linear_ggml", {x, matrix(n, k), type, bi, b.add_null(), out});
     return out;
   };
   auto norm = [&](ValueId x, const Dims& dims) {
@@ -132,7 +133,7 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
       "aten.add.Tensor", "et_vk.rms_norm.default", "wgrt.linear_ggml", "wgrt.linear_ggml", "wgrt.swiglu",
       "wgrt.linear_ggml", "aten.add.Tensor", "et_vk.rms_norm.default", "aten.select_copy.int", "wgrt.linear_ggml"};
   EXPECT_EQ(op_names(g), before);
-  const ValueId q_out = g.ops[1].args[4], k_out = g.ops[2].args[4];
+  const ValueId q_out = g.ops[1].args[ops::kLinearPlain.out], k_out = g.ops[2].args[ops::kLinearPlain.out];
   const FusionStats st = fuse_linear_layers(g);
   EXPECT_EQ(st.norms, 3u);
   EXPECT_EQ(st.merged, 2u);
@@ -146,24 +147,24 @@ TEST(FuseLinear, LayerOpsBeforeAndAfter) {
   // Q and K: one matrix of 2D rows read from the norm's input, normalized inside.
   const OpCall& qk = g.ops[0];
   EXPECT_EQ(qk.args[0], g.inputs[0]);
-  EXPECT_FALSE(std::holds_alternative<Null>(g.values[qk.args[4]]));
+  EXPECT_FALSE(std::holds_alternative<Null>(g.values[qk.args[ops::kLinearSplit.norm]]));
   EXPECT_EQ(g.tensor(qk.args[1]).max_dims[0], 2 * 64);
-  EXPECT_EQ(qk.args[6], q_out);
-  EXPECT_EQ(qk.args[7], k_out);
-  EXPECT_TRUE(std::holds_alternative<Null>(g.values[qk.args[8]]));
+  EXPECT_EQ(qk.args[ops::kLinearSplit.out], q_out);
+  EXPECT_EQ(qk.args[ops::kLinearSplit.out1], k_out);
+  EXPECT_TRUE(std::holds_alternative<Null>(g.values[qk.args[ops::kLinearSplit.out2]]));
   // The attention output projection adds the original x and writes h.
   const OpCall& o = g.ops[2];
-  EXPECT_EQ(o.args[6], g.inputs[0]);
-  EXPECT_TRUE(std::holds_alternative<Null>(g.values[o.args[4]]));  // no norm before o
+  EXPECT_EQ(o.args[ops::kLinearFused.residual], g.inputs[0]);
+  EXPECT_TRUE(std::holds_alternative<Null>(g.values[o.args[ops::kLinearFused.norm]]));  // no norm before o
   // gate/up: one matrix with their rows interleaved, normalized inside,
   // writing the swiglu's output, which the down projection reads.
   const OpCall& gu = g.ops[3];
-  EXPECT_EQ(gu.args.size(), 7u);
+  EXPECT_EQ(gu.args.size(), ops::kLinearSwiglu.arg_count());
   EXPECT_EQ(g.tensor(gu.args[1]).max_dims[0], 2 * 96);
-  EXPECT_FALSE(std::holds_alternative<Null>(g.values[gu.args[4]]));
-  EXPECT_EQ(g.ops[4].args[0], gu.args[6]);
+  EXPECT_FALSE(std::holds_alternative<Null>(g.values[gu.args[ops::kLinearSwiglu.norm]]));
+  EXPECT_EQ(g.ops[4].args[0], gu.args[ops::kLinearSwiglu.out]);
   // The head reads the selected row of h2 (the down projection's output), not of its norm.
-  EXPECT_EQ(g.ops[5].args[0], g.ops[4].args[7]);
+  EXPECT_EQ(g.ops[5].args[0], g.ops[4].args[ops::kLinearFused.out]);
   // The separate Q/K/gate/up weights are gone (no upload for them).
   size_t u8_constants = 0;
   for (const Value& v : g.values) {
@@ -190,10 +191,10 @@ TEST(FuseLinear, RopeIntoTheQkvLinear) {
                                           "wgrt.linear_ggml_swiglu", F, "aten.select_copy.int", F};
   EXPECT_EQ(op_names(g), after);
   const OpCall& qkv = g.ops[0];
-  ASSERT_EQ(qkv.args.size(), 11u);
-  EXPECT_EQ(g.tensor(qkv.args[8]).max_dims, (Dims{1, 6, 4, 16}));  // writes the rotated heads
-  EXPECT_EQ(g.ops[1].args[0], qkv.args[8]);
-  EXPECT_EQ(g.ops[2].args[0], qkv.args[9]);
+  ASSERT_EQ(qkv.args.size(), ops::kLinearSplitRope.arg_count());
+  EXPECT_EQ(g.tensor(qkv.args[ops::kLinearSplitRope.out]).max_dims, (Dims{1, 6, 4, 16}));  // writes the rotated heads
+  EXPECT_EQ(g.ops[1].args[0], qkv.args[ops::kLinearSplitRope.out]);
+  EXPECT_EQ(g.ops[2].args[0], qkv.args[ops::kLinearSplitRope.out1]);
   EXPECT_EQ(fuse_linear_layers(g).ropes, 0u);
 }
 

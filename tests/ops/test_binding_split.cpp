@@ -52,11 +52,11 @@ Graph tied_model(const Case& c, int64_t vocab, int64_t dim, int64_t max_t, const
   b.add_op("aten.view_copy.default", {emb, b.add_int_list({-1, dim}), rows});
   const ValueId logits = b.add_tensor(DType::F32, {max_t, vocab});
   b.add_op("wgrt.linear_ggml", {rows, w, b.add_int(c.type), b.add_constant(DType::F32, {vocab}, test::bytes_of(bias)),
-                                logits});
+                                b.add_null(), logits});
   b.mark_output(logits);
   const ValueId wb = b.add_constant_view(DType::U8, {vocab, int64_t(ops::file_row_bytes(l, dim))}, w2);
   const ValueId fused = b.add_tensor(DType::F32, {max_t, vocab});
-  b.add_op("wgrt.linear_ggml_fused", {rows, wb, b.add_int(c.type), b.add_null(),
+  b.add_op("wgrt.linear_ggml_fused", {rows, wb, b.add_int(c.type), b.add_null(), b.add_null(),
                                       b.add_constant(DType::F32, {dim}, test::bytes_of(norm)), b.add_double(1e-5),
                                       logits, fused});
   b.mark_output(fused);

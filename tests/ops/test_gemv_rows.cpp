@@ -32,13 +32,15 @@ struct Format {
 };
 
 // The linear forms whose GEMV epilogues differ.
-enum class Form { Plain, NormResidual, Swiglu, SplitRope };
+// NormRequant: norm+residual with x requantized per row (x_quant, 8da4w).
+enum class Form { Plain, NormResidual, Swiglu, SplitRope, NormRequant };
 const char* form_name(Form f) {
   switch (f) {
     case Form::Plain: return "plain";
     case Form::NormResidual: return "norm+residual";
     case Form::Swiglu: return "swiglu";
     case Form::SplitRope: return "split+rope";
+    case Form::NormRequant: return "norm+requant+residual";
   }
   return "";
 }
@@ -83,17 +85,18 @@ Linear build(gpu::Device& device, const Format& f, Form form, int64_t k, int64_t
   const ValueId eps = b.add_double(1e-5);
   if (form == Form::Plain) {
     const ValueId out = b.add_tensor(DType::F32, {kMaxM, L.n});
-    b.add_op("wgrt.linear_ggml", {x, w, type, bias, out});
+    b.add_op("wgrt.linear_ggml", {x, w, type, bias, b.add_null(), out});
     b.mark_output(out);
-  } else if (form == Form::NormResidual) {
+  } else if (form == Form::NormResidual || form == Form::NormRequant) {
     const ValueId res = b.add_tensor(DType::F32, {kMaxM, L.n});
     b.mark_input(res);
     const ValueId out = b.add_tensor(DType::F32, {kMaxM, L.n});
-    b.add_op("wgrt.linear_ggml_fused", {x, w, type, bias, norm, eps, res, out});
+    const ValueId x_quant = form == Form::NormRequant ? b.add_double(1.1920928955078125e-07) : b.add_null();
+    b.add_op("wgrt.linear_ggml_fused", {x, w, type, bias, x_quant, norm, eps, res, out});
     b.mark_output(out);
   } else if (form == Form::Swiglu) {
     const ValueId out = b.add_tensor(DType::F32, {kMaxM, L.n / 2});
-    b.add_op("wgrt.linear_ggml_swiglu", {x, w, type, bias, norm, eps, out});
+    b.add_op("wgrt.linear_ggml_swiglu", {x, w, type, bias, b.add_null(), norm, eps, out});
     b.mark_output(out);
   } else {
     const ValueId cos = b.add_tensor(DType::F32, {kMaxM, kHeadDim / 2});
@@ -103,7 +106,7 @@ Linear build(gpu::Device& device, const Format& f, Form form, int64_t k, int64_t
     const ValueId q = b.add_tensor(DType::F32, {kMaxM, 2, kHeadDim});
     const ValueId kk = b.add_tensor(DType::F32, {kMaxM, 1, kHeadDim});
     const ValueId v = b.add_tensor(DType::F32, {kMaxM, 8});
-    b.add_op("wgrt.linear_ggml_split_rope", {x, w, type, bias, norm, eps, cos, sin, q, kk, v});
+    b.add_op("wgrt.linear_ggml_split_rope", {x, w, type, bias, b.add_null(), norm, eps, cos, sin, q, kk, v});
     b.mark_output(q);
     b.mark_output(kk);
     b.mark_output(v);
@@ -123,7 +126,7 @@ std::vector<std::vector<float>> run(Linear& L, int64_t first, int64_t m) {
   const auto x = rows(L.x, L.k), res = rows(L.residual, L.n);
   const auto cos = rows(L.cos, kHeadDim / 2), sin = rows(L.sin, kHeadDim / 2);
   std::vector<HostTensorView> in = {test::f32_view(x, {m, L.k})};
-  if (L.form == Form::NormResidual) in.push_back(test::f32_view(res, {m, L.n}));
+  if (L.form == Form::NormResidual || L.form == Form::NormRequant) in.push_back(test::f32_view(res, {m, L.n}));
   if (L.form == Form::SplitRope) {
     in.push_back(test::f32_view(cos, {m, kHeadDim / 2}));
     in.push_back(test::f32_view(sin, {m, kHeadDim / 2}));
@@ -173,7 +176,8 @@ void check_rows(gpu::Device& device, const Format& f, int64_t k, int64_t n, uint
   tuning.gemv_row_blocks = row_blocks;
   tuning.gemv_batch_rows = 32;  // the GEMV takes every M here (a batched decode step)
   if (int8_x) tuning.gemv_activation = GemvActivation::Q8x2;
-  for (Form form : {Form::Plain, Form::NormResidual, Form::Swiglu, Form::SplitRope}) {
+  // NormRequant's numerics are checked end to end against torch (test_llama_pte.cpp's 8da4w).
+  for (Form form : {Form::Plain, Form::NormResidual, Form::Swiglu, Form::SplitRope, Form::NormRequant}) {
     // The RoPE GEMV binds 10 storage buffers: under WebGPU's default 8 the
     // fusion pass never makes it (fuse_linear.cpp), so there is nothing to test.
     if (form == Form::SplitRope && device.limits().max_storage_buffers_per_shader_stage < 10) continue;

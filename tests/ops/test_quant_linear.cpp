@@ -74,7 +74,7 @@ double check_linear(gpu::Device& device, const Case& c, int64_t K, int64_t N, in
   const ValueId w = b.add_constant(DType::U8, wdims, gpu_bytes);
   const ValueId bi = b.add_constant(DType::F32, {N}, test::bytes_of(bias));
   const ValueId out = b.add_tensor(DType::F32, {kMaxM, N});
-  b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, out});
+  b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), bi, b.add_null(), out});
   b.mark_output(out);
   LoadOptions options = load_options();
   options.tuning.matmul_precision = precision;
@@ -340,7 +340,7 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   const ValueId row = b.add_tensor(DType::F32, {1, kDim});
   b.add_op("aten.view_copy.default", {emb, b.add_int_list({1, kDim}), row});
   const ValueId logits = b.add_tensor(DType::F32, {1, kVocab});
-  b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), logits});
+  b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), b.add_null(), logits});
   b.mark_output(logits);
   auto g = ExecutableGraph::load(device(), std::move(b).build());
   // Q4_0, Q4_1, Q8_0: the planar layout, which both ops read; others: blocks.
@@ -461,7 +461,7 @@ double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
         const ValueId w = b.add_constant(DType::U8, {kN, int64_t(ops::planar_row_bytes(c.type, k) / 16), 16},
                                          ops::repack_planar(c.type, file, kN, k));
         const ValueId out = b.add_tensor(DType::F32, {1, kN});
-        b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
+        b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), b.add_null(), out});
         b.mark_output(out);
         auto g = ExecutableGraph::load(device, std::move(b).build(), load_options());
         auto xs = test::random_floats(k, uint32_t(k));
@@ -518,7 +518,7 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
     b.mark_input(x);
     const ValueId w = b.add_constant_view(DType::U8, {kN, int64_t(ops::file_row_bytes(*l, kK))}, file);
     const ValueId out = b.add_tensor(DType::F32, {1, kN});
-    b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), out});
+    b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), b.add_null(), out});
     b.mark_output(out);
     auto g = ExecutableGraph::load(device(), std::move(b).build(), load_options());
     const Dims want = std::string(mode) == "planar" ? Dims{kN, int64_t(ops::planar_row_bytes(c.type, kK) / 16), 16}

@@ -105,12 +105,15 @@ TEST_P(LlamaPteQmode, PrefillThenDecodeMatchesEagerTorch) {
   // The variant meant ran: the 4w linears as GGUF-family GEMVs when fused
   // (Q/K/V as one, with RoPE where a stage binds the 10 storage buffers that
   // GEMV needs), as ExecuTorch's op otherwise.
-  if (name == "tiny_llama") {
-    const bool rope_gemv = device().limits().max_storage_buffers_per_shader_stage >= 10;
-    EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml"), fuse ? 9u : 0u);
-    EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml_split_rope"), fuse && rope_gemv ? 2u : 0u);
-    EXPECT_EQ(count_ops(graph, "et_vk.linear_q4gsw"), fuse ? 0u : 15u);
-  }
+  // 8da4w's linears requantize x in the family's kernels, after the norm
+  // they fuse: no choose_qparams is left.
+  const bool rope_gemv = device().limits().max_storage_buffers_per_shader_stage >= 10;
+  const std::string exported = name == "tiny_llama" ? "et_vk.linear_q4gsw" : "et_vk.linear_dq8ca_q4gsw";
+  EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml"), fuse ? 9u : 0u);
+  EXPECT_EQ(count_ops(graph, "wgrt.linear_ggml_split_rope"), fuse && rope_gemv ? 2u : 0u);
+  EXPECT_EQ(count_ops(graph, exported), fuse ? 0u : 15u);
+  EXPECT_EQ(count_ops(graph, "et_vk.rms_norm"), fuse ? 0u : 5u);
+  if (name != "tiny_llama") EXPECT_EQ(count_ops(graph, "torchao.choose_qparams"), fuse ? 0u : 15u);
   ASSERT_EQ(graph.input_count(), 2u) << "tokens, input_pos";
   ASSERT_EQ(graph.output_count(), 1u) << "logits of the last token";
   const auto buffers_before = test::buffer_handles(graph);

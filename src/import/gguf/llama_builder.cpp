@@ -128,7 +128,7 @@ ValueId LlamaBuilder::logits(ValueId h, const Shared& k) {
   b_.add_op("aten.slice_copy.Tensor", {norm, k.one, k.logits_from, k.null, k.one, last});
   const std::string head = c_.tied_output ? "token_embd" : "output";
   const ValueId out = b_.add_tensor(DType::F32, {1, max_batch(), c_.vocab});
-  b_.add_op("wgrt.linear_ggml", {last, weight(head + ".weight"), type_of(head + ".weight"), k.null, out});
+  b_.add_op("wgrt.linear_ggml", {last, weight(head + ".weight"), type_of(head + ".weight"), k.null, k.null, out});
   return out;
 }
 
@@ -216,7 +216,7 @@ ValueId LlamaBuilder::linear(ValueId x, ValueId w, const std::string& like, Valu
   Dims dims = max_dims(x);
   dims.back() = max_dims(w)[0];
   const ValueId out = b_.add_tensor(DType::F32, dims);
-  b_.add_op("wgrt.linear_ggml", {x, w, type_of(like), bias, out});
+  b_.add_op("wgrt.linear_ggml", {x, w, type_of(like), bias, b_.add_null(), out});
   return out;
 }
 

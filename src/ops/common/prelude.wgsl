@@ -22,3 +22,11 @@ fn swiglu(gate: f32, up: f32) -> f32 {
 fn f32_bits(bits: u32) -> f32 {
   return bitcast<f32>(bits);
 }
+
+// a / b correctly rounded, as torch's f32 division (WGSL's / may be off by
+// 2.5 ulp): one Newton correction of the quotient.
+fn div_rounded(a: f32, b: f32) -> f32 {
+  let q = a / b;
+  let r = fma(-q, b, a);
+  return fma(r, 1.0 / b, q);
+}

@@ -34,8 +34,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (i >= p.count) { return; }
   let row = i / p.k;
   let s = scales[row];
-  let r0 = 1.0 / s;
-  let inv = fma(fma(-s, r0, 1.0), r0, r0);
+  let inv = div_rounded(1.0, s);
   let zp = zero_point(row);
   let q = i32(clamp(round(x[i] * inv) + f32(zp), -128.0, 127.0));
   out[i] = f32(q - zp) * s;

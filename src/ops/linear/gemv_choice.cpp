@@ -63,9 +63,11 @@ uint32_t planar_row_blocks(const Tuning& tuning, uint32_t k, uint64_t row_groups
 // 2048x2048 8.7 / 9.1 / 10.2; SmolLM2's head 33.5 / 24.8 / 29.6, its gate/up
 // (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
 // quantization of x costs more than two roundings save.
-// Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every matrix (A/B).
+// Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every
+// matrix (A/B) but those whose x is requantized already (x_dq8: f32).
 uint32_t gemv_int8_levels(const Tuning& tuning, const GemvMatrix& matrix) {
   constexpr uint32_t kMinRows = 8192;
+  if (matrix.x_dq8) return 0;
   switch (tuning.gemv_activation) {
     case GemvActivation::F32: return 0;
     case GemvActivation::Q8: return 1;
@@ -107,7 +109,8 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
   g.constants.insert(g.constants.end(), {{"LANES", lanes},
                                          {"ROWS", rows_per_group},
                                          {"HAS_SWIGLU", matrix.swiglu ? 1.0 : 0.0},
-                                         {"HAS_ROPE", matrix.rope ? 1.0 : 0.0}});
+                                         {"HAS_ROPE", matrix.rope ? 1.0 : 0.0},
+                                         {"X_DQ8", matrix.x_dq8 ? 1.0 : 0.0}});
   const uint32_t xq_levels = matrix.planar ? gemv_int8_levels(tuning, matrix) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) g.constants.push_back({"XQ_LEVELS", double(xq_levels)});

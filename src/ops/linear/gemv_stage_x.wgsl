@@ -7,18 +7,15 @@
 // apart touch one cache line each).
 //
 // Units c0 .. c0 + cu of the x row starting at vec4 xb into xs from unit
-// `at` (zeros when !live), multiplied by the norm weight with HAS_NORM;
+// `at` (zeros when !live), as stage_value makes them;
 // returns this invocation's share of those units' sum of squares. No barriers.
 fn stage_units(c0: u32, cu: u32, at: u32, xb: u32, live: bool, tid: u32) -> f32 {
   var squares = 0.0;
   for (var i = tid; i < cu * 8u; i += WG) {
     var xv = vec4<f32>(0.0);
     if (live) { xv = x[xb + c0 * 8u + i]; }
-    if (HAS_NORM) {
-      squares += dot(xv, xv);
-      xv *= norm_w[c0 * 8u + i];
-    }
-    xs[(at + i / 8u) * 9u + i % 8u] = xv;
+    if (HAS_NORM) { squares += dot(xv, xv); }
+    xs[(at + i / 8u) * 9u + i % 8u] = stage_value(xv, c0 * 8u + i, 0u);
   }
   return squares;
 }
@@ -59,12 +56,9 @@ fn stage_rows(c0: u32, s0: u32, cnt: u32, stride: u32, m: u32, rows: u32, tid: u
   for (var r = 0u; r < rows; r++) {
     let xb = (m + r) * (params.k / 4u) + c0 * 8u;
     for (var i = first; i < (s0 + cnt) * 8u; i += WG) {
-      var xv = x[xb + i];
-      if (HAS_NORM) {
-        (*part)[r] += dot(xv, xv);
-        xv *= norm_w[c0 * 8u + i];
-      }
-      xs[(r * stride + i / 8u - s0) * 9u + i % 8u] = xv;
+      let xv = x[xb + i];
+      if (HAS_NORM) { (*part)[r] += dot(xv, xv); }
+      xs[(r * stride + i / 8u - s0) * 9u + i % 8u] = stage_value(xv, c0 * 8u + i, r);
     }
   }
   workgroupBarrier();

@@ -6,10 +6,9 @@
 // points choose_qparams_affine computed, dequantized (dq8_rows.wgsl, as the CPU
 // graph does), then multiplied by the 4-bit weights with linear_q4gsw's
 // kernels. weight_sums (an integer-accumulation correction) is not needed.
-// wgrt.dq8_rows (x, input_scales, input_zero_points, out [..., K]) is that
-// requantization alone: the graph pass that moves 8da4w linears into the
-// GGUF family (ops/passes/ggml_linears.h) makes it, once for the linears
-// that share x (Q, K, V).
+// Where choose_qparams_affine's parameters are the per-row int8 ones, the
+// graph pass ops/passes/ggml_linears.h moves the linear into the GGUF family
+// instead, which requantizes x inside its kernels (linear/x_dq8.wgsl).
 #include "gpu/workgroups.h"
 #include "graph/op_context.h"
 #include "ops/common/qparams.h"
@@ -68,29 +67,10 @@ void lower(OpContext& ctx) {
                       ctx.arg(8));
 }
 
-void check_dq8_rows(const OpArgs& args) {
-  args.expect_count(4);
-  args.tensor(0, {DType::F32});
-  args.expect_rank_at_least(0, 1);
-  check_row_qparams(args);
-  args.tensor(3, {DType::F32});
-  if (args.tensor(3).max_dims != args.tensor(0).max_dims) {
-    args.fail(3, "expected shape " + dims_string(args.tensor(0).max_dims) + ", got " +
-                     dims_string(args.tensor(3).max_dims));
-  }
-}
-
-void lower_dq8_rows(OpContext& ctx) {
-  const ValueId x = ctx.arg(0), out = ctx.arg(3);
-  record_dq8_rows(ctx, ctx.tensor(out));
-  ctx.on_resize({x}, [=](ResizeContext& r) { r.set_dims(out, r.dims(x)); });
-}
-
 }  // namespace
 
 void register_linear_dq8ca_q4gsw(OpRegistry& registry) {
   registry.add("et_vk.linear_dq8ca_q4gsw.default", {check, lower, false, nullptr, "f32 (int8 dynamic activations, 4-bit weights)"});
-  registry.add("wgrt.dq8_rows", {check_dq8_rows, lower_dq8_rows, false, nullptr, "f32"});
 }
 
 }  // namespace wgrt::ops

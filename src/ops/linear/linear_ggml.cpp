@@ -1,6 +1,9 @@
 // wgrt.linear_ggml (x [..., K] f32, weight u8 [N, row bytes] in a ggml block
-// format laid out by quant_layout.h, ggml type id, bias [N] or Null, out
-// [..., N]): the linear layers of GGUF models with weights as stored.
+// format laid out by quant_layout.h, ggml type id, bias [N] or Null, x_quant,
+// out [..., N]): the linear layers of GGUF models with weights as stored.
+// x_quant is Null, or the eps of a per-row int8 requantization of x (after
+// the norm where there is one) as ExecuTorch's 8da4w linears make it
+// (linear/x_dq8.wgsl); every form has it (linear_forms.h lists them).
 //
 // wgrt.linear_ggml_fused (x, weight, type, bias or Null, norm weight [K] or
 // Null, eps, residual [..., N] or Null, out): the same with an RMSNorm of x
@@ -27,7 +30,8 @@
 // rows of x's positions: in the GEMV's epilogue for decode, by
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
-// Dispatches recorded: the GEMV of the quantized family for decode (gemv.wgsl
+// Dispatches recorded: with x_quant, x_dq8_rows.wgsl for prefill (the GEMMs
+// read its requantized rows; the GEMV requantizes as it stages x); the GEMV of the quantized family for decode (gemv.wgsl
 // or a planar variant, as gemv_choice.h picks; M <= Tuning::gemv_batch_rows; for M > 1
 // its multi-row pipeline where it has one) and two GEMMs for
 // prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
@@ -44,6 +48,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "gpu/device.h"
 #include "gpu/workgroups.h"
@@ -51,6 +56,7 @@
 #include "ops/linear/gemm.h"
 #include "ops/linear/gemv_choice.h"
 #include "ops/linear/linear_forms.h"
+#include "ops/linear/linear_ggml_check.h"
 #include "ops/quant/weight_prep.h"
 #include "ops/register_ops.h"
 #include "wgrt/error.h"
@@ -65,115 +71,15 @@ struct RopeParams {
   uint32_t m = 0, q_width = 0, k_width = 0, head_dim = 0;
 };
 
-// An output's width and its dims with the width replaced by n; RoPE outputs
-// [..., heads, head_dim] count heads * head_dim.
-std::pair<int64_t, Dims> output_width(const LinearForm& s, size_t slot, const Dims& dims, int64_t n) {
-  Dims lead = dims;
-  if (s.cos != kNoArg && slot != s.out2 && lead.size() >= 2) {
-    const int64_t width = lead[lead.size() - 2] * lead.back();
-    lead.pop_back();
-    lead.back() = n;
-    return {width, lead};
-  }
-  const int64_t width = lead.back();
-  lead.back() = n;
-  return {width, lead};
-}
-
 struct PairParams {
   uint32_t count = 0, pad0 = 0, pad1 = 0, pad2 = 0;
 };
 
-bool present(const OpArgs& args, size_t slot) { return slot != kNoArg && !args.is_null(slot); }
-
-// The outputs: out of shape `want`, or split outputs whose widths add up to
-// N, each with x's leading dims.
-void check_outputs(const OpArgs& args, const LinearForm& s, const Dims& x_dims, const Dims& want, int64_t n) {
-  if (s.out1 == kNoArg) {
-    const Tensor& out = args.tensor(s.out, {DType::F32});
-    if (out.max_dims != want) args.fail(s.out, "expected shape " + dims_string(want) + ", got " + dims_string(out.max_dims));
-    return;
-  }
-  int64_t total = 0;
-  for (size_t i : {s.out, s.out1, s.out2}) {
-    if (i == s.out2 && args.is_null(i)) continue;
-    const Tensor& o = args.tensor(i, {DType::F32});
-    const auto [width, lead] = output_width(s, i, o.max_dims, n);
-    if (lead != want) {
-      args.fail(i, "expected shape " + dims_string(x_dims) + " but the last dim, got " + dims_string(o.max_dims));
-    }
-    total += width;
-  }
-  if (total != n) {
-    args.fail(s.out, "output widths add up to " + std::to_string(total) + ", the weight has " + std::to_string(n) +
-                         " rows");
-  }
-}
-
-// RoPE: query and key heads of one even size, and a cos and sin row of
-// head_dim / 2 for each row of x.
-void check_rope_tables(const OpArgs& args, const LinearForm& s, const Dims& x_dims, int64_t k) {
-  const int64_t head_dim = args.tensor(s.out).max_dims.back();
-  if (head_dim % 2 != 0 || args.tensor(s.out1).max_dims.back() != head_dim) {
-    args.fail(s.out1, "expected query and key heads of one even size, got " + dims_string(args.tensor(s.out).max_dims) +
-                          " and " + dims_string(args.tensor(s.out1).max_dims));
-  }
-  const int64_t rows = numel(x_dims) / std::max<int64_t>(1, k);
-  for (size_t i : {s.cos, s.sin}) {
-    const Tensor& t = args.tensor(i, {DType::F32});
-    if (numel(t.max_dims) != rows * head_dim / 2) {
-      args.fail(i, "expected " + std::to_string(rows) + " x " + std::to_string(head_dim / 2) + " RoPE values, got " +
-                       dims_string(t.max_dims));
-    }
-  }
-}
-
-void check_with(const OpArgs& args, const LinearForm& s) {
-  args.expect_count(s.arg_count());
-  const Tensor& x = args.tensor(0, {DType::F32});
-  args.expect_rank_at_least(0, 1);
-  const Tensor& w = args.tensor(1, {DType::U8});
-  if (w.max_dims.size() != 3) args.expect_rank(1, 2);  // rank 3: the planar layout
-  const int64_t type = args.integer(2);
-  const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
-  if (layout == nullptr) args.unsupported(2, "ggml type " + std::to_string(type) + " has no GPU kernel");
-  const int64_t k = x.max_dims.back();
-  if (k % layout->block_elems != 0 || k % 32 != 0) {
-    args.fail(0, "last dim " + std::to_string(k) + " is not a whole number of " + std::to_string(layout->block_elems) +
-                     "-element blocks");
-  }
-  if (!ggml_rows_fit(*layout, w, k)) {
-    if (is_planar_weight(w)) {
-      args.fail(1, "expected planar-layout rows [" + std::to_string(planar_row_bytes(layout->ggml_type, k) / 16) +
-                       ", 16] for K = " + std::to_string(k) + " and ggml type " + std::to_string(type) + ", got " +
-                       dims_string(w.max_dims));
-    }
-    args.fail(1, "expected rows of " + std::to_string(gpu_row_bytes(*layout, k)) + " bytes for K = " +
-                     std::to_string(k) + ", got " + std::to_string(w.max_dims[1]));
-  }
-  const int64_t n = w.max_dims[0];
-  if (present(args, s.bias)) {
-    const Tensor& b = args.tensor(s.bias, {DType::F32});
-    if (b.max_dims != Dims{n}) args.fail(s.bias, "expected bias shape [" + std::to_string(n) + "], got " + dims_string(b.max_dims));
-  }
-  if (present(args, s.norm)) {
-    const Tensor& g = args.tensor(s.norm, {DType::F32});
-    if (numel(g.max_dims) != k) args.fail(s.norm, "expected " + std::to_string(k) + " norm weights, got " + dims_string(g.max_dims));
-    args.number(s.eps);
-  }
-  Dims want = x.max_dims;
-  want.back() = n;
-  if (s.swiglu) {
-    if (n % 2 != 0) args.fail(1, "expected an even number of interleaved gate/up rows, got " + std::to_string(n));
-    want.back() = n / 2;
-  }
-  check_outputs(args, s, x.max_dims, want, n);
-  if (s.cos != kNoArg) check_rope_tables(args, s, x.max_dims, k);
-  if (present(args, s.residual)) {
-    const Tensor& r = args.tensor(s.residual, {DType::F32});
-    if (r.max_dims != want) args.fail(s.residual, "expected shape " + dims_string(want) + ", got " + dims_string(r.max_dims));
-  }
-}
+struct XRowsParams {
+  uint32_t m = 0, k = 0;
+  float eps = 0, x_eps = 0;
+};
+static_assert(sizeof(XRowsParams) == 16, "must match Params in linear/x_dq8_rows.wgsl");
 
 void prepare(ConstantPrep& prep) {
   prepare_ggml_weight(prep, 1, 2, prep.args().tensor(0).max_dims.back());
@@ -185,8 +91,8 @@ void prepare(ConstantPrep& prep) {
 struct LinearCall {
   ValueId x = 0, w = 0, out = 0, out1 = 0, out2 = 0, bias = 0, norm = 0, residual = 0, cos = 0, sin = 0;
   bool has_out1 = false, has_out2 = false, has_bias = false, has_norm = false, has_residual = false;
-  bool rope = false, swiglu = false, planar = false;
-  float eps = 0;
+  bool rope = false, swiglu = false, planar = false, x_dq8 = false;
+  float eps = 0, x_eps = 0;
   const QuantLayout* layout = nullptr;
   uint32_t n = 0, k = 0, row_words = 0, split1 = 0, split2 = 0, head_dim = 0;
 };
@@ -212,6 +118,8 @@ LinearCall read_call(OpContext& ctx, const LinearForm& s) {
   c.cos = c.rope ? ctx.arg(s.cos) : c.x;
   c.sin = c.rope ? ctx.arg(s.sin) : c.x;
   c.eps = c.has_norm ? static_cast<float>(args.number(s.eps)) : 0.0f;
+  c.x_dq8 = !args.is_null(kLinearXQuant);
+  c.x_eps = c.x_dq8 ? static_cast<float>(args.number(kLinearXQuant)) : 0.0f;
   c.layout = find_quant_layout(static_cast<uint32_t>(args.integer(2)));
   const Tensor& weight = args.tensor(1);
   c.planar = is_planar_weight(weight);
@@ -306,6 +214,7 @@ struct LinearKernels {
   GemmPlan gemm;
   gpu::BufferBinding none1, none2;  // out1, out2 or a scratch word each
   gpu::BufferBinding tiled_out;     // out, or SwiGLU's scratch
+  gpu::BufferBinding gemm_x;        // x, or with x_quant its requantized rows (scratch)
   // The profile groups by label: format and shape let it tell the matrices
   // apart (bytes per token); the suffix names the optional parts.
   std::string shape, suffix;
@@ -321,18 +230,25 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   // The multi-row GEMV only where the GEMV takes several rows (Tuning::gemv_batch_rows).
   kern.multi_rows = ctx.tuning().gemv_batch_rows > 1 ? gemv.multi_rows : 1;
   if (kern.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
-  kern.tiled = &ctx.pipeline("linear/linear.wgsl", "main_tiled", constants);
+  // With x_quant the GEMMs read rows normalized and requantized already.
+  gpu::OverrideConstants gemm_constants = constants;
+  for (auto& [name, value] : gemm_constants) {
+    if (name == "HAS_NORM" && c.x_dq8) value = 0.0;
+  }
+  kern.tiled = &ctx.pipeline("linear/linear.wgsl", "main_tiled", gemm_constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
   // read_write would alias.
   kern.none1 = c.has_out1 ? ctx.tensor(c.out1) : ctx.scratch(4, "linear unused output");
   kern.none2 = c.has_out2 ? ctx.tensor(c.out2) : ctx.scratch(4, "linear unused output");
   kern.gemm = plan_gemms(ctx);
   kern.tiled_out = tiled_gemm_output(ctx, c, kern.gemm);
-  kern.family_constants = constants;
+  kern.gemm_x = c.x_dq8 ? ctx.scratch(uint64_t(numel(ctx.max_dims(c.x))) * 4, "linear requantized x")
+                        : ctx.tensor(c.x);
+  kern.family_constants = gemm_constants;
   kern.family_constants.push_back({"HAS_SWIGLU", c.swiglu ? 1.0 : 0.0});
   kern.shape = std::string(" ") + c.layout->name + " " + std::to_string(c.n) + "x" + std::to_string(c.k);
   kern.suffix = std::string(c.has_out1 ? " split" : "") + (c.swiglu ? " +swiglu" : "") + (c.rope ? " +rope" : "") +
-                (c.has_norm ? " +norm" : "") + (c.has_residual ? " +residual" : "") +
+                (c.has_norm ? " +norm" : "") + (c.x_dq8 ? " +dq8 x" : "") + (c.has_residual ? " +residual" : "") +
                 (c.planar ? " [planar layout]" : "");
   return kern;
 }
@@ -357,11 +273,14 @@ LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& k
                                          ctx.tensor(c.norm),     ctx.tensor(c.residual),
                                          kern.none1,             kern.none2,
                                          ctx.tensor(c.cos),      ctx.tensor(c.sin)};
-  // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl rotates after them.
-  const std::span<const gpu::BufferBinding> family_bindings(bindings, 9);
+  // The GEMMs do not read the RoPE tables (bindings 9, 10): rope_pairs.wgsl
+  // rotates after them; their x may be the requantized rows.
+  std::array<gpu::BufferBinding, 9> gemm_bindings;
+  std::copy(bindings, bindings + 9, gemm_bindings.begin());
+  gemm_bindings[0] = kern.gemm_x;
+  const std::span<const gpu::BufferBinding> family_bindings(gemm_bindings);
   // The old tiled GEMM's result (binding 3) is SwiGLU's scratch when it has one.
-  std::array<gpu::BufferBinding, 9> tiled_bindings;
-  std::copy(family_bindings.begin(), family_bindings.end(), tiled_bindings.begin());
+  std::array<gpu::BufferBinding, 9> tiled_bindings = gemm_bindings;
   tiled_bindings[3] = kern.tiled_out;
   const std::span<const gpu::BufferBinding> gemv_bindings(bindings, c.rope ? 11 : 9);
   const GemmPlan& g = kern.gemm;
@@ -385,6 +304,17 @@ LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& k
                                       std::string(kGemmLabel) + " " + g.large.tile.name + shape + suffix + rows)
                        : run.gemm;
   return run;
+}
+
+// x_quant's prefill pass (x_dq8_rows.wgsl: x normalized and requantized
+// into kern.gemm_x, one workgroup per row), ahead of the GEMMs that read it.
+std::pair<DispatchId, UniformId> record_x_rows(OpContext& ctx, const LinearCall& c, const LinearKernels& kern) {
+  const UniformId u = ctx.uniform(sizeof(XRowsParams));
+  const auto& pipeline = ctx.pipeline("linear/x_dq8_rows.wgsl", "main",
+                                      {{"WG", kWorkgroup}, {"HAS_NORM", c.has_norm ? 1.0 : 0.0}});
+  const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(c.x), ctx.tensor(c.norm), kern.gemm_x, ctx.uniform_binding(u)},
+                                    "linear_ggml requantize x rows");
+  return {d, u};
 }
 
 // The passes after the old tiled GEMM (dispatches run in recording order):
@@ -428,6 +358,8 @@ struct LinearSteps {
   // larger M (prefill) a GEMM.
   uint32_t gemv_rows = 1;
   GemmPlan gemm;
+  DispatchId x_rows = 0;  // with x_quant: record_x_rows'
+  UniformId x_rows_u = 0;
   std::vector<LinearRun> runs;
   LinearEpilogues epilogues;
 
@@ -448,11 +380,15 @@ void LinearSteps::operator()(ResizeContext& r) const {
   const uint32_t k = static_cast<uint32_t>(dims.back());
   const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
   set_output_dims(r);
+  if (c.x_dq8) {
+    r.write_uniform(x_rows_u, XRowsParams{m, k, c.eps, c.x_eps});
+    r.set_workgroups(x_rows, m <= gemv_rows ? kNone : r.fold(m));
+  }
   for (const LinearRun& run : runs) {
     // A run's rows all go to out (a split weight has no out1, out2: then
     // split1 = split2 = n >= rows), into its columns col0.. of split1.
     r.write_uniform(run.u, GemmParams{m, run.rows, k, c.row_words, c.eps, std::min(c.split1, run.rows),
-                                      std::min(c.split2, run.rows), c.head_dim, run.col0, c.split1});
+                                      std::min(c.split2, run.rows), c.head_dim, run.col0, c.split1, c.x_eps});
     if (m <= gemv_rows) {
       decode(r, run, m);
     } else {
@@ -541,13 +477,14 @@ void lower_with(OpContext& ctx, const LinearForm& s) {
   const LinearCall& c = steps.c;
   const gpu::OverrideConstants constants = linear_constants(c, ctx.args().tensor(1));
   const GemvChoice gemv =
-      choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope, ctx.device().cpu_adapter()}, constants);
+      choose_gemv(ctx.tuning(), {c.k, c.n, c.planar, c.swiglu, c.rope, ctx.device().cpu_adapter(), c.x_dq8}, constants);
   steps.rows_per_group = gemv.rows_per_group;
   steps.row_blocks = gemv.row_blocks;
   const LinearKernels kern = choose_kernels(ctx, c, gemv, constants);
   steps.multi_rows = kern.multi_rows;
   steps.gemv_rows = ctx.tuning().gemv_batch_rows;
   steps.gemm = kern.gemm;
+  if (c.x_dq8) std::tie(steps.x_rows, steps.x_rows_u) = record_x_rows(ctx, c, kern);
   const std::vector<TensorSegment> segments = weight_runs(ctx, c);
   for (const TensorSegment& seg : segments) steps.runs.push_back(record_run(ctx, c, kern, seg, segments.size() > 1));
   steps.epilogues = record_epilogues(ctx, c, kern, steps.runs.front());
@@ -568,7 +505,7 @@ void register_linear_ggml(OpRegistry& registry) {
     const LinearForm* form = entry.first;  // a lambda may not capture a structured binding (clang 15)
     const char* dtypes = entry.second;
     OpDef def;
-    def.check = [form](const OpArgs& a) { check_with(a, *form); };
+    def.check = [form](const OpArgs& a) { check_linear_ggml(a, *form); };
     def.lower = [form](OpContext& c) { lower_with(c, *form); };
     def.prepare = prepare;
     def.dtypes = dtypes;

@@ -290,7 +290,7 @@ bool stackable(const Graph& g, ValueId a, ValueId b) {
 }
 
 // Whether linear `b` can join linear `a` in one matrix: the same x, weight
-// format and row length, the same norm (or none), biases on both or neither,
+// format and row length, the same requantization of x and norm (or none), biases on both or neither,
 // no residual, outputs with the same leading dims.
 bool siblings(const Graph& g, const OpCall& a, const OpCall& b) {
   auto same_value = [&](ValueId u, ValueId v) {
@@ -304,6 +304,8 @@ bool siblings(const Graph& g, const OpCall& a, const OpCall& b) {
   };
   const LinearArgs x = args_of(a, kAbsent), y = args_of(b, kAbsent);  // both in the fused form
   if (x.x != y.x || !same_value(x.type, y.type)) return false;
+  if (is_null(g, x.x_quant) != is_null(g, y.x_quant)) return false;
+  if (!is_null(g, x.x_quant) && !same_value(x.x_quant, y.x_quant)) return false;
   if (!is_null(g, x.residual) || !is_null(g, y.residual)) return false;
   if (x.norm != y.norm || (!is_null(g, x.norm) && !same_value(x.eps, y.eps))) return false;
   if (is_null(g, x.bias) != is_null(g, y.bias)) return false;

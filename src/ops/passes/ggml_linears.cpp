@@ -1,5 +1,6 @@
 #include "ops/passes/ggml_linears.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -17,7 +18,7 @@ constexpr std::string_view kQ4gsw = "et_vk.linear_q4gsw.default";
 constexpr std::string_view kQcs4w = "et_vk.linear_qcs4w.default";
 constexpr std::string_view kLinear = "aten.linear.default";
 constexpr std::string_view kDq8ca = "et_vk.linear_dq8ca_q4gsw.default";
-constexpr std::string_view kDq8Rows = "wgrt.dq8_rows";
+constexpr std::string_view kChooseQparams = "torchao.choose_qparams_affine.default";
 constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1;
 
 float f32_at(const Tensor& t, uint64_t i) {
@@ -64,6 +65,7 @@ struct Rewrite {
   std::vector<uint8_t> weight;
   int64_t rows = 0;
   uint32_t type = 0;
+  std::optional<double> x_eps;  // x requantized per row (8da4w), with this eps
 };
 
 // linear_q4gsw: W u8 [N, K/2] (element 2i in byte i's low nibble), scales f32 [K/G, >= N].
@@ -85,13 +87,54 @@ std::optional<Rewrite> from_q4gsw(const Graph& g, const OpCall& op, const PassLi
   return r;
 }
 
+// A choose_qparams_affine call that makes x's scale and zero point as the
+// family's per-row requantization does (linear/x_dq8.wgsl): per row (block
+// [1, ..., 1, K]), ASYMMETRIC, int8 range.
+struct RowRequant {
+  ValueId x, scale, zp;
+  double eps;
+};
+
+// The calls of the graph that are RowRequants (listed before the rewrite
+// loop moves ops away).
+std::vector<RowRequant> row_requants(const Graph& g) {
+  std::vector<RowRequant> found;
+  for (const OpCall& op : g.ops) {
+    if (op.name != kChooseQparams || op.args.size() != 11 || !g.is_tensor(op.args[0])) continue;
+    const auto* outs = std::get_if<ValueList>(&g.values[op.args[10]]);
+    const auto* mapping = std::get_if<std::string>(&g.values[op.args[1]]);
+    const auto* block = std::get_if<IntList>(&g.values[op.args[2]]);
+    const auto* qmin = std::get_if<int64_t>(&g.values[op.args[4]]);
+    const auto* qmax = std::get_if<int64_t>(&g.values[op.args[5]]);
+    const Dims& dims = g.tensor(op.args[0]).max_dims;
+    if (!outs || outs->items.size() != 2 || !mapping || *mapping != "ASYMMETRIC" || !block || !qmin || !qmax) continue;
+    if (*qmin != -128 || *qmax != 127 || dims.empty() || block->size() != dims.size() || block->back() != dims.back()) {
+      continue;
+    }
+    if (std::any_of(block->begin(), block->end() - 1, [](int64_t b) { return b != 1; })) continue;
+    // None: torch.finfo(float32).smallest_normal, as torchao (and qdq/choose_qparams.cpp).
+    const auto* eps = std::get_if<double>(&g.values[op.args[6]]);
+    if (!eps && !is_null(g, op.args[6])) continue;
+    found.push_back({op.args[0], outs->items[0], outs->items[1], eps ? *eps : double(std::numeric_limits<float>::min())});
+  }
+  return found;
+}
+
 // linear_dq8ca_q4gsw (x, x scales, x zero points, W, weight sums, scales, G,
-// bias, out): x requantized per row (wgrt.dq8_rows, made by the caller), then
-// linear_q4gsw's weights; weight sums are an integer-path correction not needed.
-std::optional<Rewrite> from_dq8ca(const Graph& g, const OpCall& op, const PassLimits& limits) {
+// bias, out): x requantized per row, then linear_q4gsw's weights; weight sums
+// are an integer-path correction not needed. Only where choose_qparams made
+// the scales as the family's kernels requantize.
+std::optional<Rewrite> from_dq8ca(const Graph& g, const OpCall& op, const PassLimits& limits,
+                                  const std::vector<RowRequant>& requants) {
   if (op.args.size() != 9) return std::nullopt;
+  const auto requant = std::find_if(requants.begin(), requants.end(), [&](const RowRequant& q) {
+    return q.x == op.args[0] && q.scale == op.args[1] && q.zp == op.args[2];
+  });
+  if (requant == requants.end()) return std::nullopt;
   const OpCall q4gsw{std::string(kQ4gsw), {op.args[0], op.args[3], op.args[5], op.args[6], op.args[7], op.args[8]}};
-  return from_q4gsw(g, q4gsw, limits);
+  std::optional<Rewrite> r = from_q4gsw(g, q4gsw, limits);
+  if (r) r->x_eps = requant->eps;
+  return r;
 }
 
 // linear_qcs4w: W u8 [N, K/2] (element 2i in byte i's high nibble), scales f32 [N]; no bias.
@@ -124,36 +167,29 @@ std::optional<Rewrite> from_float_linear(const Graph& g, const OpCall& op, const
   return r;
 }
 
-std::optional<Rewrite> rewrite_of(const Graph& g, const OpCall& op, const PassLimits& limits) {
+std::optional<Rewrite> rewrite_of(const Graph& g, const OpCall& op, const PassLimits& limits,
+                                  const std::vector<RowRequant>& requants) {
   if (op.name == kQ4gsw) return from_q4gsw(g, op, limits);
   if (op.name == kQcs4w) return from_qcs4w(g, op, limits);
   if (op.name == kLinear) return from_float_linear(g, op, limits);
-  if (op.name == kDq8ca) return from_dq8ca(g, op, limits);
+  if (op.name == kDq8ca) return from_dq8ca(g, op, limits, requants);
   return std::nullopt;
 }
 
-// The requantized x of an 8da4w linear (x, its scales, its zero points), one
-// per distinct triple: linears sharing x share it (and may then merge).
-class RequantizedRows {
- public:
-  ValueId get(Graph& g, const OpCall& dq8ca, std::vector<OpCall>& ops) {
-    const std::array<ValueId, 3> key = {dq8ca.args[0], dq8ca.args[1], dq8ca.args[2]};
-    for (const auto& [k, v] : made_) {
-      if (k == key) return v;
+// choose_qparams_affine calls whose scale and zero point no op reads any
+// more (their linears now requantize x themselves).
+void drop_unread_qparams(Graph& g) {
+  const Uses uses(g);
+  std::erase_if(g.ops, [&](const OpCall& op) {
+    if (op.name != kChooseQparams || op.args.size() != 11) return false;
+    const auto* outs = std::get_if<ValueList>(&g.values[op.args[10]]);
+    if (outs == nullptr) return false;
+    for (ValueId v : outs->items) {
+      if (uses.is_output[v] || !uses.by_value[v].empty()) return false;
     }
-    Tensor t;
-    t.dtype = DType::F32;
-    t.max_dims = g.tensor(key[0]).max_dims;
-    t.cur_dims = t.max_dims;
-    const ValueId xq = add_value(g, std::move(t));
-    ops.push_back(OpCall{std::string(kDq8Rows), {key[0], key[1], key[2], xq}});
-    made_.push_back({key, xq});
-    return xq;
-  }
-
- private:
-  std::vector<std::pair<std::array<ValueId, 3>, ValueId>> made_;
-};
+    return true;
+  });
+}
 
 // A bias the family takes: none, or f32 [N].
 bool bias_fits(const Graph& g, ValueId bias, int64_t n) {
@@ -169,23 +205,23 @@ size_t ggml_linears(Graph& g, const PassLimits& limits) {
   const std::vector<bool> named_before = named_values(g);
   std::vector<OpCall> ops;
   ops.reserve(g.ops.size());
-  RequantizedRows requantized;
+  const std::vector<RowRequant> requants = row_requants(g);
   for (size_t i = 0; i < g.ops.size(); ++i) {
-    std::optional<Rewrite> r = rewrite_of(g, g.ops[i], limits);
+    std::optional<Rewrite> r = rewrite_of(g, g.ops[i], limits, requants);
     if (!r || !bias_fits(g, r->bias, r->rows)) {
       ops.push_back(std::move(g.ops[i]));
       continue;
     }
-    const OpCall& op = g.ops[i];
-    const ValueId x = op.name == kDq8ca ? requantized.get(g, op, ops) : r->x;
     const int64_t row_bytes = int64_t(r->weight.size()) / r->rows;
     const ValueId w = add_owned_constant(g, DType::U8, {r->rows, row_bytes}, std::move(r->weight));
     const ValueId type = add_value(g, int64_t(r->type));
     const ValueId bias = r->bias == kNoBias ? add_value(g, Null{}) : r->bias;
-    ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {x, w, type, bias, r->out}});
+    const ValueId x_quant = r->x_eps ? add_value(g, *r->x_eps) : add_value(g, Null{});
+    ops.push_back(OpCall{std::string(ops::kLinearPlain.name), {r->x, w, type, bias, x_quant, r->out}});
     ++rewritten;
   }
   g.ops = std::move(ops);
+  drop_unread_qparams(g);
   drop_unnamed_tensors(g, named_before);
   return rewritten;
 }

@@ -7,8 +7,11 @@
 //   et_vk.linear_qcs4w(x, W, scales)                4-bit, a scale per row
 //     => linear_ggml(x, W as Q4_0F32 blocks (quant_layout.h), bias)
 //   et_vk.linear_dq8ca_q4gsw(x, x scales, x zero points, W, ...)  8da4w
-//     => wgrt.dq8_rows(x, x scales, x zero points) -> x' (one per distinct x and
-//        parameters); linear_ggml(x', W as Q4_0F32 blocks, bias)
+//     => linear_ggml(x, W as Q4_0F32 blocks, bias, x_quant = eps) where
+//        choose_qparams_affine made the scales per row, ASYMMETRIC, int8:
+//        the family requantizes x in its kernels (linear/x_dq8.wgsl), so a
+//        norm before it fuses as in any other linear; the choose_qparams
+//        call goes once no op reads its outputs
 //   aten.linear(x, W f32 or f16, bias)
 //     => linear_ggml(x, W's rows as ggml F32 / F16 rows, bias)
 //

@@ -40,12 +40,6 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> zps: array<u32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn divide(a: f32, b: f32) -> f32 {
-  let q = a / b;
-  let r = fma(-q, b, a);
-  return fma(r, 1.0 / b, q);
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -68,19 +62,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       var scale: f32;
       var zp: i32;
       if (MODE == 1u) {
-        scale = max(divide(max(-lo_b, hi_b), range / 2.0), p.eps);
+        scale = max(div_rounded(max(-lo_b, hi_b), range / 2.0), p.eps);
         zp = (p.qmax + p.qmin + 1) / 2;
       } else if (MODE == 2u) {
-        scale = max(divide(hi_b - lo_b, range), p.eps);
-        let dlo = divide(lo_b, scale);
-        let dhi = divide(hi_b, scale);
+        scale = max(div_rounded(hi_b - lo_b, range), p.eps);
+        let dlo = div_rounded(lo_b, scale);
+        let dhi = div_rounded(hi_b, scale);
         let qmin = f32(p.qmin);
         let qmax = f32(p.qmax);
         let z = select(qmax - dhi, qmin - dlo, (qmin + dlo) + (qmax + dhi) > 0.0);
         zp = i32(round(clamp(z, qmin, qmax)));
       } else {
-        scale = max(divide(hi_b - lo_b, range), p.eps);
-        zp = i32(clamp(f32(p.qmin) - round(divide(lo_b, scale)), f32(p.qmin), f32(p.qmax)));
+        scale = max(div_rounded(hi_b - lo_b, range), p.eps);
+        zp = i32(clamp(f32(p.qmin) - round(div_rounded(lo_b, scale)), f32(p.qmin), f32(p.qmax)));
       }
       scales[block] = scale;
       if (ZP_INT8) {

@@ -25,16 +25,10 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> packed: array<u32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn divide(a: f32, b: f32) -> f32 {
-  let q = a / b;
-  let r = fma(-q, b, a);
-  return fma(r, 1.0 / b, q);
-}
-
 fn code(n: u32, k: u32) -> u32 {
   let s = scales[(k / p.group_size) * p.scales_stride + n];
   var q = 0.0;
-  if (s != 0.0) { q = round(divide(latent[n * p.k + k], s)); }
+  if (s != 0.0) { q = round(div_rounded(latent[n * p.k + k], s)); }
   return u32(i32(clamp(q, -8.0, 7.0)) + 8) & 15u;
 }
 
