@@ -177,18 +177,18 @@ TEST_F(DeviceTest, ShaderChecksModesCompileAndAnUnknownOneIsRefused) {
 TEST_F(DeviceTest, PipelineCacheKeysEmbeddedShadersByPathSlotsAndConstants) {
   PipelineCache& cache = device().pipelines();
   const ShaderSlot reduce[] = {{"reduce", device().reduce_slot()}};
-  const ShaderSlot plain[] = {{"rope", "rope_none"}};
+  const ShaderSlot plain[] = {{"rope", "rope_none"}, {"xq", "none"}};
   const auto& a = cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain, reduce);
   const size_t after_a = cache.size();
   const auto& b = cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain, reduce);
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(cache.size(), after_a);
-  const ShaderSlot plain_and_reduce[] = {{"rope", "rope_none"}, {"reduce", device().reduce_slot()}};
+  const ShaderSlot plain_and_reduce[] = {{"rope", "rope_none"}, {"xq", "none"}, {"reduce", device().reduce_slot()}};
   EXPECT_EQ(&a, &cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain_and_reduce))
       << "a default given as a slot is the same key";
   // The workgroup-memory reduction (every device has it): the device's own
   // choice where it lacks subgroups, else another pipeline.
-  const ShaderSlot plain_workgroup[] = {{"rope", "rope_none"}, {"reduce", "workgroup"}};
+  const ShaderSlot plain_workgroup[] = {{"rope", "rope_none"}, {"xq", "none"}, {"reduce", "workgroup"}};
   const auto& w = cache.get("linear/gemv.wgsl", "main", {{"LANES", 8}}, ShaderChecks::None, plain_workgroup, reduce);
   EXPECT_EQ(&a == &w, std::string_view(device().reduce_slot()) == "workgroup");
   EXPECT_NE(&a, &cache.get("linear/gemv.wgsl", "main", {{"LANES", 16}}, ShaderChecks::None, plain, reduce));

@@ -50,19 +50,20 @@ TEST(ShaderProgramTest, EveryImportNamesAnEmbeddedShader) {
 }
 
 TEST(ShaderProgramTest, ImportsComeOnceBeforeTheirImporters) {
-  const ShaderSlot slots[] = {{"rope", "rope_none"}};
+  const ShaderSlot slots[] = {{"rope", "rope_none"}, {"xq", "none"}};
   const ShaderSlot device[] = {{"reduce", "workgroup"}};
   const std::vector<std::string> files = shader_program_files("linear/gemv_planar.wgsl", slots, device);
   EXPECT_EQ(files.back(), "linear/gemv_planar.wgsl");
   for (const auto& f : files) EXPECT_EQ(std::count(files.begin(), files.end(), f), 1) << f;
-  // The skeleton's own imports (prelude, reductions, the RoPE-less tail) precede it.
+  // The skeleton's own imports (prelude, reductions, the RoPE-less tail, x staged as it is) precede it.
   const size_t skeleton = position(files, "linear/gemv_skeleton.wgsl");
   ASSERT_LT(skeleton, files.size());
   for (const char* dep : {"common/prelude.wgsl", "common/reduce_workgroup.wgsl", "common/reduce.wgsl",
-                          "linear/linear_io.wgsl", "linear/gemv_rope_none.wgsl"}) {
+                          "linear/linear_io.wgsl", "linear/gemv_rope_none.wgsl", "linear/gemv_xq_none.wgsl"}) {
     EXPECT_LT(position(files, dep), skeleton) << dep;
   }
   EXPECT_EQ(position(files, "linear/gemv_rope.wgsl"), files.size()) << "the other alternative is not imported";
+  EXPECT_EQ(position(files, "linear/x_dq8.wgsl"), files.size()) << "nor what only the other alternative imports";
   // common/reduce_workgroup.wgsl before common/reduce.wgsl, which builds on it.
   EXPECT_LT(position(files, "common/reduce_workgroup.wgsl"), position(files, "common/reduce.wgsl"));
 }

@@ -11,18 +11,3 @@ fn workgroup_sum(v: f32, tid: u32, size: u32) -> f32 {
   workgroupBarrier();
   return reduce_scratch[0];
 }
-
-// The maximum of v over the whole workgroup of `size` invocations (a power
-// of two, at most 256), in every invocation. Call from uniform control flow.
-fn workgroup_max(v: f32, tid: u32, size: u32) -> f32 {
-  workgroupBarrier();
-  reduce_scratch[tid] = v;
-  workgroupBarrier();
-  for (var stride = size / 2u; stride > 0u; stride /= 2u) {
-    if (tid < stride) { reduce_scratch[tid] = max(reduce_scratch[tid], reduce_scratch[tid + stride]); }
-    workgroupBarrier();
-  }
-  let m = reduce_scratch[0];
-  workgroupBarrier();
-  return m;
-}

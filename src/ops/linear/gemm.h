@@ -89,7 +89,7 @@ struct GemmParams {
   float eps = 0;
   uint32_t split1 = 0, split2 = 0, head_dim = 0;
   uint32_t out_col0 = 0, out_cols = 0;
-  float x_eps = 0;  // the GEMVs' X_DQ8 (linear/x_dq8.wgsl)
+  float x_eps = 0;  // x_quant's, for the GEMVs (linear/x_dq8.wgsl)
   uint32_t pad1 = 0;
   static GemmParams run(uint32_t m, uint32_t rows, uint32_t k, uint32_t row_words, uint32_t col0, uint32_t out_cols) {
     return {m, rows, k, row_words, 0.0f, rows, rows, 0, col0, out_cols};

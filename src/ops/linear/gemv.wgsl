@@ -61,7 +61,7 @@ fn main_one(slot: GemvSlot, tid: u32) {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let slot = gemv_slot(wid, nwg, tid);
-  x_dq8_prepare(wid, nwg, slot.m, tid);
+  prepare_x_rows(wid, nwg, slot.m, tid);
   if (XROWS == 1u) {
     main_one(slot, tid);
     return;

@@ -109,8 +109,7 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
   g.constants.insert(g.constants.end(), {{"LANES", lanes},
                                          {"ROWS", rows_per_group},
                                          {"HAS_SWIGLU", matrix.swiglu ? 1.0 : 0.0},
-                                         {"HAS_ROPE", matrix.rope ? 1.0 : 0.0},
-                                         {"X_DQ8", matrix.x_dq8 ? 1.0 : 0.0}});
+                                         {"HAS_ROPE", matrix.rope ? 1.0 : 0.0}});
   const uint32_t xq_levels = matrix.planar ? gemv_int8_levels(tuning, matrix) : 0;
   const bool q8 = xq_levels > 0;
   if (q8) g.constants.push_back({"XQ_LEVELS", double(xq_levels)});

@@ -22,8 +22,9 @@ struct GemvMatrix {
   // A CPU adapter (lavapipe, SwiftShader): its packed int8 dot products are
   // emulated, so Auto keeps x in f32 (gemv_choice.cpp).
   bool cpu_adapter = false;
-  // x requantized per row first (linear/x_dq8.wgsl): the f32-x kernels,
-  // which stage x as f32 (an int8 rounding of it would round twice).
+  // x requantized per row first (the skeleton's {xq} slot "dq8",
+  // linear/x_dq8.wgsl): the f32-x kernels, which stage x as f32 (an int8
+  // rounding of it would round it twice).
   bool x_dq8 = false;
 };
 

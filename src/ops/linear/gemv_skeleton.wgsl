@@ -8,7 +8,7 @@
 //! import common/reduce.wgsl
 //! import linear/linear_io.wgsl
 //! import linear/gemv_{rope}.wgsl
-//! import linear/x_dq8.wgsl
+//! import linear/gemv_xq_{xq}.wgsl
 
 override WG: u32 = 256;    // linear_ggml.cpp's kWorkgroup (passing it there is pending: the default)
 override LANES: u32 = 16;  // invocations per weight row, a power of two
@@ -47,30 +47,6 @@ fn gemv_rows(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
   return select(0u, min(XROWS, params.m - m), m < params.m);
 }
 
-// X_DQ8: each live x row's requantization (x_dq8_row), for the staging.
-var<workgroup> xq_rows: array<vec4<f32>, XROWS_MAX>;
-
-// With X_DQ8, xq_rows for the workgroup's live rows (from x row m); else
-// nothing. Call first, from uniform control flow.
-fn x_dq8_prepare(wid: vec3<u32>, nwg: vec3<u32>, m: u32, tid: u32) {
-  if (!X_DQ8) { return; }
-  let rows = gemv_rows(wid, nwg);
-  for (var r = 0u; r < rows; r++) {
-    let p = x_dq8_row(m + r, tid);
-    if (tid == 0u) { xq_rows[r] = p; }
-  }
-  workgroupBarrier();
-}
-
-// A staged element group of x row r of the workgroup (i: its group in the
-// row): requantized with X_DQ8 (the norm included), else times the norm
-// weight with HAS_NORM (the RMS scale then applies to the results).
-fn stage_value(v: vec4<f32>, i: u32, r: u32) -> vec4<f32> {
-  if (X_DQ8) { return x_dq8(v, i, xq_rows[r]); }
-  if (HAS_NORM) { return v * norm_w[i]; }
-  return v;
-}
-
 var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per weight row (ROWS <= 32)
 
 // Sums the lanes' partial dot products acc, applies the RMSNorm scale from
@@ -81,7 +57,7 @@ var<workgroup> row_results: array<f32, 32>;  // HAS_SWIGLU, HAS_ROPE: one per we
 fn gemv_finish(s: GemvSlot, acc: f32, squares: f32, tid: u32) {
   let total = lanes_sum(acc, tid, LANES);
   var scale = 1.0;
-  if (HAS_NORM && !X_DQ8) { scale = inverseSqrt(workgroup_sum(squares, tid, WG) / f32(params.k) + params.eps); }
+  if (HAS_NORM && !XQ_DQ8) { scale = inverseSqrt(workgroup_sum(squares, tid, WG) / f32(params.k) + params.eps); }
   let stores = s.lane == 0u && s.live && s.n < params.n;
   if (!HAS_SWIGLU && !HAS_ROPE) {
     if (stores) { store_result(s.m, s.n, total * scale); }

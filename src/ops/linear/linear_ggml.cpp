@@ -226,10 +226,14 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   // The RoPE GEMV alone binds the tables (10 storage buffers); the others
   // stay within WebGPU's default 8 (linear/gemv_rope_none.wgsl).
   const gpu::ShaderSlot rope_slot = {"rope", c.rope ? "rope" : "rope_none"};
-  kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot});
+  // x staged as it is, or requantized per row (x_quant).
+  const gpu::ShaderSlot xq_slot = {"xq", c.x_dq8 ? "dq8" : "none"};
+  kern.gemv = &ctx.pipeline(gemv.shader, "main", gemv.constants, {rope_slot, xq_slot});
   // The multi-row GEMV only where the GEMV takes several rows (Tuning::gemv_batch_rows).
   kern.multi_rows = ctx.tuning().gemv_batch_rows > 1 ? gemv.multi_rows : 1;
-  if (kern.multi_rows > 1) kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot});
+  if (kern.multi_rows > 1) {
+    kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot, xq_slot});
+  }
   // With x_quant the GEMMs read rows normalized and requantized already.
   gpu::OverrideConstants gemm_constants = constants;
   for (auto& [name, value] : gemm_constants) {

@@ -6,9 +6,9 @@
 // Optional parts (override constants, set from the op's arguments):
 //   HAS_NORM: x is RMS-normalized first (x * norm_w / rms(x)); the kernels
 //     multiply staged x by norm_w, sum squares, and scale each result once.
-//   X_DQ8 (the GEMVs only, linear/x_dq8.wgsl): x requantized per row to
-//     int8 and back first, after the norm; the GEMMs read rows that
-//     linear/x_dq8_rows.wgsl requantized.
+//   x_quant (the GEMVs' {xq} slot "dq8", linear/x_dq8.wgsl): x requantized
+//     per row to int8 and back first, after the norm; the GEMMs read rows
+//     that linear/x_dq8_rows.wgsl requantized.
 //   HAS_BIAS: + bias[n].   HAS_RESIDUAL: + residual[m, n].   HAS_SWIGLU: below.
 // Split outputs (the fusion pass's merged Q/K/V or gate/up projections):
 // columns [0, split1) go to out, [split1, split2) to out1, [split2, n) to
@@ -42,7 +42,7 @@ struct Params {
   head_dim: u32,   // HAS_ROPE
   out_col0: u32,
   out_cols: u32,
-  x_eps: f32,      // X_DQ8 (linear/x_dq8.wgsl), the GEMVs'
+  x_eps: f32,      // x_quant's (linear/x_dq8.wgsl), the GEMVs'
   pad1: u32,
 }
 

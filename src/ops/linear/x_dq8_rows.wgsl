@@ -1,4 +1,4 @@
-// The prefill side of X_DQ8 (linear/x_dq8.wgsl): x rows (normalized with
+// The prefill side of x_quant (linear/x_dq8.wgsl): x rows (normalized with
 // HAS_NORM) requantized into out, which the GEMMs then read as their x. One
 // workgroup per row. (The decode GEMVs requantize while they stage x.)
 //! import common/prelude.wgsl
