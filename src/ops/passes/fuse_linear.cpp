@@ -84,7 +84,7 @@ bool linear_reads(const Graph& g, const OpCall& op, size_t arg) {
   return op.name == kLinear || is_null(g, op.args[kLinearFused.norm]);
 }
 
-void set_norm(Graph& g, OpCall& op, ValueId x, ValueId weight, ValueId eps, ValueId null) {
+void set_norm(OpCall& op, ValueId x, ValueId weight, ValueId eps, ValueId null) {
   make_fused(op, null);
   op.args[kLinearX] = x;
   op.args[kLinearFused.norm] = weight;
@@ -108,7 +108,7 @@ size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
       last = std::max(last, op);
     }
     if (direct && !memory_object_reused(g, x, i, last)) {
-      for (const auto& [op, arg] : consumers) set_norm(g, g.ops[op], x, norm.args[1], norm.args[2], null);
+      for (const auto& [op, arg] : consumers) set_norm(g.ops[op], x, norm.args[1], norm.args[2], null);
       removed[i] = true;
       ++fused;
       continue;
@@ -133,7 +133,7 @@ size_t fuse_norms(Graph& g, std::vector<bool>& removed, ValueId null) {
     }
     if (!all_linear || memory_object_reused(g, x, i, head_last)) continue;
     sel.args[0] = x;  // select the row before normalizing it
-    for (const auto& [op, arg] : heads) set_norm(g, g.ops[op], s, norm.args[1], norm.args[2], null);
+    for (const auto& [op, arg] : heads) set_norm(g.ops[op], s, norm.args[1], norm.args[2], null);
     removed[i] = true;
     ++fused;
   }
