@@ -11,8 +11,10 @@
 
 #include "bindings.h"
 #include "cli/environment.h"
+#include "wgrt/error.h"
 #include "wgrt/json_schema.h"
 #include "wgrt/llm.h"
+#include "wgrt/tool_calls.h"
 
 namespace wgrt::py {
 namespace {
@@ -147,6 +149,27 @@ nb::list generate_batch(PyLLM& l, const std::vector<std::vector<int32_t>>& promp
 
 }  // namespace
 
+// A conversation as the model's prompt text. Each message comes as [role,
+// content, tool_call_id, then id, name, arguments of each tool call] (the
+// Python wrapper flattens OpenAI's dicts); tools_json is OpenAI's `tools`.
+std::string apply_chat(const PyLLM& l, const std::vector<std::vector<std::string>>& messages,
+                       bool add_generation_prompt, std::optional<std::string> tools_json) {
+  std::vector<api::ChatMessage> chat;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const std::vector<std::string>& m = messages[i];
+    if (m.size() < 3 || (m.size() - 3) % 3 != 0) {
+      throw Error(ErrorCode::InvalidArgument, "message " + std::to_string(i) + ": expected role, content, "
+                                              "tool_call_id and three strings per tool call, got " +
+                                                  std::to_string(m.size()) + " strings");
+    }
+    api::ChatMessage c{m[0], m[1], {}, m[2]};
+    for (size_t j = 3; j < m.size(); j += 3) c.tool_calls.push_back({m[j], m[j + 1], m[j + 2]});
+    chat.push_back(std::move(c));
+  }
+  return tools_json ? l.llm.apply_chat_template(chat, add_generation_prompt, *tools_json)
+                    : l.llm.apply_chat_template(chat, add_generation_prompt);
+}
+
 void bind_llm(nb::module_& m) {
   bind_generation(m);
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model: a GGUF file, or ExecuTorch's Llama export with a GGUF tokenizer.")
@@ -185,6 +208,16 @@ void bind_llm(nb::module_& m) {
         messages.push_back({"user", user});
         return l.llm.apply_chat_template(messages, /*add_generation_prompt=*/true);
       }, nb::arg("user"), nb::arg("system") = nb::none())
+      .def("_apply_chat", &apply_chat,
+           nb::arg("messages"), nb::arg("add_generation_prompt"), nb::arg("tools_json") = nb::none())
+      .def_prop_ro("tool_call_format",
+                   [](const PyLLM& l) { return std::string(tool_call_format_name(l.llm.tool_call_format())); })
+      .def("_parse_tool_calls", [](const PyLLM& l, const std::string& text) {
+        const api::ParsedReply reply = api::parse_tool_calls(l.llm.tool_call_format(), text);
+        std::vector<std::vector<std::string>> calls;
+        for (const ToolCall& c : reply.tool_calls) calls.push_back({c.id, c.name, c.arguments});
+        return std::make_pair(reply.content, calls);
+      }, nb::arg("text"))
       .def("reset", [](PyLLM& l) { l.llm.reset(); }, "Empties the KV cache.")
       .def("forward", [](PyLLM& l, const std::vector<int32_t>& ids) {
         const std::vector<float> logits = l.llm.forward(ids);

@@ -141,7 +141,8 @@ class LLM:
                  in_flight: int = 8, gpu_sampling: bool = True, cache_prompt: bool = True,
                  presence_penalty: float = 0.0, frequency_penalty: float = 0.0,
                  logit_bias: dict[int, float] | None = None, logprobs: int | None = None,
-                 json_object: bool = False, json_schema: dict | str | None = None, grammar: str | None = None):
+                 json_object: bool = False, json_schema: dict | str | None = None, grammar: str | None = None,
+                 tools: list | None = None):
         """Streams text pieces as tokens are generated. Runs as a new conversation
         would from an empty KV cache; with cache_prompt (the default) the part of
         the cache this prompt repeats is kept, so a chat's next turn, sent with
@@ -157,12 +158,18 @@ class LLM:
         see the README); grammar (GBNF text, llama.cpp's format) a sentence of
         that grammar; all three sample on the CPU.
 
+        prompt may be a list of OpenAI-style messages (then, and with tools,
+        it goes through apply_chat_template); parse_tool_calls reads the
+        calls out of the text.
+
         Tokens are sampled on the GPU and fed back there, with `in_flight` decode
         steps queued ahead of Python (1 waits for each token); gpu_sampling=False
         reads the logits back and samples on the CPU. Each repeats itself for a
         seed; greedy decoding (temperature 0) gives the same tokens on both, a
         seeded draw at a temperature does not (the random streams differ)."""
-        if chat:
+        if not isinstance(prompt, str) or tools is not None:
+            prompt = self.apply_chat_template(prompt, tools=tools, system=system)
+        elif chat:
             prompt = self._native.apply_chat_template(prompt, system)
         ids = self._native.encode(prompt, True, True)
         return self._native._generate(ids, max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
@@ -198,6 +205,52 @@ class LLM:
             ids.append(self._native.encode(text, True, True))
         return self._native._generate_batch(ids, max_tokens, temperature, top_k, top_p, min_p, repeat_penalty,
                                             seed, ignore_eos, in_flight)
+
+    tool_call_format = property(lambda self: self._native.tool_call_format,
+                                doc="How the model writes tool calls, from its chat template: "
+                                    "'hermes', 'llama3', 'mistral', or 'none'.")
+
+    def apply_chat_template(self, messages, *, tools: list | None = None, system: str | None = None,
+                            add_generation_prompt: bool = True) -> str:
+        """The prompt text of a conversation, in the model's own chat format.
+
+        messages: one user turn as a string, or OpenAI-style dicts with role
+        ("system", "user", "assistant", "tool") and content; an assistant's
+        tool_calls ([{"id", "function": {"name", "arguments"}}], arguments a
+        JSON string or a dict) and a tool message's tool_call_id are shown as
+        the model's template shows them. tools: OpenAI's `tools` list (dicts),
+        shown as the template shows functions (its Jinja must render tools).
+        system: a system turn put first. A bad message raises naming its index."""
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        if system is not None:
+            messages = [{"role": "system", "content": system}, *messages]
+        rows = []
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+                raise TypeError(f"apply_chat_template: message {i} must be a dict with a 'role' string")
+            content = m.get("content")
+            if content is not None and not isinstance(content, str):
+                raise TypeError(f"apply_chat_template: message {i}'s content must be a string or None")
+            row = [m["role"], content or "", m.get("tool_call_id") or ""]
+            for j, call in enumerate(m.get("tool_calls") or []):
+                fn = call.get("function", {}) if isinstance(call, dict) else {}
+                if not isinstance(fn.get("name"), str):
+                    raise TypeError(f"apply_chat_template: message {i}'s tool_calls[{j}] has no function name")
+                args = fn.get("arguments", {})
+                row += [call.get("id") or f"call_{i}_{j}", fn["name"],
+                        args if isinstance(args, str) else json.dumps(args)]
+            rows.append(row)
+        return self._native._apply_chat(rows, add_generation_prompt, None if tools is None else json.dumps(tools))
+
+    def parse_tool_calls(self, text: str) -> tuple[str, list[dict]]:
+        """A reply split into its text and the tool calls written in it in the
+        model's format (tool_call_format), as OpenAI's dicts: {"id", "type":
+        "function", "function": {"name", "arguments"}} (arguments as JSON
+        text). A call that is not well-formed JSON with a name stays in the text."""
+        content, calls = self._native._parse_tool_calls(text)
+        return content, [{"id": c[0], "type": "function", "function": {"name": c[1], "arguments": c[2]}}
+                         for c in calls]
 
     def forward(self, token_ids) -> np.ndarray:
         """Appends tokens to the KV cache; returns the last token's logits (float32)."""
