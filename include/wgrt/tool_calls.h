@@ -62,6 +62,7 @@ std::vector<ToolFunction> parse_tools(std::string_view tools_json);
 struct ToolCallConstraint {
   std::string prefix, suffix;
   std::shared_ptr<const JsonSchema> schema;
+  std::string schema_json;  // the same schema as JSON text
 };
 ToolCallConstraint tool_call_constraint(ToolCallFormat format, const std::vector<ToolFunction>& tools,
                                         std::string_view only = {});

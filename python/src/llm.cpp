@@ -4,6 +4,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
@@ -212,6 +213,11 @@ void bind_llm(nb::module_& m) {
            nb::arg("messages"), nb::arg("add_generation_prompt"), nb::arg("tools_json") = nb::none())
       .def_prop_ro("tool_call_format",
                    [](const PyLLM& l) { return std::string(tool_call_format_name(l.llm.tool_call_format())); })
+      .def("_tool_call_constraint", [](const PyLLM& l, const std::string& tools_json, const std::string& only) {
+        const api::ToolCallConstraint c =
+            api::tool_call_constraint(l.llm.tool_call_format(), api::parse_tools(tools_json), only);
+        return std::make_tuple(c.prefix, c.suffix, c.schema_json);
+      }, nb::arg("tools_json"), nb::arg("only"))
       .def("_parse_tool_calls", [](const PyLLM& l, const std::string& text) {
         const api::ParsedReply reply = api::parse_tool_calls(l.llm.tool_call_format(), text);
         std::vector<std::vector<std::string>> calls;

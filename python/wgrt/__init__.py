@@ -252,6 +252,38 @@ class LLM:
         return content, [{"id": c[0], "type": "function", "function": {"name": c[1], "arguments": c[2]}}
                          for c in calls]
 
+    def chat(self, messages, *, tools: list | None = None, tool_choice="auto", system: str | None = None,
+             max_tokens: int = 256, **sampling) -> dict:
+        """One assistant turn as OpenAI's chat message: {"role": "assistant",
+        "content" (None when the reply is only calls), "tool_calls" (OpenAI's
+        dicts), "finish_reason" ("tool_calls", "stop" or "length")}.
+
+        tool_choice: "auto" (the model decides), "none" (the tools are not
+        shown), "required" (the reply is a call of one of `tools` whose
+        arguments match its parameters: generation is constrained to it), or
+        one function, by name or as {"type": "function", "function":
+        {"name": ...}}. Other keyword arguments go to generate (temperature,
+        seed, ...)."""
+        if isinstance(tool_choice, dict):
+            tool_choice = (tool_choice.get("function") or {}).get("name")
+        if not isinstance(tool_choice, str):
+            raise TypeError("chat: tool_choice must be 'auto', 'none', 'required' or a function's name")
+        shown = None if tool_choice == "none" else tools
+        prompt = self.apply_chat_template(messages, tools=shown, system=system)
+        prefix = suffix = ""
+        if tool_choice not in ("auto", "none"):
+            if not tools:
+                raise ValueError(f"chat: tool_choice {tool_choice!r} needs tools")
+            only = "" if tool_choice == "required" else tool_choice
+            prefix, suffix, sampling["json_schema"] = self._native._tool_call_constraint(json.dumps(tools), only)
+        stream = self.generate(prompt + prefix, max_tokens=max_tokens, **sampling)
+        text = prefix + "".join(stream)
+        done = stream.stats["stopped_at_eos"]
+        content, calls = self.parse_tool_calls(text + suffix if done or prefix else text) if shown else (text, [])
+        finish = "tool_calls" if calls else "stop" if done else "length"
+        return {"role": "assistant", "content": content if content.strip() or not calls else None,
+                "tool_calls": calls, "finish_reason": finish}
+
     def forward(self, token_ids) -> np.ndarray:
         """Appends tokens to the KV cache; returns the last token's logits (float32)."""
         return self._native.forward([int(i) for i in token_ids])

@@ -318,8 +318,9 @@ ToolCallConstraint tool_call_constraint(ToolCallFormat format, const std::vector
     case ToolCallFormat::Llama3:
     case ToolCallFormat::None: break;
   }
+  c.schema_json = root.dump();
   try {
-    c.schema = parse_json_schema(root.dump());
+    c.schema = parse_json_schema(c.schema_json);
   } catch (const Error& e) {
     throw Error(ErrorCode::InvalidArgument, std::string("tools: a function's parameters: ") + e.what());
   }

@@ -80,3 +80,35 @@ def test_generate_takes_messages_and_tools(qwen):
     assert isinstance("".join(stream), str)
     prompt = qwen.apply_chat_template([{"role": "user", "content": "Weather in Paris?"}], tools=TOOLS)
     assert stream.stats["prompt_tokens"] == len(qwen.encode(prompt))
+
+
+CITY = {"type": "string", "maxLength": 8}  # a random model ends a string only where it must
+CALLABLE = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": CITY, "unit": {"enum": ["c", "f"]}},
+        "required": ["city", "unit"], "additionalProperties": False}}},
+    {"type": "function", "function": {"name": "set_alarm", "parameters": {
+        "type": "object", "properties": {"hour": {"type": "integer"}, "label": CITY},
+        "required": ["hour"], "additionalProperties": False}}},
+]
+
+
+def test_chat_with_a_required_call_gives_arguments_that_validate(qwen):
+    import jsonschema
+    params = {t["function"]["name"]: t["function"]["parameters"] for t in CALLABLE}
+    ask = [{"role": "user", "content": "Weather in Paris?"}]
+    for seed, choice, names in ((1, "required", set(params)), (2, "set_alarm", {"set_alarm"}),
+                                (3, {"type": "function", "function": {"name": "get_weather"}}, {"get_weather"})):
+        reply = qwen.chat(ask, tools=CALLABLE, tool_choice=choice, max_tokens=300, temperature=0.9, seed=seed)
+        assert reply["finish_reason"] == "tool_calls", reply
+        assert reply["tool_calls"] and reply["content"] is None, reply
+        for call in reply["tool_calls"]:
+            assert call["function"]["name"] in names
+            jsonschema.validate(json.loads(call["function"]["arguments"]), params[call["function"]["name"]])
+    with pytest.raises(wgrt.Error, match="no tool"):
+        qwen.chat(ask, tools=CALLABLE, tool_choice="nowhere")
+    with pytest.raises(ValueError, match="needs tools"):
+        qwen.chat(ask, tool_choice="required")
+    # "none": the tools are not shown, nothing is parsed as a call.
+    none = qwen.chat(ask, tools=CALLABLE, tool_choice="none", max_tokens=4, temperature=0, ignore_eos=True)
+    assert none["tool_calls"] == [] and none["finish_reason"] == "length"
