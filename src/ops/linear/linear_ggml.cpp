@@ -1,48 +1,48 @@
 // wgrt.linear_ggml (x [..., K] f32, weight u8 [N, row bytes] in a ggml block
 // format laid out by quant_layout.h, ggml type id, bias [N] or Null, x_quant,
 // out [..., N]): the linear layers of GGUF models with weights as stored.
-// x_quant is Null, or the eps of a per-row int8 requantization of x (after
-// the norm where there is one) as ExecuTorch's 8da4w linears make it
+// x_quant is Null, or the eps of a per-row int8 requantization of x (after the
+// norm where there is one) as ExecuTorch's 8da4w linears make it
 // (linear/x_dq8.wgsl); every form has it (linear_forms.h lists them).
 //
-// wgrt.linear_ggml_fused (x, weight, type, bias or Null, norm weight [K] or
-// Null, eps, residual [..., N] or Null, out): the same with an RMSNorm of x
-// (by norm weight, eps) before it and a residual added after it; made by the
-// fusion pass (ops/passes/fuse_linear.h) from rms_norm -> linear_ggml ->
+// wgrt.linear_ggml_fused (x, weight, type, bias or Null, x_quant, norm weight
+// [K] or Null, eps, residual [..., N] or Null, out): the same with an RMSNorm
+// of x (by norm weight, eps) before it and a residual added after it; made by
+// the fusion pass (ops/passes/fuse_linear.h) from rms_norm -> linear_ggml ->
 // add, never by importers.
 //
-// wgrt.linear_ggml_split (x, weight, type, bias or Null, norm weight or Null,
-// eps, out0, out1, out2 or Null): linears that share x and prologue merged
-// by the fusion pass into one matrix (weight rows and bias concatenated at
-// load); output i takes its block of columns ([..., N_i] each).
+// wgrt.linear_ggml_split (x, weight, type, bias or Null, x_quant, norm weight
+// or Null, eps, out0, out1, out2 or Null): linears that share x and prologue
+// merged by the fusion pass into one matrix (weight rows and bias concatenated
+// at load); output i takes its block of columns ([..., N_i] each).
 //
-// wgrt.linear_ggml_swiglu (x, weight, type, bias or Null, norm weight or
-// Null, eps, out [..., N / 2]): gate and up projections merged by the fusion
+// wgrt.linear_ggml_swiglu (x, weight, type, bias or Null, x_quant, norm weight
+// or Null, eps, out [..., N / 2]): gate and up projections merged by the fusion
 // pass with their rows interleaved (row 2i gate i, row 2i + 1 up i; bias
 // likewise), out = silu(gate) * up. The GEMV applies it in its epilogue; for
 // prefill the GEMM writes the interleaved columns to scratch and
 // swiglu_pairs.wgsl combines them.
 //
-// wgrt.linear_ggml_split_rope (x, weight, type, bias or Null, norm weight or
-// Null, eps, cos [S, D / 2], sin [S, D / 2], q out [..., H, D], k out [..., Hk,
-// D], v out [..., Nv] or Null): a split linear (Q, K, V) whose query and key
-// outputs get RoPE (adjacent pairs, as et_vk.apply_rotary_emb) by the cos/sin
-// rows of x's positions: in the GEMV's epilogue for decode, by
+// wgrt.linear_ggml_split_rope (x, weight, type, bias or Null, x_quant, norm
+// weight or Null, eps, cos [S, D / 2], sin [S, D / 2], q out [..., H, D], k out
+// [..., Hk, D], v out [..., Nv] or Null): a split linear (Q, K, V) whose query
+// and key outputs get RoPE (adjacent pairs, as et_vk.apply_rotary_emb) by the
+// cos/sin rows of x's positions: in the GEMV's epilogue for decode, by
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
 // Dispatches recorded: with x_quant, x_dq8_rows.wgsl for prefill (the GEMMs
-// read its requantized rows; the GEMV requantizes as it stages x); the GEMV of the quantized family for decode (gemv.wgsl
-// or a planar variant, as gemv_choice.h picks; M <= Tuning::gemv_batch_rows; for M > 1
-// its multi-row pipeline where it has one) and two GEMMs for
-// prefill: the GEMM family of linear/gemm.h (its tile, the graph's matmul
-// precision; with the same RMSNorm prologue, residual epilogue and split
-// outputs) and linear.wgsl's 32 x 64 f32 tiles,
-// which serve where the family would have fewer than
+// read its requantized rows; the GEMV requantizes as it stages x); the GEMV of
+// the quantized family for decode (gemv.wgsl or a planar variant, as
+// gemv_choice.h picks; M <= Tuning::gemv_batch_rows; for M > 1 its multi-row
+// pipeline where it has one) and two GEMMs for prefill: the GEMM family of
+// linear/gemm.h (its tile, the graph's matmul precision; with the same RMSNorm
+// prologue, residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32
+// tiles, which serve where the family would have fewer than
 // gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
 // large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
 // workgroup memory, and while the family is not the default (Auto precision).
-// The hook gives the one that fits the live shape its workgroups and the
-// others none.
+// The hook gives the one that fits the live shape its workgroups and the others
+// none.
 #include <algorithm>
 #include <array>
 #include <cstdlib>
