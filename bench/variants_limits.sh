@@ -4,8 +4,10 @@
 #   base     an earlier wgrt (WGRT_BASE, built before the split), adapter limits
 #   now      this wgrt, --limits adapter (the default)
 #   default  this wgrt, --limits default (WebGPU's default limits, no optional feature)
-# the three interleaved per model, then a table of tok/s, load time and GPU
-# memory, with now/base and default/now ratios.
+# the three interleaved per model, ROUNDS times over (the variants alternate,
+# so drift in clocks falls on all), then a table of tok/s (median of the
+# rounds' medians), load time and GPU memory, with base/now and default/now
+# ratios. VARIANTS picks some (e.g. "base now": issue 32's old-vs-new A/B).
 #
 # Models (MODELS, default "llama1b smollm2 llama8b"): the Llama-3.2-1B-shaped
 # Q4_0 file (tied head), SmolLM2-135M Q4_1 (random weights in its skeleton) and
@@ -16,7 +18,8 @@
 #
 # On the device, after `source bench/device/env.sh .device` and PYTHONPATH=$PWD/.device/py:
 #   WGRT=.device/wgrt WGRT_BASE=.device/wgrt-base bash bench/variants_limits.sh
-# Env: PP (512), TG (128), REPS (3), STEP_S (seconds per bench, 90), SKEL.
+# Env: PP (512), TG (128), REPS (3), ROUNDS (1), VARIANTS, STEP_S (seconds per
+# bench, 90), SKEL.
 set -uo pipefail
 [ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
@@ -24,6 +27,7 @@ WGRT_BASE=${WGRT_BASE:-}
 PP=${PP:-512}
 TG=${TG:-128}
 REPS=${REPS:-3}
+ROUNDS=${ROUNDS:-1}
 STEP_S=${STEP_S:-90}
 MODELS=${MODELS:-llama1b smollm2 llama8b}
 SKEL=${SKEL:-.device/bench/smollm2-135m-q4_1.skel.gguf}
@@ -48,8 +52,10 @@ done
 [ ${#pids[@]} -gt 0 ] && wait "${pids[@]}"
 echo "models ready after $((SECONDS - t0)) s"
 
-VARIANTS="now default"
-[ -n "$WGRT_BASE" ] && VARIANTS="base now default"
+DEFAULT_VARIANTS="now default"
+[ -n "$WGRT_BASE" ] && DEFAULT_VARIANTS="base now default"
+VARIANTS=${VARIANTS:-$DEFAULT_VARIANTS}
+for round in $(seq "$ROUNDS"); do
 for m in $MODELS; do
   for v in $VARIANTS; do
     case $v in
@@ -57,32 +63,39 @@ for m in $MODELS; do
       now) cmd=("$WGRT" bench --limits adapter) ;;
       default) cmd=("$WGRT" bench --limits default) ;;
     esac
-    echo "=== $m $v (t=${SECONDS}s)"
+    echo "=== $m $v round $round (t=${SECONDS}s)"
     # shellcheck disable=SC2086  # MODEL_ARGS holds several words
     timeout -k 5 "$STEP_S" "${cmd[@]}" --model "${MODEL_PATH[$m]}" ${MODEL_ARGS[$m]:-} -p "$PP" -n "$TG" -r "$REPS" \
-        --max-seconds 10 --json "$RUN/$m-$v.json" >"$RUN/$m-$v.out" 2>&1
-    echo "rc=$?"; tail -n 4 "$RUN/$m-$v.out"
+        --max-seconds 10 --json "$RUN/$m-$v-$round.json" >"$RUN/$m-$v-$round.out" 2>&1
+    echo "rc=$?"; tail -n 4 "$RUN/$m-$v-$round.out"
   done
+done
 done
 
 echo; echo "=== table (t=${SECONDS}s)"
 python3 - "$RUN" "$MODELS" $VARIANTS <<'PY'
-import json, os, sys
+import glob, json, os, statistics, sys
 run, models, variants = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
 print("| model | variant | pp tok/s | tg tok/s | load s | GPU MiB | pp vs now | tg vs now |")
 print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for m in models:
     rows = {}
     for v in variants:
-        try:
-            d = json.load(open(os.path.join(run, f"{m}-{v}.json")))
-        except Exception as e:
+        docs = []
+        for f in sorted(glob.glob(os.path.join(run, f"{m}-{v}-*.json"))):
+            try:
+                docs.append(json.load(open(f)))
+            except Exception:
+                pass
+        if not docs:
             rows[v] = None
             continue
-        pp = next((t["tok_s"]["median"] for t in d["tests"] if t["n_gen"] == 0), float("nan"))
-        tg = next((t["tok_s"]["median"] for t in d["tests"] if t["n_gen"] > 0), float("nan"))
-        rows[v] = (pp, tg, d.get("load_seconds", float("nan")),
-                   d.get("memory", {}).get("model_total_bytes", 0) / 2**20)
+        def median(pick):  # over the rounds
+            return statistics.median(next((t["tok_s"]["median"] for t in d["tests"] if pick(t)), float("nan"))
+                                     for d in docs)
+        rows[v] = (median(lambda t: t["n_gen"] == 0), median(lambda t: t["n_gen"] > 0),
+                   statistics.median(d.get("load_seconds", float("nan")) for d in docs),
+                   docs[-1].get("memory", {}).get("model_total_bytes", 0) / 2**20)
     ref = rows.get("now")
     for v in variants:
         r = rows[v]
