@@ -14,7 +14,7 @@ fn stage_units(c0: u32, cu: u32, at: u32, xb: u32, live: bool, tid: u32) -> f32 
   for (var i = tid; i < cu * 8u; i += WG) {
     var xv = vec4<f32>(0.0);
     if (live) { xv = x[xb + c0 * 8u + i]; }
-    if (HAS_NORM) { squares += dot(xv, xv); }
+    if (HAS_NORM && !XQ_DQ8) { squares += dot(xv, xv); }  // requantized x: the prologue has the norm scale
     xs[(at + i / 8u) * 9u + i % 8u] = stage_value(xv, c0 * 8u + i, 0u);
   }
   return squares;
@@ -57,7 +57,7 @@ fn stage_rows(c0: u32, s0: u32, cnt: u32, stride: u32, m: u32, rows: u32, tid: u
     let xb = (m + r) * (params.k / 4u) + c0 * 8u;
     for (var i = first; i < (s0 + cnt) * 8u; i += WG) {
       let xv = x[xb + i];
-      if (HAS_NORM) { (*part)[r] += dot(xv, xv); }
+      if (HAS_NORM && !XQ_DQ8) { (*part)[r] += dot(xv, xv); }
       xs[(r * stride + i / 8u - s0) * 9u + i % 8u] = stage_value(xv, c0 * 8u + i, r);
     }
   }
