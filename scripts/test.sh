@@ -11,16 +11,22 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
+# Each stage prints its start time and the minutes since the suite began,
+# so a slow CI log shows where its time went.
+stage() { printf '\n== [%s, +%d min] %s\n' "$(date +%T)" $((SECONDS / 60)) "$*"; }
+
 if [ ! -d build ]; then
   echo "build/ is missing: run scripts/setup.sh first" >&2
   exit 1
 fi
+stage "build and CTest (build/)"
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
 # The C++ examples, built against the *installed* package (find_package(wgrt
 # CONFIG REQUIRED)) and run briefly: a .pte fixture, and a few greedy tokens
 # of the default GGUF model (greedy, so its answer is known).
+stage "C++ examples against the installed package"
 prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
 cmake --install build --prefix "$prefix/install" >/dev/null
@@ -40,15 +46,15 @@ for d in tests/e2e tests/coverage tests/python tests/server tests/executorch; do
   if compgen -G "$d/test_*.py" >/dev/null; then suites+=("$d"); fi
 done
 if [ ${#suites[@]} -gt 0 ]; then
-  python3 -m pytest -q -rs "${suites[@]}"
+  stage "pytest: ${suites[*]}"
+  python3 -m pytest -q -rs --durations=12 "${suites[@]}"
 fi
 # The web page in headless Chromium (its own process: one browser for all).
+stage "web build and tests/web (headless Chromium)"
 scripts/build_web.sh
 python3 -m pytest -q -rs tests/web
 
 [ $quick -eq 1 ] && exit 0
-
-stage() { printf '\n== %s\n' "$*"; }
 stage "second pass under WebGPU's default limits, no optional feature (WGRT_LIMITS=default)"
 scripts/test_default_limits.sh
 stage "GTest suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)"
@@ -57,3 +63,4 @@ stage "fuzz smoke: each target, a fixed seed and number of executions (about 30 
 scripts/fuzz.sh 60
 stage "soak: 1000 generate calls and 1000 .pte calls, memory flat"
 python3 tests/soak/soak.py -n 1000
+stage "done"
