@@ -28,6 +28,7 @@ void check(const OpArgs& args) {
   args.expect_count(6);
   const Tensor& w = f32_or_f16_constant(args, 0);
   args.expect_rank(0, 2);
+  expect_table_rows(args, 0);
   const Tensor& idx = args.tensor(1, {DType::I64, DType::I32});
   args.integer(2);
   args.boolean(3);

@@ -37,6 +37,7 @@ void check(const OpArgs& args) {
   args.expect_count(8);
   const Tensor& w = args.tensor(0, {DType::U8});
   args.expect_rank(0, 2);
+  expect_table_rows(args, 0);
   const Tensor& s = args.tensor(1, {DType::F32});
   const int64_t vocab = w.max_dims[0], d = w.max_dims[1] * 2;
   if (s.max_dims.empty() || s.max_dims.size() > 2 || s.max_dims[0] != vocab) {

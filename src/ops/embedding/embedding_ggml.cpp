@@ -7,6 +7,7 @@
 #include "graph/op_context.h"
 #include "ops/common/row_runs.h"
 #include "ops/quant/weight_prep.h"
+#include "ops/embedding/host_indices.h"
 #include "ops/register_ops.h"
 
 namespace wgrt::ops {
@@ -24,6 +25,7 @@ void check(const OpArgs& args) {
   args.expect_count(4);
   const Tensor& w = args.tensor(0, {DType::U8});
   if (!is_planar_weight(w)) args.expect_rank(0, 2);
+  expect_table_rows(args, 0);
   const int64_t type = args.integer(1);
   const QuantLayout* layout = find_quant_layout(static_cast<uint32_t>(type));
   if (layout == nullptr) args.unsupported(1, "ggml type " + std::to_string(type) + " has no GPU kernel");

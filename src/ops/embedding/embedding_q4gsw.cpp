@@ -30,6 +30,7 @@ void check(const OpArgs& args) {
   args.expect_count(6);
   const Tensor& w = args.tensor(0, {DType::U8});
   args.expect_rank(0, 2);
+  expect_table_rows(args, 0);
   const Tensor& s = args.tensor(1, {DType::F32});
   args.expect_rank(1, 2);
   const int64_t d = w.max_dims[1] * 2, gs = args.integer(2);

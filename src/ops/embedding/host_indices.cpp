@@ -4,9 +4,15 @@
 #include <string>
 
 #include "ops/common/host_ints.h"
+#include "core/dims.h"
 #include "wgrt/error.h"
 
 namespace wgrt::ops {
+
+void expect_table_rows(const OpArgs& args, size_t arg) {
+  const Dims& dims = args.tensor(arg).max_dims;
+  if (dims.empty() || dims[0] < 1) args.fail(arg, "an embedding table needs at least one row, got " + dims_string(dims));
+}
 
 void watch_host_indices(OpContext& ctx, ValueId idx) {
   const auto& inputs = ctx.graph().inputs;

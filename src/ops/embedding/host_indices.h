@@ -12,6 +12,10 @@
 
 namespace wgrt::ops {
 
+// At check: the table (argument `arg`, rows along dim 0) must have a row,
+// since the kernels clamp an out-of-range id to row 0.
+void expect_table_rows(const OpArgs& args, size_t arg);
+
 // At lowering: makes the op's hook fire when the ids change (not only their
 // shape) if `idx` is a graph input; otherwise does nothing.
 void watch_host_indices(OpContext& ctx, ValueId idx);

@@ -74,6 +74,19 @@ std::pair<ValueId, int64_t> index_and_dim(const OpArgs& args, Form form) {
   return {args.id(2), args.integer(1)};
 }
 
+// torch.gather reads x at the index's coordinates but along `dim`: every
+// other size of the index must fit in x's, or the read leaves x (the kernel
+// clamps only along `dim`).
+template <typename Fail>
+void check_gather_sizes(const Dims& x, const Dims& index, size_t dim, const Fail& fail) {
+  for (size_t d = 0; d < x.size(); ++d) {
+    if (d != dim && index[d] > x[d]) {
+      fail("index size " + std::to_string(index[d]) + " of dim " + std::to_string(d) + " exceeds the input's " +
+           std::to_string(x[d]) + " (" + dims_string(index) + " into " + dims_string(x) + ")");
+    }
+  }
+}
+
 size_t check(const OpArgs& args, Form form) {
   const bool gather = form == Form::Gather;
   const Slots s = slots(form);
@@ -89,6 +102,7 @@ size_t check(const OpArgs& args, Form form) {
     args.fail(s.index, "index: expected i32 or i64, got " + std::string(dtype_name(index.dtype)));
   }
   if (gather && index.max_dims.size() != x.max_dims.size()) args.fail(2, "expected the input's rank");
+  if (gather) check_gather_sizes(x.max_dims, index.max_dims, *dim, [&](const std::string& why) { args.fail(2, why); });
   if (!gather && index.max_dims.size() > 1) args.fail(2, "expected a 1D index, got " + dims_string(index.max_dims));
   if (gather) args.boolean(3);
   const size_t out = s.out;
@@ -106,14 +120,22 @@ void lower(OpContext& ctx, Form form) {
   const DispatchId d = ctx.dispatch(ctx.pipeline("indexing/gather.wgsl", "main", {{"WG", kWorkgroup}, {"MODE", gather ? 1.0 : 0.0}}),
                                     {ctx.tensor(x), ctx.tensor(index), ctx.tensor(out), ctx.uniform_binding(u)});
   ctx.on_resize({x, index}, [=](ResizeContext& r) {
-    const Dims od = out_dims(gather, r.dims(x), dim, r.dims(index));
+    const Dims& xd = r.dims(x);
+    const Dims od = out_dims(gather, xd, dim, r.dims(index));
+    const char* name = gather ? "gather" : form == Form::IndexSelect ? "index_select" : "index.Tensor";
+    const auto fail = [name](const std::string& why) {
+      throw Error(ErrorCode::InvalidArgument, std::string(name) + ": " + why);
+    };
+    if (gather) check_gather_sizes(xd, r.dims(index), dim, fail);
+    // An empty table has no row to clamp to: torch refuses any index there.
+    if (xd[dim] == 0 && numel(r.dims(index)) > 0) fail("an index into dim " + std::to_string(dim) + " of size 0");
     r.set_dims(out, od);
     GatherParams p;
     p.count = uint32_t(numel(od));
     p.rank = uint32_t(od.size());
     p.dim = uint32_t(dim);
-    p.dim_size = uint32_t(r.dims(x)[dim]);
-    const auto strides = contiguous_strides(r.dims(x));
+    p.dim_size = uint32_t(xd[dim]);
+    const auto strides = contiguous_strides(xd);
     for (size_t i = 0; i < od.size(); ++i) {
       p.out_dims[i] = uint32_t(od[i]);
       p.x_strides[i] = uint32_t(strides[i]);

@@ -5,6 +5,7 @@
 //   et_vk.select_as_symint.default [x, dim, index, out]: x[index] along dim,
 //     read on the host from the graph input x (the Llama input_pos)
 #include <cstring>
+#include <limits>
 
 #include "ops/common/host_ints.h"
 #include "ops/common/shapes.h"
@@ -36,18 +37,39 @@ void lower_sym_size(OpContext& ctx) {
 
 enum class Arith { Add, Sub, Mul, FloorDiv };
 
-int64_t apply(Arith op, int64_t a, int64_t b) {
+const char* arith_name(Arith op) {
   switch (op) {
-    case Arith::Add: return a + b;
-    case Arith::Sub: return a - b;
-    case Arith::Mul: return a * b;
+    case Arith::Add: return "add";
+    case Arith::Sub: return "sub";
+    case Arith::Mul: return "mul";
+    case Arith::FloorDiv: return "floordiv";
+  }
+  return "?";
+}
+
+// SymInts come from files and the API: a result past int64 is refused, not
+// wrapped (signed overflow is undefined behaviour on the host).
+int64_t apply(Arith op, int64_t a, int64_t b) {
+  int64_t r = 0;
+  bool overflow = false;
+  switch (op) {
+    case Arith::Add: overflow = __builtin_add_overflow(a, b, &r); break;
+    case Arith::Sub: overflow = __builtin_sub_overflow(a, b, &r); break;
+    case Arith::Mul: overflow = __builtin_mul_overflow(a, b, &r); break;
     case Arith::FloorDiv: {
       if (b == 0) throw Error(ErrorCode::InvalidArgument, "floordiv: division by zero");
+      overflow = a == std::numeric_limits<int64_t>::min() && b == -1;
+      if (overflow) break;
       const int64_t q = a / b;
-      return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;  // Python's floor, not C's truncation
+      r = (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;  // Python's floor, not C's truncation
+      break;
     }
   }
-  return 0;
+  if (overflow) {
+    throw Error(ErrorCode::InvalidArgument, std::string("symint ") + arith_name(op) + "(" + std::to_string(a) + ", " +
+                                                std::to_string(b) + ") overflows int64");
+  }
+  return r;
 }
 
 void check_arith(const OpArgs& args) {
