@@ -9,7 +9,7 @@
 #
 # On the device, after `source bench/device/env.sh .device` and
 # PYTHONPATH=$PWD/.device/py:  bash bench/peer_models.sh
-# Env: MODELS (default "llama8b"; also llama1b), PP (512), TG (128), REPS (3).
+# Env: MODELS (default "llama8b"; also llama1b, llama8b_km, qwen32b, llama70b), PP (512), TG (128), REPS (3).
 set -uo pipefail
 MODELS=${MODELS:-llama8b}
 PP=${PP:-512} TG=${TG:-128} REPS=${REPS:-3}
@@ -19,10 +19,17 @@ mkdir -p "$BIN" "$OUT"
 unxz() { python3 -c "import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], 'wb'))" "$1" "$2"; }
 for f in libcudart.so.13 llama-bench-cuda; do [ -f "$B/$f.xz" ] && unxz "$B/$f.xz" "$BIN/$f"; done
 chmod +x "$BIN"/* 2>/dev/null
+# One large model per call: the device's disk holds 64 GiB (70B Q4_0 is ~40 GB).
 declare -A GEN=(
-  [llama1b]="python3 bench/make_llama1b_gguf.py /tmp/llama1b-q4_0.gguf --seed 0"
-  [llama8b]="python3 bench/make_llama1b_gguf.py /tmp/llama8b-q4_0.gguf --seed 0 --hidden 4096 --ffn 14336 --layers 32 --output q6_k --name Llama-3.1-8B-shaped")
-for m in $MODELS; do [ -s "/tmp/$m-q4_0.gguf" ] || ${GEN[$m]} >"$OUT/gen-$m.log" 2>&1 & done
+  [llama1b]="--shape llama1b"
+  [llama8b]="--shape llama8b --name Llama-3.1-8B-shaped"
+  [llama8b_km]="--shape llama8b --mix q4_k_m --name Llama-3.1-8B-shaped-Q4_K_M"
+  [qwen32b]="--shape qwen32b --name Qwen2.5-32B-shaped"
+  [llama70b]="--shape llama70b --name Llama-3.1-70B-shaped")
+for m in $MODELS; do
+  [ -n "${GEN[$m]:-}" ] || { echo "peer_models.sh: unknown model $m (${!GEN[*]})" >&2; exit 2; }
+  [ -s "/tmp/$m.gguf" ] || python3 bench/make_bench_gguf.py "/tmp/$m.gguf" --seed 0 ${GEN[$m]} >"$OUT/gen-$m.log" 2>&1 &
+done
 if [ ! -x "$BIN/llama-bench-cuda" ]; then
   timeout 420 bash bench/peer/build_cuda_here.sh "$B/llama.cpp-src.tar.xz" "$BIN/llama-bench-cuda" 16 >"$OUT/build.log" 2>&1
   echo "peer build: rc=$? $(tail -n 1 "$OUT/build.log")"
@@ -33,7 +40,7 @@ cublas=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name 'libcublas
 echo "| model | engine | pp$PP tok/s | tg$TG tok/s |"
 echo "| --- | --- | ---: | ---: |"
 for m in $MODELS; do
-  model=/tmp/$m-q4_0.gguf
+  model=/tmp/$m.gguf
   timeout 150 .device/wgrt bench --model "$model" -p "$PP" -n "$TG" -r "$REPS" --json "$OUT/wgrt-$m.json" >"$OUT/wgrt-$m.out" 2>&1
   w=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:round(x['tok_s']['median'],1) for x in d['tests']}; print(r.get('pp$PP','?'), r.get('tg$TG','?'))" "$OUT/wgrt-$m.json" 2>/dev/null || echo "failed failed")
   echo "| $m | wgrt | ${w% *} | ${w#* } |"

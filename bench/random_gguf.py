@@ -49,6 +49,11 @@ def random_blocks(rng, qtype, rows, cols, std=0.02):
     elif qtype == T.Q8_0:    # d, 32 int8: std ~ 74 d
         d = (std / 74.0 * u).astype(np.float16)
         data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
+    elif qtype == T.Q4_K:    # d, dmin, 12 B of 6-bit scales and mins, 128 B of nibbles: w = d s q - dmin m
+        d = (std / (4.6 * 32.0) * u).astype(np.float16)
+        dmin = (std / (32.0 * 32.0) * u).astype(np.float16)
+        data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
+        data[:, :, 2:4] = dmin.view(np.uint8).reshape(rows, nb, 2)
     elif qtype == T.Q6_K:    # 128 B low bits, 64 B high bits, 16 int8 scales, d: w = d s (q - 32), std ~ 18.5 d s
         s = rng.integers(8, 16, size=(rows, nb, 16), dtype=np.int8)
         data[:, :, 192:208] = s.view(np.uint8)

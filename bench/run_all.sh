@@ -105,7 +105,7 @@ fi
 echo "== models"
 declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-135m-q4_1.gguf)
 declare -A MODEL_GEN=(
-  [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
+  [llama1b]="python3 bench/make_bench_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
   [smollm2]="python3 bench/random_gguf.py fill $B/smollm2-135m-q4_1.skel.gguf ${MODEL_PATH[smollm2]} --seed 0")
 pids=()
 for m in $MODELS; do

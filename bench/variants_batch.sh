@@ -16,7 +16,7 @@
 # Env: MODELS (default "llama1b smollm2"), TG (128), PP (512), REPS (3),
 # PAR (1,8,32), WGRT_BASE (optional), SKEL.
 set -uo pipefail
-[ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
+[ -f bench/make_bench_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
 WGRT_BASE=${WGRT_BASE:-}
 TG=${TG:-128} PP=${PP:-512} REPS=${REPS:-3} PAR=${PAR:-1,8,32}
@@ -35,7 +35,7 @@ fi
 
 declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-135m-q4_1.gguf)
 declare -A MODEL_GEN=(
-  [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
+  [llama1b]="python3 bench/make_bench_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
   [smollm2]="python3 bench/random_gguf.py fill $SKEL ${MODEL_PATH[smollm2]} --seed 0")
 for m in $MODELS; do
   [ -s "${MODEL_PATH[$m]}" ] || timeout 240 ${MODEL_GEN[$m]} >"$RUN/gen-$m.log" 2>&1 || echo "making $m failed"

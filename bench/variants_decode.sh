@@ -51,7 +51,7 @@ if [ -n "${SMOKE:-}" ]; then
 fi
 t0=$SECONDS
 # Models: reused when an earlier run (bench/run_all.sh) left them in /tmp.
-[[ " $MODELS " != *" llama1b "* ]] || [ -s "$LLAMA" ] || python3 bench/make_llama1b_gguf.py "$LLAMA" --seed 0 "${LLAMA_ARGS[@]}" >"$RUN/gen-llama.log" 2>&1 &
+[[ " $MODELS " != *" llama1b "* ]] || [ -s "$LLAMA" ] || python3 bench/make_bench_gguf.py "$LLAMA" --seed 0 "${LLAMA_ARGS[@]}" >"$RUN/gen-llama.log" 2>&1 &
 [[ " $MODELS " != *" smollm2 "* ]] || [ -s "$SMOL" ] || python3 bench/random_gguf.py fill "$SKEL" "$SMOL" --seed 0 >"$RUN/gen-smol.log" 2>&1 &
 wait
 echo "models ready after $((SECONDS - t0)) s"; ls -la "$LLAMA" "$SMOL" 2>&1

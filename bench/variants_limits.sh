@@ -21,7 +21,7 @@
 # Env: PP (512), TG (128), REPS (3), ROUNDS (1), VARIANTS, STEP_S (seconds per
 # bench, 90), SKEL.
 set -uo pipefail
-[ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
+[ -f bench/make_bench_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
 WGRT_BASE=${WGRT_BASE:-}
 PP=${PP:-512}
@@ -38,9 +38,9 @@ declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-1
                        [llama8b]=/tmp/llama8b-q4_0.gguf [llama1b_long]=/tmp/llama1b-q4_0.gguf)
 declare -A MODEL_ARGS=([llama1b_long]="--ctx 131072 --tg-prefill 2048")
 declare -A MODEL_GEN=(
-  [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
+  [llama1b]="python3 bench/make_bench_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
   [smollm2]="python3 bench/random_gguf.py fill $SKEL ${MODEL_PATH[smollm2]} --seed 0"
-  [llama8b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama8b]} --seed 0 --hidden 4096 --ffn 14336 --layers 32 --output q6_k --name Llama-3.1-8B-shaped")
+  [llama8b]="python3 bench/make_bench_gguf.py ${MODEL_PATH[llama8b]} --seed 0 --shape llama8b --name Llama-3.1-8B-shaped")
 t0=$SECONDS
 pids=()
 for m in $MODELS; do

@@ -25,7 +25,7 @@
 #      32x64 everywhere), printed per matrix after the table).
 set -uo pipefail
 # Run from the repository root (on the device this script may be a copy elsewhere).
-[ -f bench/make_llama1b_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
+[ -f bench/make_bench_gguf.py ] || { echo "run from the repository root" >&2; exit 2; }
 WGRT=${WGRT:-build/wgrt}
 PP=${PP:-512}
 REPS=${REPS:-2}
@@ -42,7 +42,7 @@ if [ -n "${BENCH_LOCAL:-}" ]; then unset WGRT_REQUIRE_GPU; fi
 
 declare -A MODEL_PATH=([llama1b]=/tmp/llama1b-q4_0.gguf [smollm2]=/tmp/smollm2-135m-q4_1.gguf)
 declare -A MODEL_GEN=(
-  [llama1b]="python3 bench/make_llama1b_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
+  [llama1b]="python3 bench/make_bench_gguf.py ${MODEL_PATH[llama1b]} --seed 0"
   [smollm2]="python3 bench/random_gguf.py fill $SKEL ${MODEL_PATH[smollm2]} --seed 0")
 pids=()
 for m in $MODELS; do

@@ -13,7 +13,7 @@ feature), logits against the independent numpy reference
   the binding and the buffer limit: three runs of rows) and a 295 MB Q4_0
   embedding.
 
-Weights are random blocks (bench/make_llama1b_gguf.py). The tolerance is
+Weights are random blocks (bench/make_bench_gguf.py). The tolerance is
 1e-4 absolute (logits reach about +-9; measured at most 8.4e-6 on lavapipe
 in either mode): both sides are float32 and differ in summation order only
 (WGRT_MATMUL=f32, and f32 x in every GEMV: WGRT_GEMV_ACT=f32). The greedy
@@ -46,7 +46,7 @@ SHAPES = {
 @pytest.fixture(scope="module", params=sorted(SHAPES))
 def model(request, tmp_path_factory):
     path = tmp_path_factory.mktemp(request.param) / f"{request.param}.gguf"
-    subprocess.run([sys.executable, str(ROOT / "bench" / "make_llama1b_gguf.py"), str(path), "--seed", "3",
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_bench_gguf.py"), str(path), "--seed", "3",
                     *SHAPES[request.param]], check=True, capture_output=True)
     ref = llama_numpy.load_model(str(path))
     ids, logits = llama_numpy.greedy(ref, PROMPT, N_DECODE, return_logits=True)
@@ -103,7 +103,7 @@ def test_a_kv_cache_above_one_binding_is_refused_naming_the_context_that_fits(tm
     largest that fits. (The shapes above are trained for 131,072 positions,
     which their heads fit: this small file claims 4M.)"""
     path = tmp_path / "long_context.gguf"
-    subprocess.run([sys.executable, str(ROOT / "bench" / "make_llama1b_gguf.py"), str(path), "--layers", "1",
+    subprocess.run([sys.executable, str(ROOT / "bench" / "make_bench_gguf.py"), str(path), "--layers", "1",
                     "--hidden", "256", "--heads", "4", "--kv-heads", "2", "--ffn", "512", "--vocab", "512",
                     "--context", str(1 << 22)], check=True, capture_output=True)
     largest = 134217728 // (64 * 4)  # one KV head's row: head dim 64, f32
