@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <vector>
@@ -144,6 +145,31 @@ TEST_F(GpuSamplerTest, GreedyIsArgmaxWithTiesToTheLowestId) {
   batch.wait();
   const auto got = test::as_vector<int32_t>(out.read(0, kRows * 4));
   for (size_t v = 0; v < kRows; ++v) ASSERT_EQ(got[v], want[v]) << "vector " << v;
+}
+
+TEST_F(GpuSamplerTest, GreedyOverNaNOrInfiniteLogitsDrawsNoToken) {
+  // NaN weights make every logit NaN; greedy then has no maximum and writes
+  // no token (-1), which the host refuses, as at a temperature. One row
+  // through the batch path, one as a step over spans (a vocabulary of 5,000).
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN(), kInf = std::numeric_limits<float>::infinity();
+  for (const size_t vocab : {300, 5000}) {
+    for (const float bad : {kNaN, kInf}) {
+      std::vector<float> logits(vocab, bad == kNaN ? kNaN : 0.5f);
+      logits[vocab / 3] = bad;
+      auto logit_buf = gpu::Buffer::create(device(), vocab * 4, gpu::BufferKind::Storage, "logits");
+      auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+      logit_buf.write(0, logits.data(), vocab * 4);
+      GpuSampler sampler(device(), logit_buf, out, uint32_t(vocab), plain(0));
+      gpu::CommandBatch batch(device());
+      if (vocab > 1000) {
+        sampler.record(batch);
+      } else {
+        sampler.record_batch(batch, 1, 1);
+      }
+      batch.wait();
+      EXPECT_EQ(test::as_vector<int32_t>(out.read(0, 4))[0], -1) << "vocab " << vocab << ", " << bad;
+    }
+  }
 }
 
 TEST_F(GpuSamplerTest, GreedyStepsWriteTheTokenAndAdvance) {

@@ -79,6 +79,13 @@ var<private> row_base: u32;  // this workgroup's row of logits
 
 fn logit(i: u32) -> f32 { return logits[row_base + i]; }
 
+// For the maximum: a NaN logit counts as +inf, so that it wins (a float
+// compare with NaN is false, and drivers may assume no NaN) and the draw
+// then refuses the infinite maximum. Tested on the bits.
+fn max_candidate(l: f32) -> f32 {
+  return select(l, f32_bits(0x7f800000u), (bitcast<u32>(l) & 0x7fffffffu) > 0x7f800000u);
+}
+
 // Every entry point names every binding (in a branch never taken), so one
 // bind group serves them all.
 fn keep_bindings(lid: u32) {
@@ -381,7 +388,7 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
     }
   } else {
     for (var i = lid; i < vocab; i += WG) {
-      let l = logit(i);
+      let l = max_candidate(logit(i));
       if (l > best || best_i == NONE) {
         best = l;
         best_i = i;
@@ -389,8 +396,13 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
     }
   }
   var plan = Plan(0u, argmax(lid, best, best_i), 0u, Cut(0u, NONE), false, 0u, 0.0, 0.0);
-  if (params.temperature == 0.0) { return plan; }
   plan.top = workgroupUniformLoad(&bc_f);
+  if (params.temperature == 0.0) {
+    // A NaN or infinite maximum (NaN weights make every logit NaN): no
+    // token, as the CPU sampler and sampling at a temperature refuse it.
+    if ((bitcast<u32>(plan.top) & 0x7fffffffu) >= 0x7f800000u) { plan.token = NONE; }
+    return plan;
+  }
   plan.inv_t = 1.0 / params.temperature;
   plan.use_cut = params.top_k > 0u && params.top_k < vocab;
   if (plan.use_cut) { plan.cut = top_k_cut(lid, vocab); }
@@ -518,7 +530,7 @@ fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
   for (var j = 0u; j < SPAN / WG; j++) {
     let i = wid.x * SPAN + j * WG + lid;
     if (i < params.vocab) {
-      let l = logits[params.row * params.row_stride + i];
+      let l = max_candidate(logits[params.row * params.row_stride + i]);
       if (l > best || best_i == NONE) {
         best = l;
         best_i = i;
