@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -52,11 +53,18 @@ std::vector<int32_t> parse_token_ids(const std::string& list) {
   size_t i = 0;
   while (i < list.size()) {
     const size_t j = std::min(list.find(',', i), list.size());
+    const std::string item = list.substr(i, j - i);
+    size_t used = 0;
+    long long id = -1;
     try {
-      ids.push_back(int32_t(std::stol(list.substr(i, j - i))));
+      id = std::stoll(item, &used);
     } catch (...) {
-      throw Error(ErrorCode::InvalidArgument, "--prompt-tokens: '" + list.substr(i, j - i) + "' is not a token id");
+      used = 0;
     }
+    if (used == 0 || used != item.size() || id < 0 || id > std::numeric_limits<int32_t>::max()) {
+      throw Error(ErrorCode::InvalidArgument, "--prompt-tokens: '" + item + "' is not a token id (0 to 2^31 - 1)");
+    }
+    ids.push_back(int32_t(id));
     i = j + 1;
   }
   if (ids.empty()) throw Error(ErrorCode::InvalidArgument, "--prompt-tokens is empty");

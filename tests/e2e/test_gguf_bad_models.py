@@ -74,3 +74,26 @@ def test_context_length_zero(model, tmp_path):
     assert "llama.context_length is 0, expected a positive length" in error_line(path)
     hf_tiny_models.write_gguf(model, "llama", path)
     assert "context length 0 and chunk" in error_line(path, "--ctx", "0")
+
+
+@pytest.mark.parametrize("key,value,want", [
+    ("attention.layer_norm_rms_epsilon", float("nan"), "layer_norm_rms_epsilon is nan, expected a finite number >= 0"),
+    ("attention.layer_norm_rms_epsilon", -1.0, "layer_norm_rms_epsilon is -1.000000, expected a finite number >= 0"),
+    ("rope.freq_base", 0.0, "rope.freq_base is 0.000000, expected a finite number > 0"),
+    ("rope.freq_base", float("inf"), "rope.freq_base is inf, expected a finite number > 0"),
+])
+def test_hyperparameters_that_would_make_nan_are_named(model, tmp_path, key, value, want):
+    """Found by tests/hostile/campaign.py: these loaded and every logit was
+    NaN, so the first draw failed with no word on the cause."""
+    path = tmp_path / "m.gguf"
+    hf_tiny_models.write_gguf(model, "llama", path, meta={key: value})
+    assert want in error_line(path)
+
+
+def test_prompt_token_ids_past_int32_are_named_as_written(model, tmp_path):
+    path = tmp_path / "m.gguf"
+    hf_tiny_models.write_gguf(model, "llama", path)
+    proc = subprocess.run([str(WGRT), "generate", "--model", str(path), "--prompt-tokens", "72,99999999999", "-n", "1"],
+                          capture_output=True, timeout=300)
+    assert proc.returncode != 0
+    assert "'99999999999' is not a token id" in proc.stderr.decode(errors="replace")

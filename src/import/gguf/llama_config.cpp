@@ -1,5 +1,7 @@
 #include "import/gguf/llama_config.h"
 
+#include <cmath>
+
 #include "import/gguf/gguf_file.h"
 #include "wgrt/error.h"
 
@@ -81,9 +83,24 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
               " KV heads");
   }
   if (c.head_dim <= 0 || c.head_dim % 2 != 0) {
+    const bool derived = !f.has(a + "attention.key_length");
     throw bad(a + "attention.key_length (head size) is " + std::to_string(c.head_dim) +
+              (derived ? " (embedding_length / head_count = " + std::to_string(c.dim) + " / " +
+                             std::to_string(c.n_heads) + ")"
+                       : "") +
               ", expected a positive even number");
   }
+  // NaN or out-of-range hyperparameters would reach every kernel as NaN
+  // logits; refused here, by name.
+  const auto check_real = [&](const std::string& key, double v, double lo, bool lo_open) {
+    if (!std::isfinite(v) || v < lo || (lo_open && v == lo)) {
+      throw bad(a + key + " is " + std::to_string(v) + ", expected a finite number " + (lo_open ? "> " : ">= ") +
+                std::to_string(lo));
+    }
+  };
+  check_real("attention.layer_norm_rms_epsilon", c.rms_eps, 0.0, false);
+  check_real("rope.freq_base", c.rope_theta, 0.0, true);
+  check_real("rope.scaling.factor", c.rope_linear_scale, 0.0, true);
   if (f.find_tensor("rope_factors_long.weight") || f.find_tensor("rope_factors_short.weight")) {
     throw Error(ErrorCode::NotSupported, f.name() + ": LongRoPE scaling (rope_factors_long/short) is not supported");
   }
