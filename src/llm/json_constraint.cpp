@@ -2,13 +2,34 @@
 
 namespace wgrt::llm {
 
+namespace {
+
+std::vector<std::string> token_pieces(const Tokenizer& tokenizer, size_t vocab) {
+  std::vector<std::string> pieces(vocab);
+  for (size_t i = 0; i < vocab; ++i) {
+    if (!tokenizer.is_special(TokenId(i))) pieces[i] = tokenizer.decode_token(TokenId(i));
+  }
+  return pieces;
+}
+
+std::vector<bool> not_ends(const Tokenizer& tokenizer, size_t vocab) {
+  std::vector<bool> keep(vocab);
+  for (size_t i = 0; i < vocab; ++i) keep[i] = !tokenizer.is_end_of_generation(TokenId(i));
+  return keep;
+}
+
+}  // namespace
+
 TokenTexts::TokenTexts(const Tokenizer& tokenizer, size_t vocab)
-    : pieces(vocab), ends(vocab), plain(vocab), chars(vocab) {
+    : pieces(token_pieces(tokenizer, vocab)),
+      ends(vocab),
+      plain(vocab),
+      chars(vocab),
+      trie(pieces, not_ends(tokenizer, vocab)) {
   for (size_t i = 0; i < vocab; ++i) {
     const TokenId id = TokenId(i);
     ends[i] = tokenizer.is_end_of_generation(id);
-    if (tokenizer.is_special(id)) continue;
-    pieces[i] = tokenizer.decode_token(id);
+    if (pieces[i].empty()) continue;
     bool ok = true;
     int64_t n = 0;
     for (char c : pieces[i]) {

@@ -10,8 +10,12 @@
 // Inside a string that only its length constrains, a token of plain
 // characters (no quote, backslash or control byte) is judged by its length
 // alone, without feeding it: most of a vocabulary, most of the time.
+// Elsewhere the matcher walks the vocabulary's trie (llm/token_trie.h), so
+// a shared prefix is fed once and a refused byte rules out every token
+// under it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -21,6 +25,7 @@
 #include "llm/grammar.h"
 #include "llm/json_prefix.h"
 #include "llm/json_schema.h"
+#include "llm/token_trie.h"
 #include "llm/tokenizer/tokenizer.h"
 
 namespace wgrt::llm {
@@ -32,6 +37,7 @@ struct TokenTexts {
   std::vector<bool> ends;           // end-of-generation tokens
   std::vector<bool> plain;          // only characters a string may hold unescaped
   std::vector<int64_t> chars;       // UTF-8 characters in the piece
+  TokenTrie trie;                   // the pieces of every token but the ends
 };
 
 // What the generation loop sees of a constraint.
@@ -66,24 +72,23 @@ class JsonConstraint : public TokenConstraint {
     const bool whole = matcher_.complete();
     int64_t room = 0;
     const bool plain_string = !whole && matcher_.in_plain_string(&room);
+    const size_t n = std::min(logits.size(), texts_.pieces.size());  // rows past it: padding
+    std::vector<uint8_t> allowed(logits.size(), 0);
+    for (size_t i = 0; i < n; ++i) allowed[i] = texts_.ends[i] && whole;
+    if (!(whole && ends_when_complete<Matcher>())) {
+      if (plain_string) {
+        for (size_t i = 0; i < n; ++i) {
+          if (texts_.ends[i] || texts_.pieces[i].empty()) continue;
+          allowed[i] = texts_.plain[i] ? room < 0 || texts_.chars[i] <= room : matcher_.accepts(texts_.pieces[i]);
+        }
+      } else {
+        texts_.trie.walk(matcher_, [&](int32_t id) { allowed[size_t(id)] = 1; });
+      }
+    }
     size_t left = 0;
     for (size_t i = 0; i < logits.size(); ++i) {
-      bool allowed = false;
-      if (i >= texts_.pieces.size()) {
-        allowed = false;  // padded rows
-      } else if (texts_.ends[i]) {
-        allowed = whole;
-      } else if (whole && ends_when_complete<Matcher>()) {
-        allowed = false;
-      } else if (texts_.pieces[i].empty()) {
-        allowed = false;
-      } else if (plain_string && texts_.plain[i]) {
-        allowed = room < 0 || texts_.chars[i] <= room;
-      } else {
-        allowed = matcher_.accepts(texts_.pieces[i]);
-      }
-      if (!allowed) logits[i] = kNever;
-      left += allowed;
+      if (!allowed[i]) logits[i] = kNever;
+      left += allowed[i];
     }
     return left;
   }
