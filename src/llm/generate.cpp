@@ -183,13 +183,14 @@ std::optional<TokenId> Generation::next_token() {
       return std::nullopt;
     }
     const TokenId last = history_.back();
-    logits_ = model_.forward(std::span(&last, 1));
+    logits_ = forward_masked(std::span(&last, 1));
     if (options_.on_logits) options_.on_logits(logits_);
   }
   std::span<const float> logits = logits_.first(size_t(model_.sampling_vocab()));
   if (json_) {
     masked_.assign(logits.begin(), logits.end());
-    if (json_->mask(masked_) == 0) {
+    TokenConstraint::apply(allowed_, masked_);
+    if (allowed_count_ == 0) {
       throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema" : options_.grammar ? "grammar" : "json_object") +
                                                   ": no token can continue the JSON text after " +
                                                   std::to_string(produced_) + " generated tokens");
@@ -200,6 +201,21 @@ std::optional<TokenId> Generation::next_token() {
   if (json_) json_->accept(token);
   if (options_.logprobs >= 0) logprobs_ = token_logprobs(sampler_.adjusted_logits(), token, size_t(options_.logprobs));
   return token;
+}
+
+std::span<const float> Generation::forward_masked(std::span<const TokenId> tokens) {
+  if (!json_) return model_.forward(tokens);
+  const size_t vocab = size_t(model_.model_vocab());
+  if (!masked_ring_) masked_ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), 1, vocab * sizeof(float));
+  model_.submit(tokens, [this](gpu::CommandBatch& batch) {
+    masked_ring_->record_copy(batch, model_.logits_buffer(), 0, 0);
+  });
+  masked_ring_->request(0, model_.last_submission());
+  // The mask needs only the text so far: the CPU finds it while the GPU runs.
+  allowed_count_ = json_->allowed(size_t(model_.sampling_vocab()), allowed_);
+  host_logits_.resize(vocab);
+  masked_ring_->take(0, host_logits_.data());
+  return host_logits_;
 }
 
 std::optional<Generation::Step> Generation::next() {
@@ -218,7 +234,7 @@ std::optional<Generation::Step> Generation::next() {
         first_ = take_draw();
       }
     } else {
-      logits_ = model_.forward(prompt_);
+      logits_ = forward_masked(prompt_);
       prompt_end_ = model_.cached();
       if (options_.on_logits) options_.on_logits(logits_);
     }

@@ -153,15 +153,21 @@ class Generation {
   std::unique_ptr<ops::GpuSampler> gpu_sampler_;
   std::unique_ptr<gpu::ReadbackRing> ring_;
   std::unique_ptr<gpu::ReadbackRing> logits_ring_;  // logprobs: each step's logits
-  std::vector<float> host_logits_;
+  std::vector<float> host_logits_;  // a pass's logits read back (logprobs, constrained decoding)
   std::deque<size_t> pending_;  // ring slots of steps in flight, oldest first
   int32_t queued_ = 0;          // draws submitted so far
   size_t next_slot_ = 0;
   int64_t prompt_end_ = 0;      // cached positions after the prompt
   std::optional<TokenId> first_;  // taken while timing the prompt
   std::optional<TokenLogprobs> logprobs_;  // of the token next_token() returned last
-  std::unique_ptr<TokenConstraint> json_;  // json_object or json_schema
-  std::vector<float> masked_;                   // the logits the constraint left
+  // Constrained decoding (CPU sampling): the tokens the constraint allows
+  // next are found while the GPU runs the pass whose logits they mask.
+  std::span<const float> forward_masked(std::span<const TokenId> tokens);
+  std::unique_ptr<TokenConstraint> json_;  // json_object, json_schema or grammar
+  std::unique_ptr<gpu::ReadbackRing> masked_ring_;  // the pass's logits
+  std::vector<float> masked_;                       // the logits the constraint left
+  std::vector<uint8_t> allowed_;                    // by forward_masked, for the pass it ran
+  size_t allowed_count_ = 0;
 };
 
 // Called with each generated token and the text it completes ("" while a

@@ -44,8 +44,15 @@ struct TokenTexts {
 class TokenConstraint {
  public:
   virtual ~TokenConstraint() = default;
-  // Masks `logits` (one per token) with -infinity; returns how many tokens remain.
-  virtual size_t mask(std::span<float> logits) const = 0;
+  // Which of `vocab` tokens may come next (1) in `allowed`; returns how
+  // many. Needs no logits, so it can run while the GPU computes them.
+  virtual size_t allowed(size_t vocab, std::vector<uint8_t>& allowed) const = 0;
+  // Sets the logits of the tokens `allowed` leaves out to -infinity.
+  static void apply(const std::vector<uint8_t>& allowed, std::span<float> logits) {
+    for (size_t i = 0; i < logits.size(); ++i) {
+      if (i >= allowed.size() || !allowed[i]) logits[i] = -std::numeric_limits<float>::infinity();
+    }
+  }
   // The token drawn: the text moves on.
   virtual void accept(TokenId token) = 0;
 };
@@ -67,13 +74,12 @@ class JsonConstraint : public TokenConstraint {
   JsonConstraint(const Tokenizer& tokenizer, size_t vocab, Matcher matcher)
       : texts_(tokenizer, vocab), matcher_(std::move(matcher)) {}
 
-  size_t mask(std::span<float> logits) const override {
-    constexpr float kNever = -std::numeric_limits<float>::infinity();
+  size_t allowed(size_t vocab, std::vector<uint8_t>& allowed) const override {
     const bool whole = matcher_.complete();
     int64_t room = 0;
     const bool plain_string = !whole && matcher_.in_plain_string(&room);
-    const size_t n = std::min(logits.size(), texts_.pieces.size());  // rows past it: padding
-    std::vector<uint8_t> allowed(logits.size(), 0);
+    const size_t n = std::min(vocab, texts_.pieces.size());  // rows past it: padding
+    allowed.assign(vocab, 0);
     for (size_t i = 0; i < n; ++i) allowed[i] = texts_.ends[i] && whole;
     if (!(whole && ends_when_complete<Matcher>())) {
       if (plain_string) {
@@ -82,14 +88,13 @@ class JsonConstraint : public TokenConstraint {
           allowed[i] = texts_.plain[i] ? room < 0 || texts_.chars[i] <= room : matcher_.accepts(texts_.pieces[i]);
         }
       } else {
-        texts_.trie.walk(matcher_, [&](int32_t id) { allowed[size_t(id)] = 1; });
+        texts_.trie.walk(matcher_, [&](int32_t id) {
+          if (size_t(id) < n) allowed[size_t(id)] = 1;
+        });
       }
     }
     size_t left = 0;
-    for (size_t i = 0; i < logits.size(); ++i) {
-      if (!allowed[i]) logits[i] = kNever;
-      left += allowed[i];
-    }
+    for (uint8_t a : allowed) left += a;
     return left;
   }
   void accept(TokenId token) override {
