@@ -12,7 +12,8 @@ if ! command -v emcmake >/dev/null; then
   exit 1
 fi
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  emcmake cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release
+  # Not through ccache (scripts/ccache_env.sh): em++ is a wrapper it does not know.
+  env -u CMAKE_CXX_COMPILER_LAUNCHER -u CMAKE_C_COMPILER_LAUNCHER emcmake cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build "$BUILD" -j"$(nproc)" --target wgrt_web
 echo "built $BUILD/site (wgrt_engine.js, wgrt_engine.wasm, index.html): scripts/serve_web.sh serves it"

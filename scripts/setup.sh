@@ -8,7 +8,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PY=${PYTHON:-python3}
 
-log() { printf '\n== %s\n' "$*"; }
+log() { printf '\n== [%s] %s\n' "$(date +%T)" "$*"; }
 
 # --- apt -------------------------------------------------------------------
 # Debian 12's own Mesa (22.3) lavapipe lacks what WebGPU implementations need;
@@ -28,7 +28,8 @@ fi
 APT_PKGS=(cmake g++ make pkg-config libgtest-dev libvulkan1 libvulkan-dev vulkan-tools
           libflatbuffers-dev flatbuffers-compiler python3-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev
           clang-15 libfuzzer-15-dev
-          emscripten chromium)  # the web target (scripts/build_web.sh) and its browser tests
+          emscripten chromium  # the web target (scripts/build_web.sh) and its browser tests
+          ccache)  # rebuilds of the same sources in a fresh clone (scripts/ccache_env.sh)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 mesa_ver=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
@@ -63,6 +64,7 @@ export WGRT_BUILD_EXECUTORCH  # read by pyproject.toml for the Python package
 
 # --- build -----------------------------------------------------------------
 log "configuring and building into build/"
+. scripts/ccache_env.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v $PY)" \
       -DWGRT_BUILD_EXECUTORCH="$WGRT_BUILD_EXECUTORCH"
 cmake --build build -j"$(nproc)"

@@ -15,6 +15,8 @@ quick=0
 # so a slow CI log shows where its time went.
 stage() { printf '\n== [%s, +%d min] %s\n' "$(date +%T)" $((SECONDS / 60)) "$*"; }
 
+. scripts/ccache_env.sh  # the sanitizer and fuzz builds below
+
 if [ ! -d build ]; then
   echo "build/ is missing: run scripts/setup.sh first" >&2
   exit 1
