@@ -156,7 +156,7 @@ void BatchGenerator::admit() {
     seq->sampler = std::make_unique<ops::GpuSampler>(
         model_.device(), model_.logits_buffer(), next_tokens_, uint32_t(model_.sampling_vocab()),
         gpu_sampling_params(seq->request.options.sampler),
-        ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())});
+        ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())}, model_.shader_checks());
     seq->sampler->reset(history);
     slots_[s] = std::move(seq);
   }

@@ -106,7 +106,8 @@ void Generation::drop_in_flight() {
 void Generation::start_on_gpu() {
   const uint32_t vocab = uint32_t(model_.sampling_vocab());
   gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
-                                                   gpu_sampling_params(options_.sampler));
+                                                   gpu_sampling_params(options_.sampler), ops::SamplerRow{},
+                                                   model_.shader_checks());
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
   if (options_.logprobs >= 0) {
     // The sampler penalises the logits in place: copied after it, they are

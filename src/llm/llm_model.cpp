@@ -55,6 +55,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = path;
   m->device_ = &device;
+  m->shader_checks_ = options.graph.tuning.shader_checks;
 
   gguf::LlamaGraphOptions gopt;
   gopt.max_context = options.context;
@@ -131,6 +132,7 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = options.path;
   m->device_ = &device;
+  m->shader_checks_ = options.graph.tuning.shader_checks;
   m->program_ = Program::load(device, options.path, "", graph_options(options));
   m->graph_ = &m->program_->method("forward").graph();
 
@@ -175,14 +177,15 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
   // compile on first use. The prompt pass is not run: on lavapipe its tiled
   // kernels cost far more than their compilation saves.
   if (options.on_progress) options.on_progress(0, 2, "compiling kernels");
-  ops::GpuSampler::prepare_pipelines(device);
+  ops::GpuSampler::prepare_pipelines(device, shader_checks_);
   const TokenId token = 0;
   forward(std::span(&token, 1));
   if (options.on_progress) options.on_progress(1, 2, "compiling kernels");
   if (can_sample_on_gpu()) {
     ops::SamplingParams greedy;
     greedy.temperature = 0;
-    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), greedy);
+    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), greedy, {},
+                            shader_checks_);
     gpu::CommandBatch batch(device);
     sampler.record(batch);
     batch.wait();

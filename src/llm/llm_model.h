@@ -124,6 +124,9 @@ class LlmModel {
   int64_t sampling_vocab() const;
 
   ExecutableGraph& graph() { return *graph_; }
+  // The runtime checks the model's kernels were built with
+  // (Tuning::shader_checks): samplers made for it take the same.
+  ShaderChecks shader_checks() const { return shader_checks_; }
   MemoryStats memory_stats() const { return graph_->memory_stats(); }
   // The vocabulary the model's logits cover (the tokenizer may use fewer).
   int64_t model_vocab() const { return config_.vocab; }
@@ -160,6 +163,7 @@ class LlmModel {
   size_t slot_ = 0;
   bool slot_inputs_ = false;  // a GGUF graph: llama_graph.h's six inputs (a .pte: tokens, input_pos)
   uint64_t weight_bytes_ = 0;
+  ShaderChecks shader_checks_ = ShaderChecks::None;
   HostTensor logits_;  // the last forward's output, f32 [1, vocab]
 };
 

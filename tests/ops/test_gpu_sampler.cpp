@@ -172,6 +172,36 @@ TEST_F(GpuSamplerTest, GreedyOverNaNOrInfiniteLogitsDrawsNoToken) {
   }
 }
 
+TEST_F(GpuSamplerTest, WithTheShaderChecksOnItDrawsTheSame) {
+  // WGRT_SHADER_CHECKS reaches the sampler (the model's Tuning): built with
+  // wgpu's runtime checks, a step draws what the unchecked one does, at a
+  // temperature with every filter and the penalty, over spans.
+  const std::vector<float> logits = random_logits(5000, 21);
+  SamplingParams p = plain(0.9f);
+  p.top_k = 50;
+  p.top_p = 0.9f;
+  p.min_p = 0.02f;
+  p.repeat_penalty = 1.3f;
+  p.repeat_window = 16;
+  p.seed = 5;
+  std::vector<int32_t> draws[2];
+  for (const ShaderChecks checks : {ShaderChecks::None, ShaderChecks::All}) {
+    auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
+    auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()), p, {}, checks);
+    sampler.reset(std::vector<int32_t>{3, 9, 27});
+    for (int step = 0; step < 4; ++step) {
+      logit_buf.write(0, logits.data(), logits.size() * 4);
+      gpu::CommandBatch batch(device());
+      sampler.record(batch);
+      batch.wait();
+      draws[checks == ShaderChecks::All].push_back(test::as_vector<int32_t>(out.read(0, 4))[0]);
+    }
+  }
+  EXPECT_EQ(draws[0], draws[1]);
+  for (int32_t t : draws[1]) EXPECT_TRUE(t >= 0 && t < 5000) << t;
+}
+
 TEST_F(GpuSamplerTest, GreedyStepsWriteTheTokenAndAdvance) {
   // record(): one draw into tokens[0]; the counter and the window advance on
   // the GPU, so the penalty of the next step sees the token just drawn.

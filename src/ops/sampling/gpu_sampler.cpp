@@ -78,14 +78,12 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
   }
 }
 
-void GpuSampler::prepare_pipelines(gpu::Device& device) {
-  device.pipelines().get(kShader, "sample");
-  device.pipelines().get(kShader, "penalize");
-  device.pipelines().get(kShader, "partial_max");
+void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
+  for (const char* entry : {"sample", "penalize", "partial_max"}) device.pipelines().get(kShader, entry, {}, checks);
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-                       const SamplingParams& params, SamplerRow row)
+                       const SamplingParams& params, SamplerRow row, ShaderChecks checks)
     : device_(device), params_(params) {
   validate(params, vocab);
   const uint64_t stride = row.stride == 0 ? vocab : row.stride;
@@ -138,9 +136,9 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.partials = spans_;
   uniform_.write(0, &u, sizeof u);
 
-  sample_ = &device.pipelines().get(kShader, "sample");
-  penalize_ = &device.pipelines().get(kShader, "penalize");
-  partial_max_ = &device.pipelines().get(kShader, "partial_max");
+  sample_ = &device.pipelines().get(kShader, "sample", {}, checks);
+  penalize_ = &device.pipelines().get(kShader, "penalize", {}, checks);
+  partial_max_ = &device.pipelines().get(kShader, "partial_max", {}, checks);
   // Every entry point has the same bindings (keep_bindings in sample.wgsl);
   // a bind group still serves only the pipeline whose layout made it.
   const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}, {&partials_}};

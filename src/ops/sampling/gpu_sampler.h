@@ -60,14 +60,16 @@ class GpuSampler {
   // range for a vocabulary of `vocab` tokens; needs no device.
   static void validate(const SamplingParams& params, int64_t vocab);
   // Compiles the pipelines now (at load), so the first step does not.
-  static void prepare_pipelines(gpu::Device& device);
+  static void prepare_pipelines(gpu::Device& device, ShaderChecks checks = ShaderChecks::None);
 
   // `logits`: f32, at least `vocab` values (rows of them for record_batch) (only [0, vocab) are drawn);
   // `tokens`: i32, where step draws are written (element 0). Both must
   // outlive the sampler. With `penalize`, the penalty is applied to `logits`
   // in place (they are rewritten by the next forward pass anyway).
+  // `checks`: the runtime checks wgpu adds to its kernels (the model's
+  // Tuning::shader_checks, so WGRT_SHADER_CHECKS covers sampling too).
   GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-             const SamplingParams& params, SamplerRow row = {});
+             const SamplingParams& params, SamplerRow row = {}, ShaderChecks checks = ShaderChecks::None);
 
   // Starts a generation: the repetition window gets the last tokens of
   // `history` (the prompt) and the draw counter `counter` (normally 0).
