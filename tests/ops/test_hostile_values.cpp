@@ -9,22 +9,13 @@
 #include <limits>
 #include <string>
 
-#include "gpu_test_env.h"
 #include "host_tensors.h"
+#include "load_error_test.h"
 
 namespace wgrt {
 namespace {
 
-class HostileValuesTest : public test::GpuTest {};
-
-std::string load_error(gpu::Device& device, Graph graph) {
-  try {
-    ExecutableGraph::load(device, std::move(graph), test::load_options());
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+class HostileValuesTest : public test::LoadErrorTest {};
 
 TEST_F(HostileValuesTest, SymIntArithmeticPastInt64IsRefused) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
@@ -36,7 +27,7 @@ TEST_F(HostileValuesTest, SymIntArithmeticPastInt64IsRefused) {
     b.mark_input(x);
     b.add_op("aten.clone.default", {x, b.add_null(), b.add_tensor(DType::F32, {1})});
     b.add_op(op, {b.add_int(ab.first), b.add_int(ab.second), b.add_symint(0)});
-    const std::string err = load_error(device(), std::move(b).build());
+    const std::string err = load_error(std::move(b));
     EXPECT_NE(err.find(std::string("symint ") + op), std::string::npos) << op << ": " << err;
     EXPECT_NE(err.find("overflows int64"), std::string::npos) << op << ": " << err;
   }
@@ -51,7 +42,7 @@ TEST_F(HostileValuesTest, GatherIndexLargerThanItsInputIsRefused) {
   b.mark_input(x);
   b.mark_input(index);
   b.add_op("aten.gather.default", {x, b.add_int(1), index, b.add_bool(false), b.add_tensor(DType::F32, {4, 1})});
-  const std::string err = load_error(device(), std::move(b).build());
+  const std::string err = load_error(std::move(b));
   EXPECT_NE(err.find("index size 4 of dim 0 exceeds the input's 2"), std::string::npos) << err;
 }
 
@@ -90,7 +81,7 @@ TEST_F(HostileValuesTest, EmbeddingTableWithoutRowsIsRefused) {
   const ValueId out = b.add_tensor(DType::F32, {1, 3, 4});
   b.mark_output(out);
   b.add_op("aten.embedding.default", {table, ids, b.add_int(-1), b.add_bool(false), b.add_bool(false), out});
-  const std::string err = load_error(device(), std::move(b).build());
+  const std::string err = load_error(std::move(b));
   EXPECT_NE(err.find("an embedding table needs at least one row"), std::string::npos) << err;
 }
 
