@@ -17,6 +17,7 @@
 #include "wgrt/tool_calls.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/program.h"
+#include "wgrt/range_reader.h"
 #include "wgrt/runtime.h"
 
 namespace wgrt::api {
@@ -89,6 +90,9 @@ void validate(const GenerateOptions& options, int64_t vocab = 0);
 struct LlmOptions {
   std::string path;            // .gguf, or a .pte from ExecuTorch's Llama export
   std::string tokenizer_path;  // for a .pte: a GGUF file whose tokenizer the model uses
+  // A GGUF read through a reader of your own instead of opening `path`
+  // (which then only names it); read in ranges as loading needs them.
+  std::shared_ptr<const RangeReader> file;
   int64_t context = 2048;      // KV cache length; capped at the model's trained context
   int64_t chunk = 256;         // most prompt tokens per forward pass
   bool kv_f16 = false;         // KV cache in f16 (GGUF models): half its memory, rows rounded to f16

@@ -11,6 +11,7 @@
 #include "wgrt/llm.h"
 #include "wgrt/memory_stats.h"
 #include "wgrt/program.h"
+#include "wgrt/range_reader.h"
 #include "wgrt/runtime.h"
 #include "wgrt/tensor.h"
 #include "wgrt/version.h"

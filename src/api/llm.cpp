@@ -52,6 +52,7 @@ Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
     o.check_vocab = [check = *options.check](int64_t vocab) { validate(check, vocab); };
   }
   o.path = options.path;
+  o.file = options.file;
   o.tokenizer_path = options.tokenizer_path;
   o.context = options.context;
   o.chunk = options.chunk;

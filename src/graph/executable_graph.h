@@ -38,6 +38,9 @@ struct LoadOptions {
   Tuning tuning;
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
+  // Host memory constants stream through on their way to the GPU (the
+  // whole model is never held: constant_upload.h).
+  uint64_t upload_chunk_bytes = kDefaultUploadChunkBytes;
 };
 
 // A tensor already on the GPU, in device layout (I64 as i32): the graph binds

@@ -21,6 +21,21 @@ std::string_view value_kind_name(const Value& v) {
   return kNames[v.index()];
 }
 
+ConstantSourcePtr constant_rows(const Tensor& t) {
+  if (t.source) return t.source;
+  const uint64_t rows = t.max_dims.empty() ? 1 : uint64_t(t.max_dims[0]);
+  return viewed_rows(t.bytes, rows == 0 && !t.bytes.empty() ? 1 : rows);
+}
+
+ConstantSourcePtr shared_constant_rows(Tensor& t) {
+  if (!t.source && !t.owned.empty()) {
+    t.source = owned_rows(std::move(t.owned), t.max_dims.empty() ? 1 : uint64_t(t.max_dims[0]));
+    t.owned.clear();
+    t.bytes = {};
+  }
+  return constant_rows(t);
+}
+
 const Tensor& Graph::tensor(ValueId id) const { return std::get<Tensor>(values.at(id)); }
 Tensor& Graph::tensor(ValueId id) { return std::get<Tensor>(values.at(id)); }
 bool Graph::is_tensor(ValueId id) const { return id < values.size() && std::holds_alternative<Tensor>(values[id]); }
@@ -61,6 +76,12 @@ ValueId GraphBuilder::add_constant_view(DType dtype, Dims dims, std::span<const 
   Tensor& t = graph_.tensor(id);
   t.storage = StorageKind::Constant;
   t.bytes = bytes;
+  return id;
+}
+
+ValueId GraphBuilder::add_constant_source(DType dtype, Dims dims, ConstantSourcePtr source) {
+  const ValueId id = add_constant_view(dtype, std::move(dims), {});
+  graph_.tensor(id).source = std::move(source);
   return id;
 }
 
@@ -133,11 +154,11 @@ Graph GraphBuilder::build() && {
     }
     if (t == nullptr || t->storage != StorageKind::Constant) continue;
     const uint64_t want = uint64_t(numel(t->max_dims)) * host_size(t->dtype);
-    if (t->bytes.size() != want) {
+    if (t->constant_size() != want) {
       throw Error(ErrorCode::InvalidProgram, "constant value " + std::to_string(i) + " " +
                                                  std::string(dtype_name(t->dtype)) + dims_string(t->max_dims) +
                                                  " needs " + std::to_string(want) + " bytes, got " +
-                                                 std::to_string(t->bytes.size()));
+                                                 std::to_string(t->constant_size()));
     }
   }
   return std::move(graph_);

@@ -42,6 +42,8 @@ class GraphBuilder {
   // The bytes stay owned by the caller, who keeps them alive as long as the
   // graph (importers pointing into a mapped file).
   ValueId add_constant_view(DType dtype, Dims dims, std::span<const uint8_t> bytes);
+  // Bytes read on demand (a weight streamed from its file to the GPU).
+  ValueId add_constant_source(DType dtype, Dims dims, ConstantSourcePtr source);
   // A mutable tensor that keeps its contents between runs, starting at zero.
   ValueId add_state(DType dtype, Dims dims);
   ValueId add_null();

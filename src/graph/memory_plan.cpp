@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "gpu/device.h"
+#include "graph/constant_upload.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -95,14 +96,15 @@ std::vector<TensorSegment> MemoryPlan::segments(ValueId id, const Tensor& t, siz
 }
 
 MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std::vector<int>& parts_dims,
-                              const std::function<void(uint64_t, uint64_t)>& on_upload) {
+                              const std::function<void(uint64_t, uint64_t)>& on_upload, uint64_t upload_chunk_bytes) {
   MemoryPlan plan;
   const auto parts_dim = [&](ValueId id) { return id < parts_dims.size() ? parts_dims[id] : -1; };
-  uint64_t upload_total = 0, upload_done = 0;
+  uint64_t upload_total = 0;
   for (const Value& v : graph.values) {
     const auto* t = std::get_if<Tensor>(&v);
-    if (t != nullptr && t->storage == StorageKind::Constant) upload_total += t->bytes.size();
+    if (t != nullptr && t->storage == StorageKind::Constant) upload_total += t->constant_size();
   }
+  ConstantUploader uploader(device, upload_chunk_bytes, upload_total, on_upload);
   plan.by_value_.assign(graph.values.size(), nullptr);
   plan.segment_index_.assign(graph.values.size(), -1);
   plan.add_shared_objects(device, graph);
@@ -114,10 +116,9 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std
       plan.add_tensor(device, id, *t, parts_dim(id), label);
       continue;
     }
-    plan.add_constant(device, id, *t, parts_dim(id), label);
-    upload_done += t->bytes.size();
-    if (on_upload) on_upload(upload_done, upload_total);
+    plan.add_constant(device, uploader, id, *t, parts_dim(id), label);
   }
+  uploader.finish();
   plan.bind_values(graph);
   return plan;
 }
@@ -160,20 +161,20 @@ void MemoryPlan::add_tensor(gpu::Device& device, ValueId id, const Tensor& t, in
   if (t.storage == StorageKind::State) state_bytes_ += dedicated_.back().size();
 }
 
-void MemoryPlan::add_constant(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim,
+void MemoryPlan::add_constant(gpu::Device& device, ConstantUploader& up, ValueId id, const Tensor& t, int parts_dim,
                               const std::string& label) {
   if (t.max_device_bytes() > device.split_bytes()) {
     const std::string what = describe(label, t, t.max_device_bytes());
     if (parts_dim >= 0) {
       add_parts(device, id, t, size_t(parts_dim), what);
     } else {
-      add_segmented(device, id, t, what);
+      add_segmented(device, up, id, t, what);
     }
     return;
   }
   gpu::Buffer buf = gpu::Buffer::create(device, t.max_device_bytes(), gpu::BufferKind::Storage, label);
-  const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, label);
-  buf.write(0, bytes.data(), bytes.size());
+  const ConstantSourcePtr rows = constant_rows(t);
+  up.upload(t, *rows, 0, rows->rows(), buf, 0, label);
   constants_.push_back(std::move(buf));
 }
 
@@ -187,17 +188,18 @@ void MemoryPlan::bind_values(const Graph& graph) {
   }
 }
 
-void MemoryPlan::add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what) {
+void MemoryPlan::add_segmented(gpu::Device& device, ConstantUploader& up, ValueId id, const Tensor& t,
+                               const std::string& what) {
   Segmented seg;
   seg.count = t.max_dims.empty() ? 1 : t.max_dims[0];
   seg.per_buffer = rows_per_segment(what, t, device.split_bytes());
-  const std::vector<uint8_t> bytes = to_device_layout(t.dtype, t.bytes, what);
-  const uint64_t row_bytes = bytes.size() / uint64_t(seg.count);
+  const ConstantSourcePtr rows = constant_rows(t);
+  const uint64_t row_bytes = t.max_device_bytes() / uint64_t(seg.count);  // device layout
   for (int64_t first = 0; first < seg.count; first += seg.per_buffer) {
-    const int64_t rows = std::min(seg.per_buffer, seg.count - first);
-    gpu::Buffer buf = gpu::Buffer::create(device, uint64_t(rows) * row_bytes, gpu::BufferKind::Storage,
-                                          what + " rows " + std::to_string(first) + "+" + std::to_string(rows));
-    buf.write(0, bytes.data() + uint64_t(first) * row_bytes, uint64_t(rows) * row_bytes);
+    const int64_t n = std::min(seg.per_buffer, seg.count - first);
+    gpu::Buffer buf = gpu::Buffer::create(device, uint64_t(n) * row_bytes, gpu::BufferKind::Storage,
+                                          what + " rows " + std::to_string(first) + "+" + std::to_string(n));
+    up.upload(t, *rows, uint64_t(first), uint64_t(n), buf, 0, what);
     seg.buffers.push_back(std::move(buf));
   }
   segment_index_[id] = int32_t(segmented_.size());
@@ -222,7 +224,7 @@ void MemoryPlan::add_parts(gpu::Device& device, ValueId id, const Tensor& t, siz
   // A constant's bytes, rearranged: part p holds, for each index of the dims
   // before `dim`, its `n` consecutive slices of the dims after it.
   std::vector<uint8_t> bytes;
-  if (!seg.state) bytes = to_device_layout(t.dtype, t.bytes, what);
+  if (!seg.state) bytes = to_device_layout(t.dtype, constant_rows(t)->read_all(), what);
   uint64_t outer = 1;
   for (size_t i = 0; i < dim; ++i) outer *= uint64_t(t.max_dims[i]);
   const uint64_t inner = outer > 0 ? slab / outer : 0;  // bytes of one index of `dim` under one outer index

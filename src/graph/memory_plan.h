@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
+#include "graph/constant_upload.h"
 #include "graph/graph.h"
 #include "wgrt/memory_stats.h"
 
@@ -47,8 +48,11 @@ class MemoryPlan {
   // along when it must be, or -1: rows for a constant, none for a state
   // (OpRegistry::parts_dims; empty: all -1). Throws Error(OutOfMemory)
   // naming the tensor; what was created so far is released.
+  // Constants stream to the GPU through `upload_chunk_bytes` of host memory
+  // (ConstantUploader); `on_upload(done, total)` in host bytes.
   static MemoryPlan create(gpu::Device& device, const Graph& graph, const std::vector<int>& parts_dims = {},
-                           const std::function<void(uint64_t, uint64_t)>& on_upload = {});
+                           const std::function<void(uint64_t, uint64_t)>& on_upload = {},
+                           uint64_t upload_chunk_bytes = kDefaultUploadChunkBytes);
 
   // The buffer behind a tensor value (shared or its own).
   const gpu::Buffer& buffer(ValueId id) const;
@@ -81,9 +85,10 @@ class MemoryPlan {
   // then each tensor by its storage kind, then the values' buffer pointers.
   void add_shared_objects(gpu::Device& device, const Graph& graph);
   void add_tensor(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim, const std::string& label);
-  void add_constant(gpu::Device& device, ValueId id, const Tensor& t, int parts_dim, const std::string& label);
+  void add_constant(gpu::Device& device, ConstantUploader& up, ValueId id, const Tensor& t, int parts_dim,
+                    const std::string& label);
   void bind_values(const Graph& graph);
-  void add_segmented(gpu::Device& device, ValueId id, const Tensor& t, const std::string& what);
+  void add_segmented(gpu::Device& device, ConstantUploader& up, ValueId id, const Tensor& t, const std::string& what);
   void add_parts(gpu::Device& device, ValueId id, const Tensor& t, size_t dim, const std::string& what);
   std::vector<int32_t> segment_index_;
   uint64_t unaliased_tensor_bytes_ = 0;

@@ -173,8 +173,27 @@ void ConstantPrep::replace_constant(size_t i, Dims dims, std::vector<uint8_t> by
   if (bytes.size() != uint64_t(numel(dims)) * host_size(t.dtype)) {
     args_.fail(i, "prepared constant " + dims_string(dims) + " has " + std::to_string(bytes.size()) + " bytes");
   }
+  t.source = nullptr;
   t.owned = std::move(bytes);
   t.bytes = t.owned;
+  t.max_dims = dims;
+  t.cur_dims = std::move(dims);
+}
+
+ConstantSourcePtr ConstantPrep::constant_rows(size_t i) {
+  constant(i);
+  return shared_constant_rows(graph_.tensor(args_.id(i)));
+}
+
+void ConstantPrep::replace_constant(size_t i, Dims dims, ConstantSourcePtr source) {
+  constant(i);
+  Tensor& t = graph_.tensor(args_.id(i));
+  if (source->size() != uint64_t(numel(dims)) * host_size(t.dtype)) {
+    args_.fail(i, "prepared constant " + dims_string(dims) + " has " + std::to_string(source->size()) + " bytes");
+  }
+  t.source = std::move(source);
+  t.owned.clear();
+  t.bytes = {};
   t.max_dims = dims;
   t.cur_dims = std::move(dims);
 }

@@ -91,9 +91,14 @@ class ConstantPrep {
   const OpArgs& args() const { return args_; }
   // The constant tensor at argument i; fails via OpArgs if it is anything else.
   const Tensor& constant(size_t i) const;
+  // The constant at argument i as a source of rows, to build its prepared
+  // form from without reading it now (constant_source.h).
+  ConstantSourcePtr constant_rows(size_t i);
   // Gives the constant at argument i new dims and bytes (host layout, its
   // dtype kept); the graph owns the bytes from then on.
   void replace_constant(size_t i, Dims dims, std::vector<uint8_t> bytes);
+  // As above, the bytes read when the constant is uploaded.
+  void replace_constant(size_t i, Dims dims, ConstantSourcePtr source);
 
  private:
   Graph& graph_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/dims.h"
+#include "graph/constant_source.h"
 #include "wgrt/dtype.h"
 
 namespace wgrt {
@@ -32,10 +33,15 @@ struct Tensor {
   bool fixed_shape = false;
   // Intermediates with the same id >= 0 share one buffer (seed 000).
   int32_t mem_obj_id = -1;
-  // Constants: their bytes in host layout. `owned` keeps bytes that the
-  // graph owns; otherwise `bytes` points into memory the importer keeps alive.
+  // Constants: their bytes in host layout, in one of three forms: `owned`
+  // (the graph holds them, `bytes` points at them), `bytes` alone (memory
+  // the importer keeps alive), or `source` (read on demand a run of rows at
+  // a time, as weights are: `bytes` is then empty; constant_source.h).
   std::span<const uint8_t> bytes;
   std::vector<uint8_t> owned;
+  ConstantSourcePtr source;
+
+  uint64_t constant_size() const { return source ? source->size() : bytes.size(); }
 
   uint64_t max_device_bytes() const { return uint64_t(numel(max_dims)) * device_size(dtype); }
 };
@@ -57,5 +63,13 @@ using Value = std::variant<Null, Tensor, int64_t, double, bool, IntList, DoubleL
 
 // "tensor", "int", "double", ... for error messages.
 std::string_view value_kind_name(const Value& v);
+
+// A constant's bytes as a source of rows (its first dim; a scalar is one
+// row), whichever form it holds them in: a view of `bytes` stays valid as
+// long as the tensor keeps them.
+ConstantSourcePtr constant_rows(const Tensor& t);
+// As constant_rows, valid on its own: bytes the tensor owned move into the
+// source (which the tensor then holds), for a constant built from others.
+ConstantSourcePtr shared_constant_rows(Tensor& t);
 
 }  // namespace wgrt

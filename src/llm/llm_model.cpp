@@ -47,8 +47,10 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   if (options.path.size() > 4 && options.path.compare(options.path.size() - 4, 4, ".pte") == 0) {
     return load_pte(device, options);
   }
-  const std::string path = options.path.empty() ? default_model_path() : options.path;
-  gguf::GgufFile file = gguf::GgufFile::open(path);
+  const std::string path = options.file ? options.file->name()
+                           : options.path.empty() ? default_model_path()
+                                                  : options.path;
+  gguf::GgufFile file = options.file ? gguf::GgufFile::open(options.file) : gguf::GgufFile::open(path);
   Tokenizer tokenizer = Tokenizer::from_gguf(file);
   if (options.check_vocab) options.check_vocab(int64_t(tokenizer.vocab_size()));
   ChatTemplate chat = ChatTemplate::from_gguf(file);

@@ -30,6 +30,7 @@ constexpr int64_t kBatchedGemvRows = 16;
 struct LlmLoadOptions {
   std::string path;             // .gguf or .pte; "" -> the default model (default_model.h)
   std::string tokenizer_path;   // for a .pte: a GGUF file whose tokenizer the model uses
+  RangeReaderPtr file;          // a GGUF read through this instead of opening `path`
   int64_t context = 2048;       // KV cache length; capped at the model's trained context
   int64_t chunk = 256;          // most tokens per forward pass
   bool kv_f16 = false;          // the opt-in f16 KV cache (GGUF models): half the cache bytes

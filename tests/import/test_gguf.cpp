@@ -124,7 +124,7 @@ TEST(GgufReader, TensorInfosMatchGgufPackage) {
     EXPECT_EQ(t.file_offset, file_offset);
     EXPECT_EQ(t.n_bytes, n_bytes);
     EXPECT_EQ(t.file_offset % 64, 0u);
-    EXPECT_EQ(f.tensor_data(t).size(), n_bytes);
+    EXPECT_EQ(f.read_tensor(t).size(), n_bytes);
     ++n;
   }
   EXPECT_EQ(n, 16u);  // one tensor per type in make_gguf_fixtures.py
@@ -133,12 +133,12 @@ TEST(GgufReader, TensorInfosMatchGgufPackage) {
   EXPECT_THROW(f.tensor("nope"), Error);
 }
 
-TEST(GgufReader, ParseFromMemoryEqualsMapped) {
+TEST(GgufReader, ParseFromMemoryEqualsReadFromDisk) {
   const GgufFile a = open_all_types();
   const GgufFile b = GgufFile::parse(testing::read_bytes(fixture("all_types.gguf")), "in-memory");
   ASSERT_EQ(a.tensors().size(), b.tensors().size());
-  const auto da = a.tensor_data(a.tensor("t_q6_k"));
-  const auto db = b.tensor_data(b.tensor("t_q6_k"));
+  const auto da = a.read_tensor(a.tensor("t_q6_k"));
+  const auto db = b.read_tensor(b.tensor("t_q6_k"));
   EXPECT_TRUE(std::equal(da.begin(), da.end(), db.begin(), db.end()));
 }
 

@@ -254,7 +254,7 @@ std::vector<float> dequantize_tensor(const GgufFile& file, const TensorInfo& inf
                                              supported_type_names() + ")");
   }
   std::vector<float> out(info.n_elements);
-  dequantize(info.type, file.tensor_data(info), out);
+  dequantize(info.type, file.read_tensor(info), out);
   return out;
 }
 

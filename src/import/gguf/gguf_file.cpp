@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "import/gguf/byte_reader.h"
-#include "import/gguf/mapped_file.h"
 #include "import/gguf/value_reader.h"
 
 namespace wgrt::gguf {
@@ -36,9 +35,8 @@ struct Header {
 };
 
 // Magic, version and the two counts, each count no more than the rest of the file could hold.
-Header read_header(ByteReader& r, std::span<const uint8_t> bytes) {
-  r.require(4, "magic");
-  const auto magic = bytes.subspan(0, 4);
+Header read_header(ByteReader& r) {
+  const auto magic = r.peek(4, "magic");
   if (std::memcmp(magic.data(), "GGUF", 4) != 0) {
     r.fail(0, "bad magic: expected 'GGUF' (47 47 55 46), got " + hex_bytes(magic));
   }
@@ -125,22 +123,18 @@ TensorInfo read_tensor_info(ByteReader& r, uint64_t i, uint32_t alignment) {
 
 }  // namespace
 
-GgufFile GgufFile::open(const std::string& path) {
-  GgufFile file;
-  file.name_ = path;
-  file.mapping_ = std::make_unique<MappedFile>(MappedFile::open(path));
-  file.bytes_ = file.mapping_->bytes();
-  file.parse_all();
-  return file;
+GgufFile GgufFile::open(const std::string& path) { return open(open_file_reader(path)); }
+
+GgufFile GgufFile::open(RangeReaderPtr file) {
+  GgufFile out;
+  out.name_ = file->name();
+  out.file_ = std::move(file);
+  out.parse_all();
+  return out;
 }
 
 GgufFile GgufFile::parse(std::vector<uint8_t> bytes, std::string name) {
-  GgufFile file;
-  file.name_ = std::move(name);
-  file.owned_ = std::move(bytes);
-  file.bytes_ = file.owned_;
-  file.parse_all();
-  return file;
+  return open(memory_reader(std::move(bytes), std::move(name)));
 }
 
 GgufFile::GgufFile(GgufFile&&) noexcept = default;
@@ -148,8 +142,8 @@ GgufFile& GgufFile::operator=(GgufFile&&) noexcept = default;
 GgufFile::~GgufFile() = default;
 
 void GgufFile::parse_all() {
-  ByteReader r(bytes_, "gguf '" + name_ + "'");
-  const Header header = read_header(r, bytes_);
+  ByteReader r(*file_, "gguf '" + name_ + "'");
+  const Header header = read_header(r);
   version_ = header.version;
   read_metadata(r, header.kv_count);
   tensors_.reserve(header.tensor_count);
@@ -195,7 +189,7 @@ void GgufFile::locate_data(const ByteReader& r) {
   const uint64_t end_of_infos = r.offset();
   data_offset_ = (end_of_infos + alignment_ - 1) / alignment_ * alignment_;
   for (TensorInfo& t : tensors_) {
-    const uint64_t size = bytes_.size();
+    const uint64_t size = file_->size();
     if (data_offset_ > size || t.offset > size - data_offset_ ||
         t.n_bytes > size - data_offset_ - t.offset) {
       r.fail(data_offset_ + t.offset,
@@ -257,8 +251,10 @@ const TensorInfo& GgufFile::tensor(std::string_view name) const {
   throw Error(ErrorCode::NotFound, "gguf '" + name_ + "': no tensor '" + std::string(name) + "'");
 }
 
-std::span<const uint8_t> GgufFile::tensor_data(const TensorInfo& info) const {
-  return bytes_.subspan(info.file_offset, info.n_bytes);
+uint64_t GgufFile::file_size() const { return file_->size(); }
+
+std::vector<uint8_t> GgufFile::read_tensor(const TensorInfo& info) const {
+  return file_->read(info.file_offset, info.n_bytes);
 }
 
 }  // namespace wgrt::gguf

@@ -1,7 +1,9 @@
-// A GGUF (v3) file opened for reading: its metadata, its tensor infos and a
-// view of each tensor's bytes inside the memory-mapped file. Parsing checks
-// every size and offset against the file, so malformed input ends in
-// Error(InvalidProgram) naming the byte offset, never in a crash.
+// A GGUF (v3) file opened for reading: its metadata and tensor infos, parsed
+// from the file's header; each tensor's bytes stay in the file until read
+// (read_tensor, or a graph constant streaming them to the GPU through
+// reader()). Parsing checks every size and offset against the file, so
+// malformed input ends in Error(InvalidProgram) naming the byte offset,
+// never in a crash.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "wgrt/range_reader.h"
 #include "import/gguf/ggml_type.h"
 #include "import/gguf/gguf_value.h"
 #include "wgrt/error.h"
@@ -22,7 +25,7 @@
 namespace wgrt::gguf {
 
 class ByteReader;
-class MappedFile;
+
 
 struct TensorInfo {
   std::string name;
@@ -39,9 +42,10 @@ class GgufFile {
  public:
   static constexpr uint32_t kDefaultAlignment = 32;
 
-  // Maps and parses the file. NotFound if it cannot be opened; InvalidProgram
+  // Parses the file's header. NotFound if it cannot be opened; InvalidProgram
   // for malformed content; NotSupported for arrays of arrays.
   static GgufFile open(const std::string& path);
+  static GgufFile open(RangeReaderPtr file);
   // Parses bytes held in memory (tests, embedded files); `name` is for messages.
   static GgufFile parse(std::vector<uint8_t> bytes, std::string name);
 
@@ -53,7 +57,9 @@ class GgufFile {
   uint32_t version() const { return version_; }
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
-  uint64_t file_size() const { return bytes_.size(); }
+  uint64_t file_size() const;
+  // The file, for reading tensors' bytes in ranges.
+  const RangeReaderPtr& reader() const { return file_; }
 
   // --- metadata ---
   // In file order.
@@ -108,8 +114,9 @@ class GgufFile {
   const TensorInfo* find_tensor(std::string_view name) const;
   // NotFound naming the tensor.
   const TensorInfo& tensor(std::string_view name) const;
-  // The tensor's bytes inside the file (valid while this GgufFile lives).
-  std::span<const uint8_t> tensor_data(const TensorInfo& info) const;
+  // The tensor's bytes, read from the file (small tensors: vectors, tables;
+  // weights stream through reader() instead).
+  std::vector<uint8_t> read_tensor(const TensorInfo& info) const;
 
  private:
   GgufFile() = default;
@@ -128,9 +135,7 @@ class GgufFile {
                                         const Value& got) const;
 
   std::string name_;
-  std::unique_ptr<MappedFile> mapping_;
-  std::vector<uint8_t> owned_;
-  std::span<const uint8_t> bytes_;
+  RangeReaderPtr file_;
   uint32_t version_ = 0;
   uint32_t alignment_ = kDefaultAlignment;
   uint64_t data_offset_ = 0;

@@ -159,7 +159,7 @@ ValueId LlamaBuilder::vector_weight(const std::string& name) {
   if (t.type != GgmlType::F32) {
     throw Error(ErrorCode::NotSupported, f_.name() + ": vector " + name + " is " + describe(t.type) + ", expected F32");
   }
-  return b_.add_constant_view(DType::F32, {int64_t(t.dims[0])}, f_.tensor_data(t));
+  return b_.add_constant(DType::F32, {int64_t(t.dims[0])}, f_.read_tensor(t));
 }
 
 ValueId LlamaBuilder::matrix_rows(const TensorInfo& t, int64_t begin, int64_t end) {
@@ -179,8 +179,10 @@ ValueId LlamaBuilder::matrix_rows(const TensorInfo& t, int64_t begin, int64_t en
                                                " blocks");
   }
   const uint64_t row_bytes = uint64_t(cols / type.block_size) * type.block_bytes;
-  const auto bytes = f_.tensor_data(t).subspan(uint64_t(begin) * row_bytes, uint64_t(rows) * row_bytes);
-  return b_.add_constant_view(DType::U8, {rows, int64_t(row_bytes)}, bytes);
+  // Read from the file as it is uploaded, never held whole.
+  return b_.add_constant_source(DType::U8, {rows, int64_t(row_bytes)},
+                                file_rows(f_.reader(), t.file_offset + uint64_t(begin) * row_bytes, uint64_t(rows),
+                                          row_bytes));
 }
 
 ValueId LlamaBuilder::rms_norm(ValueId x, const std::string& w, ValueId eps) {
@@ -250,7 +252,7 @@ std::pair<ValueId, ValueId> LlamaBuilder::rope_tables(double theta, double linea
   std::vector<float> factors(half, 1.0f);
   if (freq_factors) {
     const TensorInfo& t = info("rope_freqs.weight");
-    const auto bytes = f_.tensor_data(t);
+    const std::vector<uint8_t> bytes = f_.read_tensor(t);
     if (t.type != GgmlType::F32 || bytes.size() != size_t(half) * 4) {
       throw Error(ErrorCode::InvalidProgram, f_.name() + ": rope_freqs.weight should be " + std::to_string(half) + " f32");
     }

@@ -1,5 +1,6 @@
 #include "import/gguf/value_reader.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,8 @@ Value read_array(ByteReader& reader, std::string_view key) {
                               std::to_string(reader.remaining() / min_bytes) +
                               " (the bytes left in the file), got " + std::to_string(count));
   }
+  // Read in before allocating: a count past the header's bound fails here.
+  reader.require(count * min_bytes, what);
   switch (elem) {
     case ValueType::U8: return Value(read_elements<uint8_t>(reader, count, what));
     case ValueType::I8: return Value(read_elements<int8_t>(reader, count, what));
@@ -99,7 +102,7 @@ Value read_array(ByteReader& reader, std::string_view key) {
     case ValueType::Bool: return Value(read_bools(reader, count, what));
     case ValueType::String: {
       std::vector<std::string> out;
-      out.reserve(count);
+      out.reserve(std::min<uint64_t>(count, uint64_t{1} << 20));
       for (uint64_t i = 0; i < count; ++i) {
         out.push_back(reader.read_string("string " + std::to_string(i) + " of '" + std::string(key) + "'"));
       }

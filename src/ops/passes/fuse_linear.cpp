@@ -261,21 +261,21 @@ size_t fuse_conv_residuals(Graph& g, std::vector<bool>& removed, ValueId null) {
 // most: its bytes now plus 16 bytes of padding a row.
 uint64_t weight_bytes_bound(const Graph& g, ValueId w) {
   const Tensor& t = g.tensor(w);
-  return t.bytes.size() + 16 * uint64_t(t.max_dims.empty() ? 1 : t.max_dims[0]);
+  return t.constant_size() + 16 * uint64_t(t.max_dims.empty() ? 1 : t.max_dims[0]);
 }
 
-// Rows of constant matrices stacked into one new constant (same dtype and row
-// length), owning its bytes.
+// Rows of constant matrices stacked into one new constant (same dtype and
+// row length), read from the parts when it is uploaded.
 ValueId stack_constants(Graph& g, const std::vector<ValueId>& parts) {
-  std::vector<uint8_t> bytes;
+  std::vector<ConstantSourcePtr> sources;
   Dims dims = g.tensor(parts[0]).max_dims;
   dims[0] = 0;
   for (ValueId p : parts) {
-    const Tensor& pt = g.tensor(p);
+    Tensor& pt = g.tensor(p);
     dims[0] += pt.max_dims[0];
-    bytes.insert(bytes.end(), pt.bytes.begin(), pt.bytes.end());
+    sources.push_back(shared_constant_rows(pt));
   }
-  return passes::add_owned_constant(g, g.tensor(parts[0]).dtype, std::move(dims), std::move(bytes));
+  return passes::add_source_constant(g, g.tensor(parts[0]).dtype, std::move(dims), stacked_rows(std::move(sources)));
 }
 
 bool stackable(const Graph& g, ValueId a, ValueId b) {
@@ -285,8 +285,8 @@ bool stackable(const Graph& g, ValueId a, ValueId b) {
   return ta.storage == StorageKind::Constant && tb.storage == StorageKind::Constant && ta.dtype == tb.dtype &&
          ta.max_dims.size() == tb.max_dims.size() && !ta.max_dims.empty() &&
          std::equal(ta.max_dims.begin() + 1, ta.max_dims.end(), tb.max_dims.begin() + 1) &&
-         ta.bytes.size() == uint64_t(numel(ta.max_dims)) * host_size(ta.dtype) &&
-         tb.bytes.size() == uint64_t(numel(tb.max_dims)) * host_size(tb.dtype);
+         ta.constant_size() == uint64_t(numel(ta.max_dims)) * host_size(ta.dtype) &&
+         tb.constant_size() == uint64_t(numel(tb.max_dims)) * host_size(tb.dtype);
 }
 
 // Whether linear `b` can join linear `a` in one matrix: the same x, weight
@@ -369,16 +369,12 @@ size_t merge_siblings(Graph& g, std::vector<bool>& removed, ValueId null, uint64
 // rows interleaved: row 2i gate i, row 2i + 1 up i. `up_first`: the up rows
 // come first in the source.
 ValueId interleave_halves(Graph& g, ValueId stacked, bool up_first) {
-  const Tensor& src = g.tensor(stacked);
-  const uint64_t rows = uint64_t(src.max_dims[0]), half = rows / 2, row_bytes = src.bytes.size() / rows;
-  std::vector<uint8_t> bytes(src.bytes.size());
-  for (uint64_t i = 0; i < half; ++i) {
-    const uint8_t* gate = src.bytes.data() + (up_first ? half + i : i) * row_bytes;
-    const uint8_t* up = src.bytes.data() + (up_first ? i : half + i) * row_bytes;
-    std::copy(gate, gate + row_bytes, bytes.begin() + (2 * i) * row_bytes);
-    std::copy(up, up + row_bytes, bytes.begin() + (2 * i + 1) * row_bytes);
-  }
-  return passes::add_owned_constant(g, src.dtype, src.max_dims, std::move(bytes));
+  Tensor& src = g.tensor(stacked);
+  const uint64_t half = uint64_t(src.max_dims[0]) / 2;
+  const ConstantSourcePtr rows = shared_constant_rows(src);
+  ConstantSourcePtr first = row_range(rows, 0, half), second = row_range(rows, half, half);
+  if (up_first) std::swap(first, second);
+  return passes::add_source_constant(g, src.dtype, src.max_dims, alternating_rows(first, second));
 }
 
 // A merged gate/up linear (two outputs of equal width) whose outputs are read

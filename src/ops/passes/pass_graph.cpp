@@ -61,6 +61,12 @@ ValueId add_owned_constant(Graph& g, DType dtype, Dims dims, std::vector<uint8_t
   return add_value(g, std::move(t));
 }
 
+ValueId add_source_constant(Graph& g, DType dtype, Dims dims, ConstantSourcePtr source) {
+  const ValueId id = add_owned_constant(g, dtype, std::move(dims), {});
+  g.tensor(id).source = std::move(source);
+  return id;
+}
+
 std::vector<bool> named_values(const Graph& g) {
   std::vector<bool> named(g.values.size(), false);
   for (const OpCall& op : g.ops) {

@@ -50,6 +50,8 @@ ValueId add_value(Graph& g, Value v);
 
 // A new constant tensor owning `bytes` (host layout for `dtype` and `dims`).
 ValueId add_owned_constant(Graph& g, DType dtype, Dims dims, std::vector<uint8_t> bytes);
+// A new constant tensor whose bytes `source` produces when it is uploaded.
+ValueId add_source_constant(Graph& g, DType dtype, Dims dims, ConstantSourcePtr source);
 
 // Which values some op names.
 std::vector<bool> named_values(const Graph& g);

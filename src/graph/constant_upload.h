@@ -1,0 +1,46 @@
+// Puts constants into their GPU buffers a run of rows at a time. Each run is
+// read from its source (constant_source.h: the model file, through any
+// repacking) into one reused host buffer, converted to the device layout
+// and queued as a buffer write; every few runs the queue is flushed and
+// waited for. So neither host memory nor the queue's staging grows with the
+// model: a 40 GB model loads through a few chunks of memory.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graph/value.h"
+
+namespace wgrt {
+namespace gpu {
+class Buffer;
+class Device;
+}  // namespace gpu
+
+// Host bytes a constant is read through at a time, unless a row is larger.
+inline constexpr uint64_t kDefaultUploadChunkBytes = uint64_t{16} << 20;
+
+class ConstantUploader {
+ public:
+  // `on_progress(done, total)` in host bytes after each run; `total` is the
+  // sum of the constants' host sizes.
+  ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, uint64_t total,
+                   std::function<void(uint64_t, uint64_t)> on_progress);
+
+  // Rows [first, first + count) of constant `t` (its host bytes as rows,
+  // constant_rows) into `buffer` from byte `offset` on.
+  void upload(const Tensor& t, const ConstantSource& rows, uint64_t first, uint64_t count, const gpu::Buffer& buffer,
+              uint64_t offset, const std::string& what);
+  // Waits until every queued write is on the GPU.
+  void finish();
+
+ private:
+  gpu::Device& device_;
+  uint64_t chunk_bytes_, total_, done_ = 0, queued_ = 0;
+  std::function<void(uint64_t, uint64_t)> on_progress_;
+  std::vector<uint8_t> chunk_;
+};
+
+}  // namespace wgrt
