@@ -72,6 +72,47 @@ async function readBytes(source, onProgress) {
   return bytes;
 }
 
+// A Blob of the model: read in ranges by the engine (page_file.h), so the
+// model never lives in wasm memory whole. A download is kept as a Blob too
+// (the browser may hold a large one on disk).
+async function readBlob(source, onProgress) {
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return new Blob([source]);
+  if (typeof source !== 'string' && !(source instanceof URL)) {
+    throw new WgrtError('expected a URL, a File, an ArrayBuffer or a Uint8Array');
+  }
+  const response = await fetch(source);
+  if (!response.ok) throw new WgrtError(`${source}: HTTP ${response.status} ${response.statusText}`);
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  if (!response.body) return await response.blob();
+  const parts = [];
+  let done = 0;
+  for (const reader = response.body.getReader();;) {
+    const {value, done: end} = await reader.read();
+    if (end) break;
+    parts.push(value);
+    done += value.length;
+    onProgress?.(done, total || done, 'downloading');
+  }
+  if (total && done !== total) throw new WgrtError(`${source}: ${done} of ${total} bytes arrived`);
+  return new Blob(parts);
+}
+
+// Model files the engine reads (Module.wgrtSources, file_library.js), by number.
+let nextSource = 1;
+function addSource(blob) {
+  engine.wgrtSources ??= new Map();
+  const id = nextSource++;
+  engine.wgrtSources.set(id, blob);
+  return id;
+}
+
+// The bytes of wasm memory the engine has reserved: it only grows, so this
+// is the peak so far.
+export function memoryBytes() {
+  return engine ? engine.HEAPU8.buffer.byteLength : 0;
+}
+
 // Writes bytes into the module's file system for the engine's importers.
 function writeFile(bytes, suffix) {
   const path = `/wgrt_${nextFile++}${suffix}`;
@@ -173,22 +214,27 @@ export class Model {
   }
 }
 
-// Loads a GGUF model. options: context (KV cache length), kvF16, onProgress
-// (done, total, stage) for downloading, preparing and uploading weights.
+// Loads a GGUF model from a URL, a File/Blob or bytes. options: context
+// (KV cache length), kvF16, onProgress (done, total, stage) for
+// downloading, preparing and uploading weights. The engine reads the file
+// in ranges while it uploads (16 MiB at a time), never whole.
 export async function loadModel(source, options = {}) {
   await init();
-  const bytes = await readBytes(source, options.onProgress);
+  const blob = await readBlob(source, options.onProgress);
+  const name = typeof source === 'string' ? source : source instanceof URL ? source.href : (source.name ?? 'model.gguf');
   return serial(async () => {
-    const path = writeFile(bytes, '.gguf');
+    const id = addSource(blob);
     engine.onProgress = options.onProgress ?? null;
     try {
       const json = JSON.stringify({context: options.context ?? 2048, kv_f16: options.kvF16 ?? false,
                                    ...(options.tuning ?? {})});
-      const handle = await call('wgrt_web_llm_load', 'number', ['string', 'string'], [path, json]);
+      const handle = await call('wgrt_web_llm_load', 'number', ['number', 'number', 'string', 'string'],
+                                [id, blob.size, name, json]);
       return new Model(handle, JSON.parse(await call('wgrt_web_llm_info', 'string', ['number'], [handle])));
     } finally {
       engine.onProgress = null;
-      removeFile(path);
+      // Every weight is on the GPU now (or the load failed): nothing reads it again.
+      engine.wgrtSources.delete(id);
     }
   });
 }

@@ -89,6 +89,20 @@ def test_generation_cancelled_midway_and_the_model_goes_on(page):
     assert again["stats"]["generated_tokens"] == 1
 
 
+def test_wasm_memory_never_holds_the_model(page):
+    """The GGUF is read in ranges as its weights upload (16 MiB at a time,
+    graph/constant_upload.h), so wasm memory stays under 64 MiB plus one
+    chunk: less than the 94 MiB file itself. Wasm memory only grows, so its
+    size after loading and generating (the tests before this one) is its
+    peak. Before ranged reads the file went into the module's file system
+    and was read from there: twice the model."""
+    peak = page.evaluate("wgrt.memoryBytes()")
+    size = os.path.getsize(wgrt.default_model_path())
+    print(f"wasm memory {peak / 2**20:.1f} MiB for a {size / 2**20:.1f} MiB model")
+    assert 0 < peak <= (64 + 16) << 20, peak
+    assert peak < size, (peak, size)
+
+
 def test_damaged_gguf_is_an_error_and_the_page_keeps_working(page, web_root, tmp_path):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(open(wgrt.default_model_path(), "rb").read(4096))

@@ -1,4 +1,4 @@
-// Language models in the page: load a GGUF from the module's file system,
+// Language models in the page: load a GGUF the page holds (page_file.h),
 // apply its chat template, and generate token by token (wgrt.mjs streams
 // each step to the page as it comes).
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "exports.h"
+#include "page_file.h"
 #include "runtime_exports.h"
 #include "wgrt/llm.h"
 
@@ -86,14 +87,17 @@ using namespace wgrt;
 
 extern "C" {
 
-// Loads the GGUF at `path` (the module's file system). Options (JSON):
-// {"context": tokens, "kv_f16": bool}. Returns a model handle, or 0. Async.
-EMSCRIPTEN_KEEPALIVE int32_t wgrt_web_llm_load(const char* path, const char* options_json) {
+// Loads the GGUF the page holds as source `source` (wgrt.mjs's table: a
+// Blob of `size` bytes, `name` for messages), reading it in ranges as
+// loading needs them. Options (JSON): {"context": tokens, "kv_f16": bool}.
+// Returns a model handle, or 0. Async.
+EMSCRIPTEN_KEEPALIVE int32_t wgrt_web_llm_load(int32_t source, double size, const char* name,
+                                               const char* options_json) {
   return web::guarded(
       [&] {
         const nlohmann::json o = web::parse_object(options_json, "model options");
         api::LlmOptions options;
-        options.path = path;
+        options.file = web::page_file(source, uint64_t(size), name);
         web::take(o, "context", options.context);
         web::take(o, "kv_f16", options.kv_f16);
         // The GEMV's block layout by default: in Chromium's SwiftShader a

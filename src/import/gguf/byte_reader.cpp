@@ -28,7 +28,7 @@ void ByteReader::require(uint64_t bytes, std::string_view what) {
 
 std::span<const uint8_t> ByteReader::peek(uint64_t n, std::string_view what) {
   require(n, what);
-  return {window_.data() + pos_, n};
+  return {window_.data() + pos_, size_t(n)};
 }
 
 std::string ByteReader::read_string(std::string_view what) {
