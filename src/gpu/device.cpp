@@ -360,12 +360,6 @@ void Device::wait_idle() {
   check_errors();
 }
 
-void Device::flush_writes() {
-  throw_if_lost();
-  wgpuQueueSubmit(queue(), 0, nullptr);
-  wait_idle();
-}
-
 void Device::wait_until(const bool* done) {
   while (!*done) {
     native::poll(device_.get(), true);

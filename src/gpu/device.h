@@ -126,9 +126,6 @@ class Device {
   void throw_if_lost();
   // Blocks until all submitted work has finished, then check_errors().
   void wait_idle();
-  // Submits the buffer writes queued so far (Buffer::write) and waits for
-  // them: the queue holds a staging copy of each until then.
-  void flush_writes();
 
   // Bytes of GPU buffers alive on this device right now, and the most ever.
   uint64_t live_buffer_bytes() const { return live_bytes_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <utility>
 
@@ -130,9 +131,23 @@ class RewrittenRows final : public ConstantSource {
   RewrittenRows(ConstantSourcePtr source, uint64_t out_row_bytes, RowRewrite rewrite)
       : ConstantSource(source->rows(), out_row_bytes), source_(std::move(source)), rewrite_(std::move(rewrite)) {}
   void produce(uint64_t first, uint64_t count, uint8_t* out) const override {
-    std::vector<uint8_t> in(count * source_->row_bytes());
-    source_->read_rows(first, count, in.data());
-    rewrite_(in, count, std::span<uint8_t>(out, count * row_bytes()));
+    // Reused between calls, one per level of rewrites inside rewrites: a
+    // fresh chunk-sized buffer each time costs page faults and zeroing.
+    thread_local std::deque<std::vector<uint8_t>> scratch;  // growing keeps references
+    thread_local size_t depth = 0;
+    if (scratch.size() <= depth) scratch.resize(depth + 1);
+    std::vector<uint8_t>& in = scratch[depth];
+    const uint64_t bytes = count * source_->row_bytes();
+    if (in.size() < bytes) in.resize(bytes);
+    ++depth;
+    try {
+      source_->read_rows(first, count, in.data());
+    } catch (...) {
+      --depth;
+      throw;
+    }
+    --depth;
+    rewrite_(std::span<const uint8_t>(in.data(), bytes), count, std::span<uint8_t>(out, count * row_bytes()));
   }
 
  private:

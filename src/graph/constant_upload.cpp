@@ -3,15 +3,17 @@
 #include <algorithm>
 
 #include "gpu/buffer.h"
+#include "gpu/command_batch.h"
 #include "gpu/device.h"
 #include "graph/memory_plan.h"
 
 namespace wgrt {
 
 namespace {
-// Queued writes between flushes: the queue stages each write's bytes until
-// it is submitted, so this bounds that copy as the chunk bounds ours.
-constexpr uint64_t kChunksPerFlush = 4;
+// Queued writes between submits: the queue stages each write's bytes until
+// its submission is done, so this (twice: one window in flight while the
+// next fills) bounds that copy as the chunk bounds ours.
+constexpr uint64_t kChunksPerWindow = 4;
 }  // namespace
 
 ConstantUploader::ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, uint64_t total,
@@ -39,15 +41,27 @@ void ConstantUploader::upload(const Tensor& t, const ConstantSource& rows, uint6
     }
     done_ += host;
     queued_ += host;
-    if (queued_ >= kChunksPerFlush * chunk_bytes_) finish();
+    if (queued_ >= kChunksPerWindow * chunk_bytes_) submit_window();
     if (on_progress_) on_progress_(done_, total_);
   }
 }
 
-void ConstantUploader::finish() {
-  if (queued_ == 0) return;
-  device_.flush_writes();
+ConstantUploader::~ConstantUploader() = default;
+
+void ConstantUploader::submit_window() {
+  auto batch = std::make_unique<gpu::CommandBatch>(device_);
+  batch->submit();  // carries the writes queued since the last submit
+  // The window before this one: once done, its staging is released. The
+  // GPU copies one window while this thread reads and repacks the next.
+  if (in_flight_) in_flight_->wait();
+  in_flight_ = std::move(batch);
   queued_ = 0;
+}
+
+void ConstantUploader::finish() {
+  if (queued_ > 0) submit_window();
+  if (in_flight_) in_flight_->wait();
+  in_flight_.reset();
 }
 
 }  // namespace wgrt

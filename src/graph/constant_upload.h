@@ -1,13 +1,14 @@
 // Puts constants into their GPU buffers a run of rows at a time. Each run is
 // read from its source (constant_source.h: the model file, through any
 // repacking) into one reused host buffer, converted to the device layout
-// and queued as a buffer write; every few runs the queue is flushed and
-// waited for. So neither host memory nor the queue's staging grows with the
-// model: a 40 GB model loads through a few chunks of memory.
+// and queued as a buffer write; every few runs the queue is submitted, and
+// the submit before it waited for. So neither host memory nor the queue's
+// staging grows with the model: a 40 GB model loads through a few chunks.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 namespace wgrt {
 namespace gpu {
 class Buffer;
+class CommandBatch;
 class Device;
 }  // namespace gpu
 
@@ -28,6 +30,7 @@ class ConstantUploader {
   // sum of the constants' host sizes.
   ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, uint64_t total,
                    std::function<void(uint64_t, uint64_t)> on_progress);
+  ~ConstantUploader();
 
   // Rows [first, first + count) of constant `t` (its host bytes as rows,
   // constant_rows) into `buffer` from byte `offset` on.
@@ -37,10 +40,13 @@ class ConstantUploader {
   void finish();
 
  private:
+  void submit_window();
+
   gpu::Device& device_;
   uint64_t chunk_bytes_, total_, done_ = 0, queued_ = 0;
   std::function<void(uint64_t, uint64_t)> on_progress_;
   std::vector<uint8_t> chunk_;
+  std::unique_ptr<gpu::CommandBatch> in_flight_;  // the last window's submit
 };
 
 }  // namespace wgrt

@@ -49,23 +49,33 @@ uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols) {
   return uint64_t(cols / layout.block_elems) * layout.file_bytes;
 }
 
-std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
-                                    int64_t cols) {
+void repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows, int64_t cols,
+                    std::span<uint8_t> out) {
   if (cols % layout.block_elems != 0 || cols % 32 != 0) {
     throw Error(ErrorCode::NotSupported, "rows of " + std::to_string(cols) + " elements are not whole blocks of " +
                                              std::to_string(layout.block_elems));
   }
   const uint64_t blocks = uint64_t(rows) * uint64_t(cols / layout.block_elems);
-  if (file_bytes.size() != blocks * layout.file_bytes) {
+  if (file_bytes.size() != blocks * layout.file_bytes || out.size() != blocks * layout.gpu_bytes) {
     throw Error(ErrorCode::InvalidProgram, "quantized data has " + std::to_string(file_bytes.size()) +
                                                " bytes, expected " + std::to_string(blocks * layout.file_bytes));
   }
-  if (layout.file_bytes == layout.gpu_bytes) return {file_bytes.begin(), file_bytes.end()};
-  std::vector<uint8_t> out(blocks * layout.gpu_bytes, 0);
+  if (layout.file_bytes == layout.gpu_bytes) {
+    std::memcpy(out.data(), file_bytes.data(), file_bytes.size());
+    return;
+  }
+  std::memset(out.data(), 0, out.size());
   for (uint64_t b = 0; b < blocks; ++b) {
     std::memcpy(out.data() + b * layout.gpu_bytes + layout.front_pad, file_bytes.data() + b * layout.file_bytes,
                 layout.file_bytes);
   }
+}
+
+std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
+                                    int64_t cols) {
+  const uint64_t blocks = cols % layout.block_elems == 0 ? uint64_t(rows) * uint64_t(cols / layout.block_elems) : 0;
+  std::vector<uint8_t> out(blocks * layout.gpu_bytes);
+  repack_for_gpu(layout, file_bytes, rows, cols, out);
   return out;
 }
 
@@ -87,21 +97,21 @@ uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
   return blocks * planar_quant_bytes(ggml_type) + (scales + 15) / 16 * 16;
 }
 
-std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
-                                  int64_t cols) {
+void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows, int64_t cols,
+                   std::span<uint8_t> out) {
   const QuantLayout* layout = find_quant_layout(ggml_type);
   if (!has_planar_layout(ggml_type) || layout == nullptr || cols % 32 != 0) {
     throw Error(ErrorCode::NotSupported, "no planar layout for ggml type " + std::to_string(ggml_type) +
                                              " with rows of " + std::to_string(cols));
   }
   const uint64_t blocks = uint64_t(cols / 32), file_row = file_row_bytes(*layout, cols);
-  if (file_bytes.size() != uint64_t(rows) * file_row) {
+  const uint32_t qb = planar_quant_bytes(ggml_type), sb = planar_scale_bytes(ggml_type);
+  const uint64_t row_bytes = planar_row_bytes(ggml_type, cols);
+  if (file_bytes.size() != uint64_t(rows) * file_row || out.size() != uint64_t(rows) * row_bytes) {
     throw Error(ErrorCode::InvalidProgram, "quantized data has " + std::to_string(file_bytes.size()) +
                                                " bytes, expected " + std::to_string(uint64_t(rows) * file_row));
   }
-  const uint32_t qb = planar_quant_bytes(ggml_type), sb = planar_scale_bytes(ggml_type);
-  const uint64_t row_bytes = planar_row_bytes(ggml_type, cols);
-  std::vector<uint8_t> out(uint64_t(rows) * row_bytes, 0);
+  std::memset(out.data(), 0, out.size());
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* src = file_bytes.data() + uint64_t(r) * file_row;
     uint8_t* dst = out.data() + uint64_t(r) * row_bytes;
@@ -112,6 +122,14 @@ std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> 
       std::memcpy(dst + b * qb, block + sb, qb);
     }
   }
+}
+
+std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
+                                  int64_t cols) {
+  std::vector<uint8_t> out(has_planar_layout(ggml_type) && cols % 32 == 0
+                               ? uint64_t(rows) * planar_row_bytes(ggml_type, cols)
+                               : 0);
+  repack_planar(ggml_type, file_bytes, rows, cols, out);
   return out;
 }
 

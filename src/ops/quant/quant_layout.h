@@ -45,6 +45,9 @@ uint64_t file_row_bytes(const QuantLayout& layout, int64_t cols);
 // Rewrites `rows` rows of file-layout blocks into the GPU layout.
 std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows,
                                     int64_t cols);
+// Into `out` (exactly the repacked size), as a weight streams to the GPU.
+void repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_bytes, int64_t rows, int64_t cols,
+                    std::span<uint8_t> out);
 
 // wgrt's planar layout for the decode GEMV (gemv_planar.wgsl): Q4_0, Q4_1, Q8_0
 // and Q4_0F32 rows re-laid out as [quants of every block, 16 or 32 bytes each]
@@ -67,6 +70,8 @@ uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols);
 // Rewrites `rows` rows of file-layout blocks into the planar layout.
 std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
                                   int64_t cols);
+void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows, int64_t cols,
+                   std::span<uint8_t> out);
 
 // The override constants dequant.wgsl reads for a planar-layout weight with
 // rows of `cols` elements (QTYPE, ROW_UNITS).

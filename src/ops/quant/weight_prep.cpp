@@ -26,28 +26,22 @@ void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg,
   // Q4_1's file and block layouts have the same bytes: either is a source.
   const bool file_layout = uint64_t(w.max_dims[1]) == file_row_bytes(layout, cols);
   // The repacking is row by row, so it runs as the weight streams to the GPU.
-  const auto rewrite = [&](uint64_t out_row_bytes, auto repack) {
-    return rewritten_rows(prep.constant_rows(weight_arg), out_row_bytes,
-                          [repack, cols, out_row_bytes](std::span<const uint8_t> in, uint64_t count,
-                                                        std::span<uint8_t> out) {
-                            const std::vector<uint8_t> packed = repack(in, int64_t(count), cols);
-                            std::memcpy(out.data(), packed.data(), count * out_row_bytes);
-                          });
-  };
   if (file_layout && has_planar_layout(type) && prep.tuning().gemv_layout == GemvLayout::Planar) {
     const int64_t row_bytes = int64_t(planar_row_bytes(type, cols));
     prep.replace_constant(weight_arg, {rows, row_bytes / 16, 16},
-                          rewrite(uint64_t(row_bytes), [type](std::span<const uint8_t> in, int64_t n, int64_t k) {
-                            return repack_planar(type, in, n, k);
-                          }));
+                          rewritten_rows(prep.constant_rows(weight_arg), uint64_t(row_bytes),
+                                         [type, cols](std::span<const uint8_t> in, uint64_t n, std::span<uint8_t> out) {
+                                           repack_planar(type, in, int64_t(n), cols, out);
+                                         }));
     return;
   }
   if (uint64_t(w.max_dims[1]) == gpu_row_bytes(layout, cols)) return;  // already in the block layout
   const uint64_t row_bytes = gpu_row_bytes(layout, cols);
   prep.replace_constant(weight_arg, {rows, int64_t(row_bytes)},
-                        rewrite(row_bytes, [&layout](std::span<const uint8_t> in, int64_t n, int64_t k) {
-                          return repack_for_gpu(layout, in, n, k);
-                        }));
+                        rewritten_rows(prep.constant_rows(weight_arg), row_bytes,
+                                       [&layout, cols](std::span<const uint8_t> in, uint64_t n, std::span<uint8_t> out) {
+                                         repack_for_gpu(layout, in, int64_t(n), cols, out);
+                                       }));
 }
 
 gpu::OverrideConstants weight_decode_constants(const QuantLayout& layout, const Tensor& w, int64_t cols) {
