@@ -14,12 +14,13 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from peak_memory import run_sampled  # noqa: E402 (the sampler the device benchmark uses)
 WGRT = Path(os.environ.get("WGRT_BIN", ROOT / "build" / "wgrt"))
 CHUNK_MIB = 16  # graph/constant_upload.h's kDefaultUploadChunkBytes
 
@@ -34,35 +35,9 @@ def model(tmp_path_factory):
     path.unlink()
 
 
-def status_mib(pid):
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("RssAnon", "RssFile", "RssShmem"):
-                out[key] = int(value.split()[0]) / 1024
-    return out
-
-
-def run_sampled(cmd):
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = {"RssAnon": 0.0, "RssFile": 0.0, "RssShmem": 0.0}
-    samples = 0
-    while proc.poll() is None:
-        try:
-            for k, v in status_mib(proc.pid).items():
-                peak[k] = max(peak[k], v)
-            samples += 1
-        except (FileNotFoundError, ProcessLookupError):
-            break
-        time.sleep(0.01)
-    out, err = proc.communicate(timeout=600)
-    return proc.returncode, out, err, peak, samples
-
-
 def test_loading_holds_no_whole_model_in_host_memory(model):
     file_mib = model.stat().st_size / 2**20
-    rc, _, err, peak, samples = run_sampled(
+    rc, _, err, peak, samples, _ = run_sampled(
         [str(WGRT), "generate", "--model", str(model), "--prompt-tokens", "9,400,1234", "-n", "2", "--temp", "0",
          "--ignore-eos"])
     assert rc == 0, err
