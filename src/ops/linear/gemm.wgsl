@@ -30,9 +30,10 @@
 //
 // Bindings, Params and the epilogue come from linear/linear_io.wgsl
 // (imported, as by linear/linear.wgsl), with the fused
-// linears' optional parts: HAS_NORM (x RMS-normalized first:
-// staged x is multiplied by norm_w and each staging thread sums the squares
-// of its part of one row; the results are scaled by 1 / rms), HAS_BIAS,
+// linears' optional parts: HAS_NORM (x RMS-normalized first: a pass over
+// the workgroup's rows sums their squares before the K loop, so that staged
+// x is x * norm_w / rms: unnormalized, a residual stream of tens of
+// thousands would overflow f16's 65504 and give inf), HAS_BIAS,
 // HAS_RESIDUAL (+ residual[m, n]), and split outputs: columns [0, split1) to
 // out, [split1, split2) to out1, [split2, n) to out2 (split1 = split2 = n
 // when there is one output).
@@ -63,8 +64,8 @@ const XLOADS: u32 = BM * BK / 4u / THREADS;  // vec4s of x per thread per tile: 
 
 var<workgroup> xs: array<vec4<FT>, BK * BM / 4u>;  // [k][m / 4]
 var<workgroup> ws: array<vec4<FT>, BK * BN / 4u>;  // [k][n / 4]
-// HAS_NORM: each staging thread's sum of squares goes through ws[tid] once
-// the K loop is done with it (the precision prelude's put_f32 / get_f32), so
+// HAS_NORM: each staging thread's sum of squares goes through ws[tid]
+// before the K loop uses it (the precision prelude's put_f32 / get_f32), so
 // that the workgroup memory is exactly xs + ws: 32 KiB for 64 x 64 f16 tiles
 // at KU = 4, the most some GPUs (and lavapipe) offer.
 
@@ -87,12 +88,13 @@ fn load_x(m0: u32, e: u32, tile: u32) -> vec4<f32> {
                 m < params.m && kv < row_vecs);
 }
 
-// Staged x element e (x_row, x_vec) of K tile `tile` into xs, transposed.
-fn stage_x(e: u32, tile: u32, xv: vec4<f32>) {
+// Staged x element e (x_row, x_vec) of K tile `tile` into xs, transposed
+// (HAS_NORM: normalized, `inv_rms` being its row's 1 / rms).
+fn stage_x(e: u32, tile: u32, xv: vec4<f32>, inv_rms: f32) {
   let row = x_row(e);
   let kb = 4u * x_vec(e);
   var v = vec4<FT>(xv);
-  if (HAS_NORM) { v = vec4<FT>(xv * norm_w[min(tile * (BK / 4u) + x_vec(e), params.k / 4u - 1u)]); }
+  if (HAS_NORM) { v = vec4<FT>(xv * norm_w[min(tile * (BK / 4u) + x_vec(e), params.k / 4u - 1u)] * inv_rms); }
   xs[kb * (BM / 4u) + row / 4u][row % 4u] = v.x;
   xs[(kb + 1u) * (BM / 4u) + row / 4u][row % 4u] = v.y;
   xs[(kb + 2u) * (BM / 4u) + row / 4u][row % 4u] = v.z;
@@ -106,21 +108,19 @@ fn row_scale(row: u32) -> f32 {
   return inverseSqrt(s / f32(params.k) + params.eps);
 }
 
-// Four results of row m0 + row, columns n..n+3 (absolute), scaled by the
-// norm, through linear_io.wgsl's epilogue (bias, residual, split outputs).
+// Four results of row m0 + row, columns n..n+3 (absolute), through
+// linear_io.wgsl's epilogue (bias, residual, split outputs).
 // HAS_SWIGLU (weight rows interleaving gate and up): n is a multiple of 4,
 // so the columns are two (gate, up) pairs, stored as silu(gate) * up into
 // out[m, n / 2 ..] of the [M, N / 2] result.
 fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
   let m = m0 + row;
   if (m >= params.m) { return; }
-  var scale = 1.0;
-  if (HAS_NORM) { scale = row_scale(row); }
   if (HAS_SWIGLU) {
     for (var c = 0u; c < 4u; c += 2u) {
       if (n + c + 1u < params.n) {
-        var gate = v[c] * scale;
-        var up = v[c + 1u] * scale;
+        var gate = v[c];
+        var up = v[c + 1u];
         if (HAS_BIAS) {
           gate += bias[n + c];
           up += bias[n + c + 1u];
@@ -131,7 +131,7 @@ fn store4(m0: u32, row: u32, n: u32, v: vec4<f32>) {
     return;
   }
   for (var c = 0u; c < 4u; c++) {
-    if (n + c < params.n) { store_result(m, n + c, v[c] * scale); }
+    if (n + c < params.n) { store_result(m, n + c, v[c]); }
   }
 }
 
@@ -184,7 +184,23 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var xr: array<vec4<f32>, XLOADS>;
   for (var r = 0u; r < XLOADS; r++) { xr[r] = load_x(m0, tid + r * THREADS, 0u); }
   if (wstager && wrow < params.n && wunit < units) { wv = fetch_unit(wbase, wunit); }
-  var squares = 0.0;  // HAS_NORM: of the x this thread stages (one row)
+  // HAS_NORM: the squares of the x this thread stages (one row, the same in
+  // every load) over all of K, then its row's 1 / rms. This reads the rows'
+  // x twice (the second time mostly from cache).
+  var inv_rms = 1.0;
+  if (HAS_NORM) {
+    var squares = 0.0;
+    for (var t = 0u; t < tiles; t++) {
+      for (var r = 0u; r < XLOADS; r++) {
+        let v = load_x(m0, tid + r * THREADS, t);
+        squares += dot(v, v);
+      }
+    }
+    put_f32(tid, squares);
+    workgroupBarrier();
+    inv_rms = row_scale(x_row(tid));
+    workgroupBarrier();  // before the weights are staged over ws
+  }
 
   // Slot 8 * a + 4 * b + i: row vec a (0: tm, 1: tm + BM/8) component i,
   // column vec b (0: tn, 1: tn + BN/8).
@@ -204,10 +220,7 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         ws[(k0 + 4u * j + 3u) * (BN / 4u) + wcol / 4u][wcol % 4u] = v.w;
       }
     }
-    for (var r = 0u; r < XLOADS; r++) {
-      stage_x(tid + r * THREADS, t, xr[r]);
-      if (HAS_NORM) { squares += dot(xr[r], xr[r]); }
-    }
+    for (var r = 0u; r < XLOADS; r++) { stage_x(tid + r * THREADS, t, xr[r], inv_rms); }
     workgroupBarrier();
     // The next tile into registers while this one is multiplied.
     if (t + 1u < tiles) {
@@ -255,10 +268,6 @@ fn gemm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   if (ACC_UNITS == 0u) { fold_partials(&acc, &p); }  // the FT sums over all of K
 
-  if (HAS_NORM) {
-    put_f32(tid, squares);
-    workgroupBarrier();
-  }
   let ma = 4u * tm;
   let mb = BM / 2u + 4u * tm;
   let na = n0 + 4u * tn;
