@@ -5,7 +5,11 @@
 # bench/load_memory.sh on the 8B file. Session 20 wrote it for the prefill
 # GEMM's normalization fix (e182791) and the streamed loader; owed there.
 #   device call: command `bash bench/device/ab_and_load.sh`, carry [".device"]
-mkdir -p $OUT/load $OUT/ab
+set -uo pipefail
+OUT=${OUT:-/tmp/ab-and-load}
+source bench/device/env.sh .device
+export PYTHONPATH=$PWD/.device/py
+mkdir -p "$OUT/load" "$OUT/ab"
 python3 bench/make_bench_gguf.py /tmp/llama1b.gguf --seed 0 --shape llama1b >/dev/null 2>&1 &
 python3 bench/make_bench_gguf.py /tmp/llama8b.gguf --seed 0 --shape llama8b >/dev/null 2>&1 &
 wait
