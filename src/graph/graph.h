@@ -40,7 +40,7 @@ class GraphBuilder {
   ValueId add_constant(DType dtype, Dims dims, std::span<const uint8_t> bytes);
   ValueId add_constant(DType dtype, Dims dims, std::vector<uint8_t>&& bytes);
   // The bytes stay owned by the caller, who keeps them alive as long as the
-  // graph (importers pointing into a mapped file).
+  // graph (the .pte importer pointing into its mapped file).
   ValueId add_constant_view(DType dtype, Dims dims, std::span<const uint8_t> bytes);
   // Bytes read on demand (a weight streamed from its file to the GPU).
   ValueId add_constant_source(DType dtype, Dims dims, ConstantSourcePtr source);

@@ -78,8 +78,8 @@ class LlamaBuilder {
 
   ValueId type_of(const std::string& name) { return b_.add_int(int64_t(info(name).type)); }
 
-  // A weight as a graph constant pointing into the mapped file: f32 vectors
-  // as f32, matrices in their stored block format (u8 rows).
+  // A weight as a graph constant: f32 vectors read now, as f32; matrices in
+  // their stored block format (u8 rows), read from the file as they upload.
   ValueId weight(const std::string& name);
 
   // Rows [begin, end) of a fused matrix (phi3's QKV, gate|up) as their own
