@@ -45,36 +45,18 @@ async function call(name, returnType, argTypes, args) {
   return ret;
 }
 
-// Bytes from an ArrayBuffer, a typed array, a Blob/File or a same-origin URL.
+// Bytes from an ArrayBuffer, a typed array, a Blob/File or a same-origin URL
+// (.pte, .ptd, .npy: files the importers read whole).
 async function readBytes(source, onProgress) {
   if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
   if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  if (typeof source !== 'string' && !(source instanceof URL)) {
-    throw new WgrtError('expected a URL, a File, an ArrayBuffer or a Uint8Array');
-  }
-  const response = await fetch(source);
-  if (!response.ok) throw new WgrtError(`${source}: HTTP ${response.status} ${response.statusText}`);
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-  const bytes = new Uint8Array(total);
-  let done = 0;
-  for (const reader = response.body.getReader();;) {
-    const {value, done: end} = await reader.read();
-    if (end) break;
-    if (done + value.length > total) throw new WgrtError(`${source}: longer than its Content-Length`);
-    bytes.set(value, done);
-    done += value.length;
-    onProgress?.(done, total, 'downloading');
-  }
-  if (done !== total) throw new WgrtError(`${source}: ${done} of ${total} bytes arrived`);
-  return bytes;
+  return new Uint8Array(await (await readBlob(source, onProgress)).arrayBuffer());
 }
 
-// A Blob of the model: read in ranges by the engine (page_file.h), so the
-// model never lives in wasm memory whole. A download is kept as a Blob too
-// (the browser may hold a large one on disk).
+// A Blob of the source. A model stays one, read in ranges by the engine
+// (page_file.h), so it never lives in wasm memory whole; a download is
+// kept as a Blob too (the browser may hold a large one on disk).
 async function readBlob(source, onProgress) {
   if (typeof Blob !== 'undefined' && source instanceof Blob) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return new Blob([source]);

@@ -24,7 +24,7 @@ std::string_view value_kind_name(const Value& v) {
 ConstantSourcePtr constant_rows(const Tensor& t) {
   if (t.source) return t.source;
   const uint64_t rows = t.max_dims.empty() ? 1 : uint64_t(t.max_dims[0]);
-  return viewed_rows(t.bytes, rows == 0 && !t.bytes.empty() ? 1 : rows);
+  return viewed_rows(t.bytes, rows);
 }
 
 ConstantSourcePtr shared_constant_rows(Tensor& t) {

@@ -154,55 +154,6 @@ TEST_P(QuantLinearTest, F16GemmSpansWithinTheirBounds) {
                 GetParam().name, span, worst);
   }
 }
-// The fused RMSNorm GEMM normalizes x as it stages it, so rows of a residual
-// stream far past f16's range (65504) give what RMSNorm gives them, finite.
-// Staged unnormalized (x * norm_w, scaled by 1 / rms after the sums) they
-// became inf, then NaN: the Llama-3.1-8B-shaped random GGUF's prompt on the
-// H200, whose residual stream passes 65504 by layer 24.
-TEST_P(QuantLinearTest, F16GemmNormalizesRowsBeyondF16sRange) {
-  const Case c = GetParam();
-  constexpr int64_t K = 2048, N = 72, M = 37;
-  const ops::QuantLayout& l = *ops::find_quant_layout(c.type);
-  const auto file = test::random_blocks(l, N, K, c.type + 3);
-  std::vector<float> wf(N * K);
-  gguf::dequantize(static_cast<gguf::GgmlType>(c.type), file, wf);
-  const auto norm = test::random_floats(K, 4, 0.5f, 1.5f);
-  GraphBuilder b;
-  const ValueId x = b.add_tensor(DType::F32, {M, K}), res = b.add_tensor(DType::F32, {M, N});
-  b.mark_input(x);
-  b.mark_input(res);
-  const ValueId w = b.add_constant(DType::U8, {N, int64_t(ops::gpu_row_bytes(l, K))}, ops::repack_for_gpu(l, file, N, K));
-  const ValueId out = b.add_tensor(DType::F32, {M, N});
-  b.add_op("wgrt.linear_ggml_fused", {x, w, b.add_int(c.type), b.add_null(), b.add_null(),
-                                      b.add_constant(DType::F32, {K}, test::bytes_of(norm)), b.add_double(1e-6), res, out});
-  b.mark_output(out);
-  LoadOptions options = load_options();
-  options.tuning.matmul_precision = MatmulPrecision::F16;
-  auto g = ExecutableGraph::load(device(), std::move(b).build(), options);
-  auto xs = test::random_floats(M * K, 9);
-  for (float& v : xs) v *= 1e5f;  // rms ~ 58,000, peaks 100,000
-  const std::vector<float> zeros(M * N, 0.0f);
-  const HostTensorView in[] = {test::f32_view(xs, {M, K}), test::f32_view(zeros, {M, N})};
-  const auto got = test::floats(g->execute(in)[0]);
-  double worst = 0;
-  for (int64_t i = 0; i < M; ++i) {
-    double ss = 0;
-    for (int64_t k = 0; k < K; ++k) ss += double(xs[i * K + k]) * xs[i * K + k];
-    const double inv_rms = 1.0 / std::sqrt(ss / K + 1e-6);
-    for (int64_t n = 0; n < N; ++n) {
-      double want = 0, mag = 0;
-      for (int64_t k = 0; k < K; ++k) {
-        const double t = double(xs[i * K + k]) * inv_rms * norm[k] * wf[n * K + k];
-        want += t;
-        mag += std::abs(t);
-      }
-      ASSERT_TRUE(std::isfinite(got[i * N + n])) << c.name << " row " << i << " column " << n;
-      worst = std::max(worst, std::abs(got[i * N + n] - want) / (mag + 1e-6));
-    }
-  }
-  EXPECT_LT(worst, 2e-3) << c.name;  // F16GemmWithinItsBound's bound
-}
-
 TEST_P(QuantLinearTest, F16AccumulateGemmWithinItsBound) {
   const double worst = check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16Acc, 1e-2);
   std::printf("[ bound    ] %s F16Acc GEMM K=2048: worst |error| / sum|terms| = %.2e\n", GetParam().name, worst);
