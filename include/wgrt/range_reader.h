@@ -21,6 +21,9 @@ class RangeReader {
   virtual uint64_t size() const = 0;
   // Fills `out` with bytes [offset, offset + out.size()). A range past the
   // end throws Error(InvalidArgument); a failed read Error(Internal), named.
+  // Loading calls it from several threads at once (a few workers read and
+  // repack weights in parallel): an implementation must allow that, as
+  // pread does (lock inside if the source is a stream).
   virtual void read(uint64_t offset, std::span<uint8_t> out) const = 0;
 
   std::vector<uint8_t> read(uint64_t offset, uint64_t bytes) const;

@@ -52,6 +52,9 @@ struct Tuning {
   int64_t submit_every = -1;
   bool scratch_pool = true;  // ops that run one after another share scratch
   bool fuse = true;          // the fusion passes at load
+  // Threads that read and repack weights while they upload (0: the loading
+  // thread alone); -1: the machine's hardware threads, at most 8.
+  int32_t upload_threads = -1;
 
   // --- prefill matrix products (the GEMM family) -------------------------
   MatmulPrecision matmul_precision = MatmulPrecision::Auto;

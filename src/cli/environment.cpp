@@ -45,6 +45,7 @@ const std::vector<Variable>& variables() {
       {"WGRT_SUBMIT_EVERY", [](Tuning& t, auto n, auto v) { t.submit_every = int64_t(count(n, v, "a count of dispatches (0: once per run)")); }},
       {"WGRT_NO_SCRATCH_POOL", [](Tuning& t, auto n, auto v) { t.scratch_pool = choice(n, v, {"1", "0"}) != 0; }},
       {"WGRT_NO_FUSE", [](Tuning& t, auto n, auto v) { t.fuse = choice(n, v, {"1", "0"}) != 0; }},
+      {"WGRT_UPLOAD_THREADS", [](Tuning& t, auto n, auto v) { t.upload_threads = int32_t(count(n, v, "0 to 64 threads")); }},
       {"WGRT_MATMUL", [](Tuning& t, auto n, auto v) {
          t.matmul_precision = MatmulPrecision(choice(n, v, {"auto", "f32", "f16", "f16acc"}));
        }},

@@ -17,6 +17,9 @@ bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 void validate(const Tuning& t) {
   if (t.submit_every < -1) refuse("submit_every", "-1 (the default), 0 or more", std::to_string(t.submit_every));
+  if (t.upload_threads < -1 || t.upload_threads > 64) {
+    refuse("upload_threads", "-1 (the default), or 0 to 64", std::to_string(t.upload_threads));
+  }
   if (t.gemm_depth != 0 && t.gemm_depth != 1 && t.gemm_depth != 2 && t.gemm_depth != 4) {
     refuse("gemm_depth", "0 (choose), 1, 2 or 4", std::to_string(t.gemm_depth));
   }

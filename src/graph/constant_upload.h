@@ -1,17 +1,25 @@
 // Puts constants into their GPU buffers a run of rows at a time. Each run is
 // read from its source (constant_source.h: the model file, through any
-// repacking) into one reused host buffer, converted to the device layout
-// and queued as a buffer write; every few runs the queue is submitted, and
-// the submit before it waited for. So neither host memory nor the queue's
-// staging grows with the model: a 40 GB model loads through a few chunks.
+// repacking) into one of two reused host chunks, converted to the device
+// layout and queued as a buffer write; every few runs the queue is
+// submitted, and the submit before it waited for. So neither host memory
+// nor the queue's staging grows with the model: a 40 GB model loads through
+// a few chunks.
+//
+// Reading and repacking are split over a few worker threads (each run in as
+// many pieces of rows) and run one run ahead: while this thread hands run i
+// to the queue, the workers produce run i + 1. Sources are read from several
+// threads at once (RangeReader says so).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/worker_pool.h"
 #include "graph/value.h"
 
 namespace wgrt {
@@ -27,8 +35,8 @@ inline constexpr uint64_t kDefaultUploadChunkBytes = uint64_t{16} << 20;
 class ConstantUploader {
  public:
   // `on_progress(done, total)` in host bytes after each run; `total` is the
-  // sum of the constants' host sizes.
-  ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, uint64_t total,
+  // sum of the constants' host sizes. `threads`: as Tuning::upload_threads.
+  ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, int threads, uint64_t total,
                    std::function<void(uint64_t, uint64_t)> on_progress);
   ~ConstantUploader();
 
@@ -41,11 +49,17 @@ class ConstantUploader {
 
  private:
   void submit_window();
+  // Starts producing rows [first, first + n) into `chunk` on the workers.
+  void produce(const ConstantSource& rows, uint64_t first, uint64_t n, std::vector<uint8_t>& chunk, TaskGroup& group);
+  // Queues a produced chunk's write into `buffer` at `offset`; returns the bytes written.
+  uint64_t write(const Tensor& t, std::span<const uint8_t> bytes, const gpu::Buffer& buffer, uint64_t offset,
+                 const std::string& what, uint64_t first_row);
 
   gpu::Device& device_;
   uint64_t chunk_bytes_, total_, done_ = 0, queued_ = 0;
   std::function<void(uint64_t, uint64_t)> on_progress_;
-  std::vector<uint8_t> chunk_;
+  WorkerPool workers_;
+  std::vector<uint8_t> chunks_[2];
   std::unique_ptr<gpu::CommandBatch> in_flight_;  // the last window's submit
 };
 

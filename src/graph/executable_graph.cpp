@@ -43,7 +43,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   st.changed.assign(st.graph.values.size(), 0);
   st.host_inputs.assign(st.graph.values.size(), {});
   eg->memory_ = MemoryPlan::create(device, st.graph, registry.parts_dims(st.graph), options.on_upload,
-                                   options.upload_chunk_bytes);
+                                   options.upload_chunk_bytes, options.tuning.upload_threads);
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.tuning.scratch_pool);
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);

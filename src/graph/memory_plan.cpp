@@ -96,7 +96,8 @@ std::vector<TensorSegment> MemoryPlan::segments(ValueId id, const Tensor& t, siz
 }
 
 MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std::vector<int>& parts_dims,
-                              const std::function<void(uint64_t, uint64_t)>& on_upload, uint64_t upload_chunk_bytes) {
+                              const std::function<void(uint64_t, uint64_t)>& on_upload, uint64_t upload_chunk_bytes,
+                              int upload_threads) {
   MemoryPlan plan;
   const auto parts_dim = [&](ValueId id) { return id < parts_dims.size() ? parts_dims[id] : -1; };
   uint64_t upload_total = 0;
@@ -104,7 +105,7 @@ MemoryPlan MemoryPlan::create(gpu::Device& device, const Graph& graph, const std
     const auto* t = std::get_if<Tensor>(&v);
     if (t != nullptr && t->storage == StorageKind::Constant) upload_total += t->constant_size();
   }
-  ConstantUploader uploader(device, upload_chunk_bytes, upload_total, on_upload);
+  ConstantUploader uploader(device, upload_chunk_bytes, upload_threads, upload_total, on_upload);
   plan.by_value_.assign(graph.values.size(), nullptr);
   plan.segment_index_.assign(graph.values.size(), -1);
   plan.add_shared_objects(device, graph);

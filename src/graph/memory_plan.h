@@ -49,10 +49,11 @@ class MemoryPlan {
   // (OpRegistry::parts_dims; empty: all -1). Throws Error(OutOfMemory)
   // naming the tensor; what was created so far is released.
   // Constants stream to the GPU through `upload_chunk_bytes` of host memory
-  // (ConstantUploader); `on_upload(done, total)` in host bytes.
+  // (ConstantUploader, with `upload_threads` as Tuning::upload_threads);
+  // `on_upload(done, total)` in host bytes.
   static MemoryPlan create(gpu::Device& device, const Graph& graph, const std::vector<int>& parts_dims = {},
                            const std::function<void(uint64_t, uint64_t)>& on_upload = {},
-                           uint64_t upload_chunk_bytes = kDefaultUploadChunkBytes);
+                           uint64_t upload_chunk_bytes = kDefaultUploadChunkBytes, int upload_threads = -1);
 
   // The buffer behind a tensor value (shared or its own).
   const gpu::Buffer& buffer(ValueId id) const;
