@@ -100,6 +100,19 @@ struct LlmOptions {
   // this many, each `context` long, and generate_batch / api::Batch advance
   // them together, one forward pass per token of all of them.
   int64_t parallel = 1;
+  // A GGUF model split by layers across GPUs (llama.cpp's --split-mode
+  // layer): the adapters (list_adapters() indices) in order, each holding a
+  // run of layers of about equal bytes and their KV cache; the hidden state
+  // crosses from one to the next through the host. The first is the
+  // runtime's own device when the runtime was made on that adapter
+  // (RuntimeOptions::adapter); every other gets a device of its own, made
+  // with the runtime's options. Empty: the runtime's device holds the whole
+  // model. Error(InvalidArgument) for a repeated index or more
+  // devices than layers, Error(NotFound) for an index past the adapters.
+  std::vector<int> devices;
+  // Test only: lets `devices` name one adapter more than once (each entry
+  // still a device of its own), so one GPU tests the split.
+  bool devices_may_repeat_for_test = false;
   LoadOptions load;
   // Progress while weights are read and uploaded: (done, total, stage);
   // "preparing weights" counts tensors, "uploading" bytes, "compiling
@@ -254,6 +267,9 @@ class Llm {
   // (false: it samples on the CPU whatever the option says).
   bool can_sample_on_gpu() const;
   int64_t context() const;
+  // Any thread. The adapter of each device the model is on, in layer order
+  // (one unless LlmOptions::devices split it).
+  std::vector<AdapterInfo> adapters() const;
   int64_t chunk() const;           // most prompt tokens per forward pass
   uint64_t weight_bytes() const;   // GPU bytes of the model's weights
   // Not from another thread while generating:

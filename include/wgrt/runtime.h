@@ -55,6 +55,10 @@ struct RuntimeOptions {
   bool shader_f16 = true;
   bool timestamp_query = true;  // needed for per-dispatch GPU times
   bool subgroups = true;
+  // Which adapter: -1, the one the WebGPU implementation prefers for
+  // performance; n >= 0, the nth of list_adapters() (Error(NotFound) naming
+  // those there are when past them).
+  int adapter = -1;
 };
 
 // The WebGPU adapter a runtime runs on.
@@ -91,6 +95,11 @@ struct AdapterLimits {
   uint32_t max_compute_workgroup_size_z = 0;
   uint32_t min_storage_buffer_offset_alignment = 0;
 };
+
+// The adapters this machine offers, in the order RuntimeOptions::adapter and
+// LlmOptions::devices count them. Empty where adapters cannot be listed (a
+// browser offers one). Each entry's `implementation` is left empty.
+std::vector<AdapterInfo> list_adapters();
 
 class Runtime {
  public:

@@ -175,7 +175,7 @@ void bind_llm(nb::module_& m) {
   bind_generation(m);
   nb::class_<PyLLM>(m, "LLM", "A Llama-family model: a GGUF file, or ExecuTorch's Llama export with a GGUF tokenizer.")
       .def_static("_load", [](const std::string& path, int64_t context, int64_t chunk, bool kv_f16, int64_t parallel,
-                              const std::string& tokenizer) {
+                              const std::string& tokenizer, const std::vector<int>& devices) {
         api::LlmOptions options;
         options.path = path;
         options.tokenizer_path = tokenizer;
@@ -183,10 +183,11 @@ void bind_llm(nb::module_& m) {
         options.chunk = chunk;
         options.kv_f16 = kv_f16;
         options.parallel = parallel;
+        options.devices = devices;
         options.load = api::load_options_from_environment();
         return PyLLM{api::Llm::load(default_runtime(), options)};
       }, nb::arg("path"), nb::arg("context") = 2048, nb::arg("chunk") = 256, nb::arg("kv_f16") = false,
-         nb::arg("parallel") = 1, nb::arg("tokenizer") = "")
+         nb::arg("parallel") = 1, nb::arg("tokenizer") = "", nb::arg("devices") = std::vector<int>{})
       .def_prop_ro("parallel", [](const PyLLM& l) { return l.llm.parallel(); })
       .def_prop_ro("path", [](const PyLLM& l) { return l.llm.path(); })
       .def_prop_ro("summary", [](const PyLLM& l) { return l.llm.description(); })

@@ -233,6 +233,18 @@ NB_MODULE(_wgrt, m) {
     return d;
   }, "The WebGPU adapter of the default runtime (created on first use).");
 
+  m.def("adapters", [] {
+    nb::list out;
+    for (const api::AdapterInfo& a : api::list_adapters()) {
+      nb::dict d;
+      d["name"] = a.name;
+      d["backend"] = a.backend;
+      d["device_type"] = a.device_type;
+      out.append(d);
+    }
+    return out;
+  }, "Every WebGPU adapter of this machine, in the order load(devices=...) numbers them.");
+
   bind_device_tensor(m);
   bind_graph(m);
   bind_llm(m);

@@ -25,9 +25,10 @@ import numpy as np
 from . import _wgrt
 from ._wgrt import Error, Tensor, __version__
 
-__all__ = ["__version__", "Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "configure", "default_model_path", "load"]
+__all__ = ["__version__", "Error", "LLM", "Method", "Program", "Tensor", "adapter_info", "adapters", "configure", "default_model_path", "load"]
 
 adapter_info = _wgrt.adapter_info
+adapters = _wgrt.adapters
 
 
 def configure(limits: str = "adapter") -> None:
@@ -299,30 +300,35 @@ class LLM:
 
 
 def load(path: str | None = None, ptd: str | None = None, *, context: int = 2048, chunk: int = 256,
-         kv_f16: bool = False, parallel: int = 1, tokenizer: str | None = None):
+         kv_f16: bool = False, parallel: int = 1, tokenizer: str | None = None,
+         devices: list[int] | None = None):
     """Loads a .gguf LLM (default: the built-in SmolLM2) or a .pte program
     (with its .ptd weights file, if it has one). kv_f16: keep a GGUF model's
     KV cache in f16 (half its memory; rows rounded to f16). parallel: the
     sequences generate_batch decodes at once (1 to 32; the KV cache holds
     parallel x context tokens). tokenizer: a GGUF file whose tokenizer a
     .pte from ExecuTorch's Llama export uses; with it the .pte loads as an
-    LLM (generate, encode, ...) instead of a Program."""
+    LLM (generate, encode, ...) instead of a Program. devices: split a
+    GGUF model's layers across these GPUs (indices of wgrt.adapters()), each
+    holding a run of layers and its KV cache."""
     path = default_model_path() if path is None else os.fspath(path)
     if path.endswith(".gguf"):
         if ptd is not None:
             raise ValueError("ptd is for .pte programs")
         if tokenizer is not None:
             raise ValueError("tokenizer is for a .pte LLM (a GGUF file brings its own)")
-        return LLM(_wgrt.LLM._load(path, context, max(chunk, parallel), kv_f16, parallel))
+        return LLM(_wgrt.LLM._load(path, context, max(chunk, parallel), kv_f16, parallel, "", list(devices or [])))
     if path.endswith(".pte"):
         if kv_f16:
             raise ValueError("kv_f16 is for .gguf models (a .pte brings its own KV cache)")
         if parallel != 1:
             raise ValueError("parallel is for .gguf models (a .pte's KV cache holds one sequence)")
+        if devices:
+            raise ValueError("devices is for .gguf models (a .pte is one graph on one GPU)")
         if tokenizer is not None:
             if ptd is not None:
                 raise ValueError("ptd is for .pte programs loaded without a tokenizer")
-            return LLM(_wgrt.LLM._load(path, context, chunk, False, 1, os.fspath(tokenizer)))
+            return LLM(_wgrt.LLM._load(path, context, chunk, False, 1, os.fspath(tokenizer), []))
         if ptd is None and (beside := _wgrt._ptd_beside(os.fspath(path))):
             print(f"wgrt: using {beside}, the .ptd beside the program (ptd= names another)", file=sys.stderr)
             ptd = beside

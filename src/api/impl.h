@@ -44,6 +44,9 @@ std::vector<DispatchTime> dispatch_times(const std::vector<gpu::DispatchTiming>&
 
 struct LlmImpl {
   std::shared_ptr<RuntimeImpl> runtime;
+  // A model split across adapters (LlmOptions::devices): its devices,
+  // declared before the model so that they outlive it.
+  std::vector<std::unique_ptr<gpu::Device>> devices;
   std::unique_ptr<llm::LlmModel> model;
 };
 

@@ -40,6 +40,30 @@ llm::GenerateOptions engine_options(const GenerateOptions& options) {
   return g;
 }
 
+// A device for each adapter LlmOptions::devices names (but the first when
+// `skip_first`), made like the runtime's.
+void open_split_devices(const LlmOptions& options, gpu::DeviceOptions like, bool skip_first,
+                        std::vector<std::unique_ptr<gpu::Device>>& out) {
+  const std::vector<int>& d = options.devices;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i] < 0) {
+      throw Error(ErrorCode::InvalidArgument, "devices: entry " + std::to_string(i) + " is " + std::to_string(d[i]) +
+                                                  "; adapters count from 0 (wgrt info lists them)");
+    }
+    for (size_t j = 0; j < i && !options.devices_may_repeat_for_test; ++j) {
+      if (d[j] == d[i]) {
+        throw Error(ErrorCode::InvalidArgument, "devices: adapter " + std::to_string(d[i]) +
+                                                    " is named twice (entries " + std::to_string(j) + " and " +
+                                                    std::to_string(i) + ")");
+      }
+    }
+  }
+  for (size_t i = skip_first ? 1 : 0; i < d.size(); ++i) {
+    like.adapter = d[i];
+    out.push_back(gpu::Device::create(like));
+  }
+}
+
 }  // namespace
 
 void validate(const GenerateOptions& options, int64_t vocab) { llm::validate(engine_options(options), vocab); }
@@ -61,7 +85,17 @@ Llm Llm::load(const Runtime& runtime, const LlmOptions& options) {
   o.graph = detail::engine_options(options.load);
   auto impl = std::make_shared<detail::LlmImpl>();
   impl->runtime = runtime.impl();
-  impl->model = llm::LlmModel::load(runtime.impl()->runtime->device(), o);
+  wgrt::Runtime& rt = *runtime.impl()->runtime;
+  gpu::Device* first = &rt.device();
+  if (!options.devices.empty()) {
+    // The runtime's own device serves the first part when it was made on
+    // that adapter (the CLI makes it so); a device is made for every other.
+    const bool runtime_first = rt.device_options().adapter == options.devices[0];
+    open_split_devices(options, rt.device_options(), runtime_first, impl->devices);
+    if (!runtime_first) first = impl->devices[0].get();
+    for (size_t i = runtime_first ? 0 : 1; i < impl->devices.size(); ++i) o.more_devices.push_back(impl->devices[i].get());
+  }
+  impl->model = llm::LlmModel::load(*first, o);
   return Llm(std::move(impl));
 }
 
@@ -93,7 +127,7 @@ HostTimes Llm::last_host_times() const {
   return {h.prepare_ms, h.encode_ms, h.wait_ms, h.readback_ms, h.dispatches, h.submit_ms};
 }
 
-size_t Llm::dispatch_count() const { return impl_->model->graph().dispatch_count(); }
+size_t Llm::dispatch_count() const { return impl_->model->dispatch_count(); }
 
 std::string Llm::apply_chat_template(const std::vector<ChatMessage>& messages, bool add_generation_prompt) const {
   return apply_chat_template(messages, add_generation_prompt, {});
@@ -246,9 +280,30 @@ int64_t Llm::reuse_cached_prefix(std::span<const int32_t> prompt) {
   return n;
 }
 const std::string& Llm::path() const { return impl_->model->path(); }
-std::string Llm::description() const { return impl_->model->config().summary(); }
+std::string Llm::description() const {
+  std::string out = impl_->model->config().summary();
+  const std::vector<llm::LayerRange> split = impl_->model->layer_split();
+  if (split.size() < 2) return out;
+  out += "; layers split across " + std::to_string(split.size()) + " devices:";
+  for (const llm::LayerRange& r : split) {
+    out += ' ';
+    out += std::to_string(r.first);
+    out += '-';
+    out += std::to_string(r.end - 1);
+  }
+  return out;
+}
 bool Llm::can_sample_on_gpu() const { return impl_->model->can_sample_on_gpu(); }
 int64_t Llm::context() const { return impl_->model->context(); }
+std::vector<AdapterInfo> Llm::adapters() const {
+  std::vector<AdapterInfo> out;
+  for (const gpu::Device* d : impl_->model->devices()) {
+    const gpu::AdapterInfo& a = d->adapter_info();
+    out.push_back({a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id,
+                   d->implementation_version()});
+  }
+  return out;
+}
 int64_t Llm::chunk() const { return impl_->model->chunk(); }
 uint64_t Llm::weight_bytes() const { return impl_->model->weight_bytes(); }
 int64_t Llm::cached_tokens() const { return impl_->model->cached(); }

@@ -19,6 +19,7 @@ gpu::DeviceOptions device_options(const RuntimeOptions& options) {
   d.want_shader_f16 = options.shader_f16;
   d.want_timestamp_query = options.timestamp_query;
   d.want_subgroups = options.subgroups;
+  d.adapter = options.adapter;
   return d;
 }
 }  // namespace
@@ -28,6 +29,14 @@ LimitsMode parse_limits_mode(std::string_view text, std::string_view what) {
 }
 
 const char* limits_mode_name(LimitsMode mode) { return gpu::limits_mode_name(to_gpu(mode)); }
+
+std::vector<AdapterInfo> list_adapters() {
+  std::vector<AdapterInfo> out;
+  for (const gpu::AdapterInfo& a : gpu::list_adapters()) {
+    out.push_back({a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id, ""});
+  }
+  return out;
+}
 
 Runtime Runtime::create(const RuntimeOptions& options) {
   auto impl = std::make_shared<detail::RuntimeImpl>();

@@ -31,6 +31,7 @@ namespace {
 
 struct BenchArgs {
   std::string model, tokenizer, json;
+  std::vector<int> devices;
   std::string p = "128,512", n = "128";  // comma-separated lists
   std::string parallel;                  // --parallel: comma-separated sequence counts
   int reps = 5;
@@ -42,6 +43,7 @@ struct BenchArgs {
   int32_t in_flight = api::GenerateOptions{}.in_flight;
   int64_t top = 15;
   bool ab = false, cpu_sampling = false, profile = false, no_fuse = false, kv_f16 = false;
+  bool devices_may_repeat = false;  // --test-devices-may-repeat
 };
 
 using Clock = std::chrono::steady_clock;
@@ -317,6 +319,8 @@ api::Llm load_model(const api::Runtime& runtime, const BenchArgs& args, const Pl
   load.context = args.ctx > 0 ? args.ctx : plan.need;
   load.chunk = std::max<int64_t>({plan.max_pp, args.tg_prefill, 16});
   load.kv_f16 = args.kv_f16;
+  load.devices = args.devices;
+  load.devices_may_repeat_for_test = args.devices_may_repeat;
   for (int64_t p : plan.parallel) load.parallel = std::max(load.parallel, p);
   load.chunk = std::max(load.chunk, load.parallel);
   const auto t_load = Clock::now();
@@ -338,6 +342,7 @@ void print_setup(const api::Llm& model, const api::Runtime& runtime, double load
   const api::AdapterFeatures features = runtime.features();
   std::printf("model:   %s\n         %s\n", model.path().c_str(), model.description().c_str());
   std::printf("weights: %.1f MiB on the GPU; loaded in %.2f s\n", model.weight_bytes() / 1048576.0, load_s);
+  if (model.adapters().size() > 1) std::printf("devices: %s\n", adapter_names(model).c_str());
   std::printf("device:  %s (%s, %s), %s; shader-f16 %s, subgroups %s, timestamp-query %s\n", info.name.c_str(),
               info.backend.c_str(), info.device_type.c_str(), info.implementation.c_str(),
               features.shader_f16 ? "yes" : "no", features.subgroups ? "yes" : "no",
@@ -479,7 +484,7 @@ int bench(const BenchArgs& args) {
   tg_mode.in_flight = args.in_flight;
   tg_mode.gpu_sampling = !args.cpu_sampling;
 
-  const api::Runtime runtime = api::Runtime::create(runtime_options());
+  const api::Runtime runtime = api::Runtime::create(runtime_options(args.devices));
   double load_s = 0;
   api::Llm model = load_model(runtime, args, plan, &load_s);
   print_setup(model, runtime, load_s, args);
@@ -526,6 +531,10 @@ Command add_bench(CLI::App& app) {
       ->type_name("S")
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--ctx", a->ctx, "KV cache length (default: what the largest test needs)")->type_name("N");
+  add_devices_option(cmd, a->devices);
+  cmd->add_flag("--test-devices-may-repeat", a->devices_may_repeat,
+                "test only: --devices may name one adapter more than once (a device each),\n"
+                "to measure what crossing between devices costs on one GPU");
   cmd->add_option("--seed", a->seed, "seed of the random tokens (default 1234)")->type_name("S");
   cmd->add_option("--in-flight", a->in_flight,
                   "tg: decode steps queued ahead of the host, each sampling its token\n"

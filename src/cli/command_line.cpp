@@ -60,6 +60,12 @@ api::RuntimeOptions runtime_options() {
   return options;
 }
 
+api::RuntimeOptions runtime_options(const std::vector<int>& devices) {
+  api::RuntimeOptions options = runtime_options();
+  if (!devices.empty()) options.adapter = devices[0];
+  return options;
+}
+
 api::LoadOptions load_options(bool no_fuse) {
   api::LoadOptions options = api::load_options_from_environment();
   if (no_fuse) options.tuning.fuse = false;
@@ -98,6 +104,24 @@ CLI::Validator in_range(int64_t lo, int64_t hi) {
         return {};
       },
       "");
+}
+
+std::string adapter_names(const api::Llm& model) {
+  std::string out;
+  for (const api::AdapterInfo& a : model.adapters()) out += (out.empty() ? "" : " + ") + a.name + " (" + a.backend + ")";
+  return out;
+}
+
+CLI::Option* add_devices_option(CLI::App* cmd, std::vector<int>& devices) {
+  return cmd
+      ->add_option("--devices", devices,
+                   "split the model's layers across these GPUs (comma-separated adapter\n"
+                   "indices from `wgrt info`, e.g. 0,1), each holding a run of layers and\n"
+                   "its KV cache (default: the whole model on one GPU)")
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->type_name("LIST")
+      ->check(CLI::NonNegativeNumber);
 }
 
 CLI::Option* repeatable(CLI::Option* option) {

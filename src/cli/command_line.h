@@ -34,6 +34,9 @@ CLI::App* add_command(CLI::App& app, const std::string& name, const std::string&
 // chose, else WGRT_LIMITS, else adapter. An unknown value is
 // Error(InvalidArgument) naming the option (or variable) and the accepted values.
 api::RuntimeOptions runtime_options();
+// The same on the first adapter of an LLM's --devices (when given), so that
+// the runtime's device holds the model's first layers.
+api::RuntimeOptions runtime_options(const std::vector<int>& devices);
 // The tuning the WGRT_* variables ask for (src/cli/environment.h); --no-fuse
 // turns the fusion passes off.
 api::LoadOptions load_options(bool no_fuse = false);
@@ -48,6 +51,13 @@ std::string ptd_or_beside(const char* command, const std::string& pte, const std
 // An integer check with a plain message ("-n: -1 is not in [0, 2147483647]")
 // and nothing added to the option's --help line.
 CLI::Validator in_range(int64_t lo, int64_t hi);
+
+// "name (backend)" of each adapter the model is on, joined by " + ".
+std::string adapter_names(const api::Llm& model);
+
+// --devices LIST: the GPUs (adapter indices, as `wgrt info` lists them) an
+// LLM's layers are split across (api::LlmOptions::devices).
+CLI::Option* add_devices_option(CLI::App* cmd, std::vector<int>& devices);
 
 // A repeatable option: every occurrence adds one value.
 CLI::Option* repeatable(CLI::Option* option);

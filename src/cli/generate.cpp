@@ -28,6 +28,7 @@ namespace {
 struct GenerateArgs {
   std::vector<std::string> prompt_words;
   std::string model, tokenizer, system, file, prompt_tokens, dump_logits, json_schema, grammar;
+  std::vector<int> devices;
   bool json = false;
   int32_t n = 128;
   float temp = 0.8f, top_p = 0.95f, min_p = 0.05f, repeat_penalty = 1.0f, presence_penalty = 0.0f,
@@ -141,6 +142,7 @@ api::Llm load_model(const api::Runtime& runtime, const GenerateArgs& args, const
   load.context = args.ctx;
   load.chunk = args.chunk;
   load.kv_f16 = args.kv_f16;
+  load.devices = args.devices;
   load.check = gen;
   std::optional<api::Llm> model;
   {
@@ -150,11 +152,9 @@ api::Llm load_model(const api::Runtime& runtime, const GenerateArgs& args, const
     }
     model = api::Llm::load(runtime, load);
   }
-  const api::AdapterInfo adapter = runtime.adapter_info();
   if (!args.quiet) {
-    std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
-                 model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
-                 static_cast<long long>(model->context()));
+    std::fprintf(stderr, "model: %s\n  %s\n  on %s, context %lld\n", model->path().c_str(),
+                 model->description().c_str(), adapter_names(*model).c_str(), static_cast<long long>(model->context()));
   }
   return *std::move(model);
 }
@@ -183,7 +183,7 @@ void write_logits(const std::string& path, const std::vector<float>& dumped, siz
 
 // Why generation stopped, its speed and the GPU memory, on stderr.
 void print_report(const api::GenerateResult& stats, const api::GenerateOptions& gen, const api::Llm& model,
-                  const api::Runtime& runtime) {
+                  const api::Runtime& runtime, bool on_runtime_device) {
   const MemoryStats mem = model.memory_stats();
   std::fprintf(stderr, "\n%s\n", stats.cancelled ? "[stopped by Ctrl-C]" : stats.context_full ? "[context full]" : "");
   std::fprintf(stderr, "prompt:     %5zu tokens in %7.3f s = %8.1f tokens/s\n", stats.prompt_tokens,
@@ -194,10 +194,12 @@ void print_report(const api::GenerateResult& stats, const api::GenerateOptions& 
                        !gen.json_schema && !gen.grammar
                    ? ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str()
                    : "sampled on the CPU");
-  std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB); "
-               "peak on the device %.1f MiB\n",
+  std::fprintf(stderr, "GPU memory: %.1f MiB for this model (weights %.1f MiB, KV cache and activations %.1f MiB)",
                mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0,
-               (mem.tensor_bytes + mem.scratch_bytes) / 1048576.0, runtime.peak_buffer_bytes() / 1048576.0);
+               (mem.tensor_bytes + mem.scratch_bytes) / 1048576.0);
+  // A split model's other devices are not the runtime's.
+  if (on_runtime_device) std::fprintf(stderr, "; peak on the device %.1f MiB", runtime.peak_buffer_bytes() / 1048576.0);
+  std::fputc('\n', stderr);
 }
 
 int generate(const GenerateArgs& args) {
@@ -206,7 +208,7 @@ int generate(const GenerateArgs& args) {
     throw Error(ErrorCode::InvalidArgument, "no prompt: pass one, or --file PATH, or - for stdin");
   }
   api::GenerateOptions gen = generate_options(args);
-  const api::Runtime runtime = api::Runtime::create(runtime_options());
+  const api::Runtime runtime = api::Runtime::create(runtime_options(args.devices));
   api::Llm model = load_model(runtime, args, gen);
   const std::vector<int32_t> tokens = prompt_tokens(model, args, prompt);
 
@@ -236,7 +238,7 @@ int generate(const GenerateArgs& args) {
     for (int32_t id : stats.tokens) ids += (ids.empty() ? "" : ",") + std::to_string(id);
     std::fprintf(stderr, "token ids: %s\n", ids.c_str());
   }
-  if (!args.quiet) print_report(stats, gen, model, runtime);
+  if (!args.quiet) print_report(stats, gen, model, runtime, args.devices.size() < 2);
   return stats.cancelled ? 130 : 0;
 }
 
@@ -279,6 +281,7 @@ Command add_generate(CLI::App& app) {
                 "load without the fusion passes (RMSNorm and residual adds run as their own kernels)");
   cmd->add_flag("--kv-f16", a->kv_f16, "keep the KV cache in f16 (GGUF models): half its memory, rows rounded to f16");
   cmd->add_option("--ctx", a->ctx, "context length: prompt + generated tokens (default 2048)")->type_name("N");
+  add_devices_option(cmd, a->devices);
   cmd->add_option("--chunk", a->chunk, "most prompt tokens per forward pass (default 256)")->type_name("N");
   cmd->add_flag("--chat", a->chat, "wrap the prompt in the model's chat template");
   cmd->add_option("--system", a->system, "system message for --chat")->type_name("TEXT");

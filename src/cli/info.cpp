@@ -61,6 +61,12 @@ int info() {
               l.max_compute_workgroup_size_y, l.max_compute_workgroup_size_z);
   std::printf("  maxComputeWorkgroupStorageSize:    %u\n", l.max_compute_workgroup_storage_size);
   std::printf("  minStorageBufferOffsetAlignment:   %u\n", l.min_storage_buffer_offset_alignment);
+  // The numbering --devices uses.
+  const std::vector<api::AdapterInfo> all = api::list_adapters();
+  std::printf("\nadapters (--devices numbers them):\n");
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::printf("  %zu  %s (%s, %s)\n", i, all[i].name.c_str(), all[i].backend.c_str(), all[i].device_type.c_str());
+  }
   return 0;
 }
 
@@ -69,7 +75,8 @@ int info() {
 Command add_info(CLI::App& app) {
   CLI::App* cmd = add_command(app, "info", "the WebGPU adapter, its limits and features",
                               "Prints the WebGPU adapter wgrt uses (name, vendor, backend, type),\n"
-                              "its limits and its optional features. Exits 1 when there is no adapter.");
+                              "its limits and its optional features, then every adapter with the\n"
+                              "number --devices gives it. Exits 1 when there is no adapter.");
   return {cmd, info};
 }
 

@@ -86,7 +86,7 @@ int serve(ServeConfig& config) {
   config.server.log_requests = !config.quiet;
   static StopSignals signals;  // its thread may outlive this call
 
-  const api::Runtime runtime = api::Runtime::create(runtime_options());
+  const api::Runtime runtime = api::Runtime::create(runtime_options(config.load.devices));
   {
     // The model path and tuning the environment names (WGRT_DEFAULT_MODEL, WGRT_*).
     const api::LlmOptions env = llm_options(config.load.path);
@@ -103,15 +103,13 @@ int serve(ServeConfig& config) {
   // After a lost GPU device: a new device and the model loaded again on it.
   config.server.reload = [load = config.load]() mutable {
     load.on_progress = nullptr;
-    return api::Llm::load(api::Runtime::create(runtime_options()), load);
+    return api::Llm::load(api::Runtime::create(runtime_options(load.devices)), load);
   };
 
   server::HttpServer server(*model, config.server);
   const int port = server.bind();
-  const api::AdapterInfo adapter = runtime.adapter_info();
-  std::fprintf(stderr, "model: %s\n  %s\n  on %s (%s), context %lld\n", model->path().c_str(),
-               model->description().c_str(), adapter.name.c_str(), adapter.backend.c_str(),
-               static_cast<long long>(model->context()));
+  std::fprintf(stderr, "model: %s\n  %s\n  on %s, context %lld\n", model->path().c_str(),
+               model->description().c_str(), adapter_names(*model).c_str(), static_cast<long long>(model->context()));
   const std::string at_once = model->parallel() > 1 ? std::to_string(model->parallel()) + " requests at once"
                                                     : std::string("one request at a time");
   std::fprintf(stderr, "listening on http://%s:%d (%s, %zu may wait%s)\n", config.server.host.c_str(), port,
@@ -157,6 +155,7 @@ Command add_serve(CLI::App& app) {
       ->check(in_range(0, 65535));
   cmd->add_option("--ctx", c->load.context, "context length per request: prompt + completion (default 2048)")
       ->type_name("N");
+  add_devices_option(cmd, c->load.devices);
   cmd->add_option("--chunk", c->load.chunk, "most prompt tokens per forward pass (default 256)")->type_name("N");
   cmd->add_option("--parallel", c->parallel,
                   "requests decoded at once, 1 to 32 (default 4; 1 for a .pte); the KV cache\n"

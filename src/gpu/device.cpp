@@ -191,6 +191,25 @@ AdapterInfo read_adapter_info(WGPUAdapter adapter) {
   return out;
 }
 
+std::string adapter_list(const std::vector<AdapterInfo>& adapters) {
+  std::string out;
+  for (size_t i = 0; i < adapters.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(i) + " " + adapters[i].name + " (" + adapters[i].backend + ")";
+  }
+  return out;
+}
+
+// The nth adapter of list_adapters(); Error(NotFound) naming those there are.
+WGPUAdapter nth_adapter(WGPUInstance instance, int n) {
+  std::vector<Handle<WGPUAdapter>> adapters = native::enumerate_adapters(instance);
+  if (n >= 0 && size_t(n) < adapters.size()) return adapters[size_t(n)].take();
+  std::vector<AdapterInfo> infos;
+  for (const auto& a : adapters) infos.push_back(read_adapter_info(a.get()));
+  throw Error(ErrorCode::NotFound, "no GPU adapter " + std::to_string(n) + ": this machine has " +
+                                       std::to_string(infos.size()) +
+                                       (infos.empty() ? "" : " (" + adapter_list(infos) + ")"));
+}
+
 // The optional features the adapter offers, and those to request of it.
 struct FeatureChoice {
   DeviceFeatures offered;
@@ -287,12 +306,21 @@ DeviceLimits spec_default_limits() {
   return d;
 }
 
+std::vector<AdapterInfo> list_adapters() {
+  Handle<WGPUInstance> instance(native::create_instance());
+  if (!instance.get()) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
+  std::vector<AdapterInfo> infos;
+  for (const auto& a : native::enumerate_adapters(instance.get())) infos.push_back(read_adapter_info(a.get()));
+  return infos;
+}
+
 std::unique_ptr<Device> Device::create(const DeviceOptions& options) {
   std::unique_ptr<Device> dev(new Device());
   dev->errors_ = std::make_unique<ErrorSink>();
   dev->instance_.reset(native::create_instance());
   if (!dev->instance_.get()) throw Error(ErrorCode::NotFound, "could not create a WebGPU instance");
-  dev->adapter_.reset(request_adapter(dev->instance_.get()));
+  dev->adapter_.reset(options.adapter < 0 ? request_adapter(dev->instance_.get())
+                                          : nth_adapter(dev->instance_.get(), options.adapter));
   dev->adapter_info_ = read_adapter_info(dev->adapter_.get());
 
   // Adapter mode asks for the adapter's own limits: the spec defaults (128

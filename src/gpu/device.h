@@ -81,7 +81,15 @@ struct DeviceOptions {
   // stored in several buffers, as if the device's binding limit were this
   // low, so that small models meet every op's split path.
   uint64_t split_bytes_for_test = 0;
+  // Which adapter: -1, the one the implementation prefers for performance;
+  // n >= 0, the nth of list_adapters() (a model split across GPUs names
+  // each). Error(NotFound) naming the adapters there are when n is past them.
+  int adapter = -1;
 };
+
+// The adapters this machine offers, in the order DeviceOptions::adapter
+// counts them (empty where they cannot be listed: a browser).
+std::vector<AdapterInfo> list_adapters();
 
 class Device {
  public:

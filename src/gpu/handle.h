@@ -58,6 +58,8 @@ class Handle {
 
   T get() const { return raw_; }
   explicit operator bool() const { return raw_ != nullptr; }
+  // Gives up ownership: the caller holds the reference now.
+  T take() { return std::exchange(raw_, nullptr); }
   // Releases what is held, then adopts `raw`.
   void reset(T raw = nullptr) {
     if (raw_ != nullptr) release(raw_);

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "gpu/handle.h"
 #include "gpu/webgpu_fwd.h"
 
 namespace wgrt::gpu::native {
@@ -11,6 +13,10 @@ namespace wgrt::gpu::native {
 // An instance limited to the primary backends (Vulkan, Metal, D3D12): wgrt
 // does not want a GL adapter standing in when Vulkan is missing.
 WGPUInstance create_instance();
+
+// Every adapter the instance sees, in the implementation's order; empty where adapters cannot be listed (a browser
+// offers one, through requestAdapter).
+std::vector<Handle<WGPUAdapter>> enumerate_adapters(WGPUInstance instance);
 
 // Processes completed work and fires ready callbacks; with wait, blocks until
 // the queue is idle first.

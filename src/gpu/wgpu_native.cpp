@@ -14,6 +14,16 @@ WGPUInstance create_instance() {
   return wgpuCreateInstance(&desc);
 }
 
+std::vector<Handle<WGPUAdapter>> enumerate_adapters(WGPUInstance instance) {
+  WGPUInstanceEnumerateAdapterOptions options = {};
+  options.backends = WGPUInstanceBackend_Primary;
+  std::vector<WGPUAdapter> raw(wgpuInstanceEnumerateAdapters(instance, &options, nullptr));
+  if (!raw.empty()) raw.resize(wgpuInstanceEnumerateAdapters(instance, &options, raw.data()));
+  std::vector<Handle<WGPUAdapter>> adapters;
+  for (WGPUAdapter a : raw) adapters.emplace_back(a);
+  return adapters;
+}
+
 void poll(WGPUDevice device, bool wait) { wgpuDevicePoll(device, wait, nullptr); }
 
 uint64_t submit(WGPUQueue queue, WGPUCommandBuffer commands) {

@@ -16,6 +16,11 @@ LlmModel::LlmModel(gguf::GgufFile file, Tokenizer tokenizer, ChatTemplate chat)
     : file_(std::move(file)), tokenizer_(std::move(tokenizer)), chat_(std::move(chat)) {}
 
 namespace {
+template <typename T>
+HostTensorView host_view(DType dtype, Dims dims, const T* data, size_t count) {
+  return HostTensorView{dtype, std::move(dims), std::span(reinterpret_cast<const uint8_t*>(data), count * sizeof(T))};
+}
+
 // How an LLM's graph is loaded: its decode steps are in flight (generate.h),
 // so one submit per step unless the caller chose (Tuning::submit_every).
 LoadOptions graph_options(const LlmLoadOptions& options) {
@@ -67,13 +72,46 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   if (options.on_progress) {
     gopt.on_weight = [&](size_t done, size_t total) { options.on_progress(done, total, "preparing weights"); };
   }
-  gguf::LlamaGraph lg = gguf::build_llama_graph(m->file_, gopt);
-  check_kv_cache_fits(device, lg, options.kv_f16, options.slots);
+  std::vector<gpu::Device*> devices{&device};
+  for (gpu::Device* d : options.more_devices) {
+    if (d == nullptr) throw Error(ErrorCode::InvalidArgument, "LlmLoadOptions::more_devices holds a null device");
+    devices.push_back(d);
+  }
+  const std::vector<LayerRange> ranges =
+      split_layers(m->file_, gguf::LlamaConfig::from_gguf(m->file_).n_layers, devices.size());
   m->slot_states_.resize(size_t(options.slots));
   m->slot_inputs_ = true;
-  m->config_ = lg.config;
-  m->context_ = lg.max_context;
-  m->chunk_ = lg.max_chunk;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string label = devices.size() == 1 ? "uploading"
+                                                  : "uploading to device " + std::to_string(i + 1) + " of " +
+                                                        std::to_string(devices.size());
+    std::unique_ptr<ExecutableGraph> graph = m->load_part(*devices[i], gopt, ranges[i], options, label);
+    if (i + 1 < devices.size()) {
+      m->leading_parts_.push_back(LayerPart{devices[i], std::move(graph), ranges[i]});
+    } else {
+      m->own_graph_ = std::move(graph);
+      m->last_layers_ = ranges[i];
+    }
+  }
+  m->graph_ = m->own_graph_.get();
+  m->device_ = devices.back();
+  if (devices.size() > 1) {
+    m->fed_tokens_ = std::make_unique<gpu::Buffer>(gpu::Buffer::create(
+        *m->device_, uint64_t(m->chunk_) * sizeof(int32_t), gpu::BufferKind::Storage, "split model token input"));
+  }
+  if (options.warm_up) m->warm_up(*m->device_, options);
+  return m;
+}
+
+std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt,
+                                                     LayerRange layers, const LlmLoadOptions& options,
+                                                     const std::string& upload_label) {
+  gopt.layers = layers;
+  gguf::LlamaGraph lg = gguf::build_llama_graph(file_, gopt);
+  check_kv_cache_fits(device, lg, options.kv_f16, options.slots);
+  config_ = lg.config;
+  context_ = lg.max_context;
+  chunk_ = lg.max_chunk;
   LoadOptions lopt = graph_options(options);
   // A batched decode step is `slots` rows through each linear: the multi-row
   // GEMV takes up to kBatchedGemvRows of them, the GEMM more. Measured on the
@@ -82,40 +120,97 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   lopt.tuning.gemv_batch_rows =
       std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(std::min<int64_t>(options.slots, kBatchedGemvRows)));
   if (options.on_progress) {
-    lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, "uploading"); };
+    lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
   }
   const size_t imported_values = lg.graph.values.size();
+  std::unique_ptr<ExecutableGraph> graph;
   try {
-    m->own_graph_ = ExecutableGraph::load(device, std::move(lg.graph), lopt);
+    graph = ExecutableGraph::load(device, std::move(lg.graph), lopt);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::OutOfMemory || options.slots < 2) throw;
     // Name what the sequences cost: the KV cache grows with --parallel.
-    const uint64_t kv = uint64_t(lg.config.n_layers) * 2 * uint64_t(options.slots) * uint64_t(lg.max_context) *
-                        uint64_t(lg.config.n_kv_heads) * uint64_t(lg.config.head_dim) * (options.kv_f16 ? 2 : 4);
+    const uint64_t kv = uint64_t(layers.end - layers.first) * 2 * uint64_t(options.slots) *
+                        uint64_t(lg.max_context) * uint64_t(lg.config.n_kv_heads) * uint64_t(lg.config.head_dim) *
+                        (options.kv_f16 ? 2 : 4);
     throw Error(ErrorCode::OutOfMemory, std::string(e.what()) + " (the KV cache of " + std::to_string(options.slots) +
                                             " sequences x " + std::to_string(lg.max_context) + " tokens is " +
-                                            std::to_string(kv) + " bytes: lower --parallel or --ctx)");
+                                            std::to_string(kv) + " bytes here: lower --parallel or --ctx)");
   }
-  m->graph_ = m->own_graph_.get();
   // The fusion passes may merge weights (Q/K/V, gate/up) into new constants
   // and drop the originals: count what the loaded graph holds.
-  const Graph& loaded = m->graph_->graph();
+  const Graph& loaded = graph->graph();
   for (ValueId w : lg.weights) {
-    if (loaded.is_tensor(w)) m->weight_bytes_ += loaded.tensor(w).max_device_bytes();
+    if (loaded.is_tensor(w)) weight_bytes_ += loaded.tensor(w).max_device_bytes();
   }
   for (ValueId v = ValueId(imported_values); v < loaded.values.size(); ++v) {
     if (loaded.is_tensor(v) && loaded.tensor(v).storage == StorageKind::Constant) {
-      m->weight_bytes_ += loaded.tensor(v).max_device_bytes();
+      weight_bytes_ += loaded.tensor(v).max_device_bytes();
     }
   }
-  if (options.warm_up) m->warm_up(device, options);
-  return m;
+  return graph;
+}
+
+std::vector<LayerRange> LlmModel::layer_split() const {
+  std::vector<LayerRange> out;
+  for (const LayerPart& p : leading_parts_) out.push_back(p.layers);
+  out.push_back(last_layers_);
+  return out;
+}
+
+std::vector<gpu::Device*> LlmModel::devices() const {
+  std::vector<gpu::Device*> out;
+  for (const LayerPart& p : leading_parts_) out.push_back(p.device);
+  out.push_back(device_);
+  return out;
+}
+
+size_t LlmModel::dispatch_count() const {
+  size_t n = graph_->dispatch_count();
+  for (const LayerPart& p : leading_parts_) n += p.graph->dispatch_count();
+  return n;
+}
+
+MemoryStats LlmModel::memory_stats() const {
+  MemoryStats stats = graph_->memory_stats();
+  for (const LayerPart& p : leading_parts_) stats += p.graph->memory_stats();
+  return stats;
+}
+
+std::vector<OutputTensor> LlmModel::run_graph(std::vector<InputView> inputs, ExecuteOptions options) {
+  if (leading_parts_.empty()) return graph_->run(inputs, options);
+  // Tokens on the GPU (a sampler's, put in place by `encode_before`) are on
+  // the last device: read them back for the first part.
+  std::vector<int64_t> ids;
+  if (const auto* fed = std::get_if<DeviceTensorView>(&inputs[0])) {
+    const Dims dims = fed->dims;
+    if (options.encode_before) {
+      gpu::CommandBatch batch(*device_);
+      options.encode_before(batch);
+      batch.submit();
+      options.encode_before = {};
+    }
+    const std::vector<uint8_t> bytes = fed->buffer->read(0, uint64_t(dims[1]) * sizeof(int32_t));
+    const auto* words = reinterpret_cast<const int32_t*>(bytes.data());
+    ids.assign(words, words + dims[1]);
+    inputs[0] = host_view(DType::I64, dims, ids.data(), ids.size());
+  }
+  HostTensor hidden;
+  for (LayerPart& part : leading_parts_) {
+    std::vector<OutputTensor> out = part.graph->run(inputs, ExecuteOptions{});
+    hidden = HostTensor{DType::F32, out[0].dims, std::move(out[0].data)};
+    inputs[0] = HostTensorView{hidden.dtype, hidden.dims, hidden.data};
+  }
+  return graph_->run(inputs, options);
 }
 
 std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadOptions& options) {
   if (options.kv_f16) {
     throw Error(ErrorCode::InvalidArgument, options.path + ": the f16 KV cache applies to GGUF models only (a .pte "
                                                            "brings its own cache)");
+  }
+  if (!options.more_devices.empty()) {
+    throw Error(ErrorCode::NotSupported, options.path + ": a model split across devices needs a GGUF model (a .pte "
+                                                        "is one graph)");
   }
   if (options.slots != 1) {
     throw Error(ErrorCode::NotSupported, options.path + ": several sequences at once (--parallel " +
@@ -205,7 +300,9 @@ int64_t LlmModel::sampling_vocab() const {
   return std::min<int64_t>(int64_t(tokenizer_.vocab_size()), model_vocab());
 }
 
-const gpu::Buffer& LlmModel::token_buffer() const { return graph_->tensor_buffer(graph_->graph().inputs[0]); }
+const gpu::Buffer& LlmModel::token_buffer() const {
+  return fed_tokens_ ? *fed_tokens_ : graph_->tensor_buffer(graph_->graph().inputs[0]);
+}
 
 const gpu::Buffer& LlmModel::logits_buffer() const { return graph_->tensor_buffer(graph_->graph().outputs[0]); }
 
@@ -267,30 +364,23 @@ std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, const R
   return submit_chunks(tokens, options, &after, read_logits);
 }
 
-namespace {
-template <typename T>
-HostTensorView host_view(DType dtype, Dims dims, const T* data, size_t count) {
-  return HostTensorView{dtype, std::move(dims), std::span(reinterpret_cast<const uint8_t*>(data), count * sizeof(T))};
-}
-}  // namespace
-
 std::vector<OutputTensor> LlmModel::run_sequence(const InputView& tokens, int64_t n, int64_t pos,
                                                  const ExecuteOptions& options) {
   if (!slot_inputs_) {
     const InputView inputs[] = {tokens, host_view(DType::I64, {1}, &pos, 1)};
-    return graph_->run(inputs, options);
+    return graph_->run(inputs, options);  // a .pte: one graph
   }
   const int64_t slot = int64_t(slot_), from = n - 1;
   std::vector<int64_t> positions(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) positions[size_t(i)] = pos + i;
   const int32_t unused_row[2] = {-1, 0};
-  const InputView inputs[] = {tokens,
+  return run_graph({tokens,
                               host_view(DType::I64, {1}, &pos, 1),
                               host_view(DType::I64, {1}, &slot, 1),
                               host_view(DType::I64, {n}, positions.data(), positions.size()),
                               host_view(DType::I32, {1, 2}, unused_row, 2),
-                              host_view(DType::I64, {1}, &from, 1)};
-  return graph_->run(inputs, options);
+                              host_view(DType::I64, {1}, &from, 1)},
+                   options);
 }
 
 void LlmModel::submit_fed(const RecordAfter& after) {
@@ -333,7 +423,7 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
     most = std::max<int64_t>(most, int64_t(row.position) + 1);
   }
   const int64_t batch_slot = -1, from = 0;
-  const InputView inputs[] = {DeviceTensorView{DType::I64, {1, n}, &token_buffer()},
+  std::vector<InputView> inputs = {DeviceTensorView{DType::I64, {1, n}, &token_buffer()},
                               host_view(DType::I64, {1}, &most, 1),
                               host_view(DType::I64, {1}, &batch_slot, 1),
                               host_view(DType::I64, {n}, positions.data(), positions.size()),
@@ -344,7 +434,7 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
   options.time_dispatches = timed;
   options.encode_before = before;
   options.encode_after = after;
-  graph_->run(inputs, options);
+  run_graph(std::move(inputs), std::move(options));
   for (const BatchRow& row : rows) {
     if (row.position < 0) continue;
     SlotState& s = slot_states_[size_t(row.slot)];

@@ -14,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "gpu/buffer.h"
 #include "graph/executable_graph.h"
 #include "import/gguf/gguf_file.h"
 #include "import/gguf/llama_config.h"
+#include "llm/layer_split.h"
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/tokenizer.h"
 #include "runtime/program.h"
@@ -48,6 +50,10 @@ struct LlmLoadOptions {
   // so options checked against it (top-k) fail before the long part of loading.
   std::function<void(int64_t)> check_vocab;
   LoadOptions graph;  // how the model's graph is loaded (its on_upload is replaced)
+  // A GGUF model split by layers across devices (llm/layer_split.h): the
+  // devices after the one load() is given, in order, each holding later
+  // layers. Each must outlive the model.
+  std::vector<gpu::Device*> more_devices;
 };
 
 class LlmModel {
@@ -55,7 +61,14 @@ class LlmModel {
   static std::unique_ptr<LlmModel> load(gpu::Device& device, const LlmLoadOptions& options);
 
   const std::string& path() const { return path_; }
+  // The device holding the logits and the token input the samplers write
+  // (the last one of a model split across devices).
   gpu::Device& device() const { return *device_; }
+  // Devices the layers are split across (1: the whole model on device()).
+  size_t device_count() const { return leading_parts_.size() + 1; }
+  // The layers each device holds, and the devices, in order.
+  std::vector<LayerRange> layer_split() const;
+  std::vector<gpu::Device*> devices() const;
   const gguf::LlamaConfig& config() const { return config_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
   const ChatTemplate& chat_template() const { return chat_; }
@@ -124,11 +137,14 @@ class LlmModel {
   // Tokens that may be sampled: the tokenizer's, without padded rows.
   int64_t sampling_vocab() const;
 
+  // The graph of the model, or of its last part when split across devices.
   ExecutableGraph& graph() { return *graph_; }
+  // Compute dispatches of a forward pass, over every part.
+  size_t dispatch_count() const;
   // The runtime checks the model's kernels were built with
   // (Tuning::shader_checks): samplers made for it take the same.
   ShaderChecks shader_checks() const { return shader_checks_; }
-  MemoryStats memory_stats() const { return graph_->memory_stats(); }
+  MemoryStats memory_stats() const;  // over every part
   // The vocabulary the model's logits cover (the tokenizer may use fewer).
   int64_t model_vocab() const { return config_.vocab; }
 
@@ -149,6 +165,13 @@ class LlmModel {
   std::span<const float> submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
                                        const RecordAfter* after, bool read_logits);
   void warm_up(gpu::Device& device, const LlmLoadOptions& options);
+  // Builds and loads the graph of `layers` on `device`; adds its weights' bytes.
+  std::unique_ptr<ExecutableGraph> load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt, LayerRange layers,
+                                             const LlmLoadOptions& options, const std::string& upload_label);
+  // Runs a forward pass on llama_graph.h's six inputs: the graph, or each
+  // part of a split model in turn (the earlier ones waited for, their hidden
+  // state handed on through the host); `options` apply to the last part.
+  std::vector<OutputTensor> run_graph(std::vector<InputView> inputs, ExecuteOptions options);
 
   std::string path_;
   gpu::Device* device_ = nullptr;
@@ -159,6 +182,12 @@ class LlmModel {
   std::unique_ptr<ExecutableGraph> own_graph_;  // GGUF
   std::unique_ptr<Program> program_;             // .pte: owns the graph
   ExecutableGraph* graph_ = nullptr;
+  LayerRange last_layers_;
+  // A model split across devices: the parts before the last (graph_), and the
+  // token input on the last device, which the samplers fill and each pass
+  // reads back for the first part.
+  std::vector<LayerPart> leading_parts_;
+  std::unique_ptr<gpu::Buffer> fed_tokens_;
   int64_t context_ = 0, chunk_ = 0;
   std::vector<SlotState> slot_states_{1};
   size_t slot_ = 0;

@@ -26,6 +26,9 @@ class Runtime {
   static Runtime& process_default(const gpu::DeviceOptions& options = {});
 
   gpu::Device& device() { return *device_; }
+  // What the device was created with: more devices like it (a model split
+  // across adapters) take the same limits and features.
+  const gpu::DeviceOptions& device_options() const { return options_; }
   DeviceAllocatorRegistry& allocators() { return allocators_; }
   const DeviceAllocatorRegistry& allocators() const { return allocators_; }
 

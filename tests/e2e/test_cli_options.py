@@ -20,13 +20,14 @@ OPTIONS = {
     "generate": ["--model", "--tokenizer", "-n", "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
                  "--presence-penalty", "--frequency-penalty", "--json", "--json-schema",
                  "--seed", "--stop", "--in-flight", "--cpu-sampling", "--ctx", "--chunk", "--chat", "--system",
-                 "--file", "--quiet", "--prompt-tokens", "--dump-logits", "--print-token-ids", "--ignore-eos"],
+                 "--file", "--quiet", "--prompt-tokens", "--dump-logits", "--print-token-ids", "--ignore-eos",
+                 "--devices"],
     "run": ["--ptd", "--method", "--input", "--output-dir", "--repeat", "--profile", "--seed"],
     "inspect": ["--ptd"],
     "bench": ["--model", "-p", "-n", "-r", "--tg-prefill", "--max-seconds", "--warmup-seconds", "--ctx", "--seed", "--in-flight", "--ab",
-              "--cpu-sampling", "--profile", "--top", "--json"],
+              "--cpu-sampling", "--profile", "--top", "--json", "--devices"],
     "serve": ["--model", "--tokenizer", "--host", "--port", "--ctx", "--chunk", "--parallel", "--queue", "--quiet",
-              "--api-key", "--max-body", "--timeout", "--max-connections", "--cors"],
+              "--api-key", "--max-body", "--timeout", "--max-connections", "--cors", "--devices"],
     "info": [],
     "ops": [],
 }
@@ -70,6 +71,8 @@ def test_top_level_help_lists_the_commands():
     (["generate", "--no-such-flag", "hi"], "--no-such-flag"),
     (["generate", "hi", "--model"], "--model"),
     (["info", "--limits", "small"], "--limits"),
+    (["generate", "--devices", "0,x", "hi"], "--devices"),
+    (["generate", "--devices", "-1", "hi"], "--devices"),
 ])
 def test_bad_options_are_named(args, option):
     proc = wgrt(*args)
@@ -92,6 +95,31 @@ def test_equals_form_and_last_value_wins(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = [l for l in proc.stderr.splitlines() if l.startswith("token ids:")][0]
     assert len(line.split(":")[1].strip().split(",")) == 3, line
+
+
+def test_devices_name_adapters_as_info_numbers_them(tmp_path):
+    """`wgrt info` numbers the adapters; --devices takes those numbers: one
+    puts the whole model there, a repeated or missing one is refused by name
+    before anything loads. (Splitting across two devices of one adapter is
+    tested in tests/llm/test_layer_split.cpp.)"""
+    info = wgrt("info")
+    assert info.returncode == 0, info.stderr
+    listed = info.stdout.split("adapters (--devices numbers them):\n")[1].splitlines()
+    assert listed and listed[0].startswith("  0  "), info.stdout
+    model = write_tiny_llama(tmp_path / "tiny.gguf", layers=3)
+    common = ["generate", "--model", model, "--prompt-tokens", "1,2,3", "-n", "3", "--temp", "0", "--ignore-eos"]
+    one = wgrt(*common, "--devices", "0", "--print-token-ids")
+    assert one.returncode == 0, one.stderr
+    assert "on " + listed[0].split("  0  ")[1].split(" (")[0] in one.stderr, one.stderr
+    plain = wgrt(*common, "--print-token-ids")
+    ids = lambda p: [l for l in p.stderr.splitlines() if l.startswith("token ids:")]
+    assert ids(one) == ids(plain) and ids(one), (one.stderr, plain.stderr)
+    twice = wgrt(*common, "--devices", "0,0")
+    assert twice.returncode == 1
+    assert "adapter 0 is named twice (entries 0 and 1)" in twice.stderr, twice.stderr
+    missing = wgrt(*common, "--devices", str(len(listed)))
+    assert missing.returncode == 1
+    assert f"no GPU adapter {len(listed)}: this machine has {len(listed)}" in missing.stderr, missing.stderr
 
 
 def test_limits_mode_is_requested_and_shown_by_info():

@@ -175,3 +175,20 @@ def test_a_pte_llama_loads_as_an_llm_with_a_gguf_tokenizer():
         assert float(np.abs(model.forward(tokens) - want).max()) <= 1e-4, step["kind"]
     with pytest.raises(ValueError, match="tokenizer is for a .pte"):
         wgrt.load(tokenizer=fix / "byte_tokenizer.gguf")
+
+
+def test_adapters_are_listed_and_devices_are_checked(tmp_path):
+    """wgrt.adapters() numbers the adapters as load(devices=...) takes them;
+    one index loads the model there, a repeated one is refused by name, and
+    a .pte refuses the option (it is one graph on one GPU)."""
+    adapters = wgrt.adapters()
+    assert adapters and all(a["name"] and a["backend"] for a in adapters), adapters
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
+    from tiny_gguf import write_tiny_llama
+    path = write_tiny_llama(tmp_path / "tiny.gguf", layers=2)
+    model = wgrt.load(str(path), context=64, devices=[0])
+    assert len(model.forward([1, 2, 3])) == model.vocab_size
+    with pytest.raises(wgrt.Error, match="adapter 0 is named twice"):
+        wgrt.load(str(path), context=64, devices=[0, 0])
+    with pytest.raises(ValueError, match="devices is for .gguf models"):
+        wgrt.load(str(tmp_path / "x.pte"), devices=[0])

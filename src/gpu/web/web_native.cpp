@@ -39,6 +39,8 @@ bool has_subgroups_directive(std::string_view code) {
 // A browser picks its own backend: nothing to restrict.
 WGPUInstance create_instance() { return wgpuCreateInstance(nullptr); }
 
+std::vector<Handle<WGPUAdapter>> enumerate_adapters(WGPUInstance) { return {}; }
+
 void poll(WGPUDevice device, bool wait) { wgrt_web_poll(device, wait ? WGPU_TRUE : WGPU_FALSE); }
 
 // Indices count from 1 per device and fit in 32 bits on the web side.

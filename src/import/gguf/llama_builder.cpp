@@ -10,26 +10,31 @@ namespace wgrt::gguf {
 
 LlamaGraph LlamaBuilder::build() {
   total_weights_ = f_.tensors().size();
-  const ValueId tokens = b_.add_tensor(DType::I64, {1, opt_.max_chunk});
-  b_.mark_input(tokens);
+  // Input 0: token ids, or the hidden state where an earlier part of the
+  // layers (on another device) left it.
+  const auto [first, end] = opt_.layers;
+  const bool has_embedding = first == 0, has_head = end == c_.n_layers;
+  const ValueId input = has_embedding ? b_.add_tensor(DType::I64, {1, opt_.max_chunk})
+                                      : b_.add_tensor(DType::F32, {1, opt_.max_chunk, c_.dim});
+  b_.mark_input(input);
   Shared k;
   k.pos = b_.add_symint(0);
   b_.mark_input(k.pos);
   inputs(k);
-  positions(tokens, k);
-  ValueId h = embed(tokens);
+  positions(input, k);
+  ValueId h = has_embedding ? embed(input) : input;
   const int64_t H = c_.n_heads, KV = c_.n_kv_heads, HD = c_.head_dim;
   k.eps = b_.add_double(c_.rms_eps);
   k.null = b_.add_null();
   k.heads_shape = b_.add_int_list({1, -1, H, HD});
   k.kv_shape = b_.add_int_list({1, -1, KV, HD});
   k.attn_shape = b_.add_int_list({1, -1, H * HD});
-  for (int64_t l = 0; l < c_.n_layers; ++l) {
+  for (int64_t l = first; l < end; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     h = attention(l, p, h, k);
     h = feed_forward(p, h, k);
   }
-  b_.mark_output(logits(h, k));
+  b_.mark_output(has_head ? logits(h, k) : h);
 
   LlamaGraph out;
   out.graph = std::move(b_).build();

@@ -27,6 +27,12 @@ LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& opti
                                                 std::to_string(capped.slots) + " tokens, got " +
                                                 std::to_string(capped.max_chunk));
   }
+  auto& [first, end] = capped.layers;
+  if (end < 0) end = config.n_layers;
+  if (first < 0 || first >= end || end > config.n_layers) {
+    throw Error(ErrorCode::InvalidArgument, "layers [" + std::to_string(first) + ", " + std::to_string(end) +
+                                                ") of a model with " + std::to_string(config.n_layers) + " layers");
+  }
   return make_builder(file, config, capped)->build();
 }
 

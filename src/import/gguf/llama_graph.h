@@ -16,6 +16,11 @@
 //          5 logits_from, a symbolic int: the first row whose logits come
 //            out (S - 1 for one sequence, 0 for a batch)
 // Output:  logits [1, S - logits_from <= min(slots, max_chunk), vocab].
+//
+// A part of the layers (LlamaGraphOptions::layers, for a model split across
+// devices) takes the hidden state [1, S, dim] f32 as input 0 unless it
+// starts at layer 0, and gives the hidden state after its last layer as its
+// output unless it ends with the model's last layer (the head).
 // Weights are added as stored (ggml block formats) pointing into the mapped
 // file, so the GgufFile must outlive the graph; the ops re-lay out at load
 // the blocks whose words need padding.
@@ -44,6 +49,12 @@ struct LlamaGraphOptions {
   int64_t slots = 1;
   // Called once per weight tensor as it is prepared (done, total).
   std::function<void(size_t, size_t)> on_weight;
+  // The layers [first, end) this graph runs (end -1: to the last): a
+  // model split across devices builds one graph per part.
+  struct LayerRange {
+    int64_t first = 0;
+    int64_t end = -1;
+  } layers;
 };
 
 constexpr int64_t kMaxSlots = 32;
