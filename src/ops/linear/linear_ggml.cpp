@@ -30,13 +30,14 @@
 // cos/sin rows of x's positions: in the GEMV's epilogue for decode, by
 // rope_pairs.wgsl in place after the GEMM for prefill. Made by the fusion pass.
 //
-// Dispatches recorded: with x_quant, x_dq8_rows.wgsl for prefill (the GEMMs
-// read its requantized rows; the GEMV requantizes as it stages x); the GEMV of
+// Dispatches recorded: with x_quant or an RMSNorm, x_dq8_rows.wgsl for
+// prefill (the GEMMs read its normalized, requantized rows; the GEMV
+// normalizes and requantizes as it stages x); the GEMV of
 // the quantized family for decode (gemv.wgsl or a planar variant, as
 // gemv_choice.h picks; M <= Tuning::gemv_batch_rows; for M > 1 its multi-row
 // pipeline where it has one) and two GEMMs for prefill: the GEMM family of
-// linear/gemm.h (its tile, the graph's matmul precision; with the same RMSNorm
-// prologue, residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32
+// linear/gemm.h (its tile, the graph's matmul precision; with the same
+// residual epilogue and split outputs) and linear.wgsl's 32 x 64 f32
 // tiles, which serve where the family would have fewer than
 // gemm_family_min_workgroups() workgroups (small N or M: too few to fill a
 // large GPU; SmolLM2's matrices at 512 rows), where the device lacks its
@@ -95,6 +96,8 @@ struct LinearCall {
   float eps = 0, x_eps = 0;
   const QuantLayout* layout = nullptr;
   uint32_t n = 0, k = 0, row_words = 0, split1 = 0, split2 = 0, head_dim = 0;
+  // Prefill GEMMs read x from x_dq8_rows.wgsl's pass (record_x_rows).
+  bool x_rows() const { return x_dq8 || has_norm; }
 };
 
 LinearCall read_call(OpContext& ctx, const LinearForm& s) {
@@ -234,10 +237,11 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   if (kern.multi_rows > 1) {
     kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot, xq_slot});
   }
-  // With x_quant the GEMMs read rows normalized and requantized already.
+  // With x_quant or a fused RMSNorm the GEMMs read rows normalized (and
+  // requantized) already: x_rows' pass.
   gpu::OverrideConstants gemm_constants = constants;
   for (auto& [name, value] : gemm_constants) {
-    if (name == "HAS_NORM" && c.x_dq8) value = 0.0;
+    if (name == "HAS_NORM" && c.x_rows()) value = 0.0;
   }
   kern.tiled = &ctx.pipeline("linear/linear.wgsl", "main_tiled", gemm_constants);
   // Unused output bindings get a scratch word: the same buffer bound twice as
@@ -246,8 +250,8 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   kern.none2 = c.has_out2 ? ctx.tensor(c.out2) : ctx.scratch(4, "linear unused output");
   kern.gemm = plan_gemms(ctx);
   kern.tiled_out = tiled_gemm_output(ctx, c, kern.gemm);
-  kern.gemm_x = c.x_dq8 ? ctx.scratch(uint64_t(numel(ctx.max_dims(c.x))) * 4, "linear requantized x")
-                        : ctx.tensor(c.x);
+  kern.gemm_x = c.x_rows() ? ctx.scratch(uint64_t(numel(ctx.max_dims(c.x))) * 4, "linear normalized x rows")
+                           : ctx.tensor(c.x);
   kern.family_constants = gemm_constants;
   kern.family_constants.push_back({"HAS_SWIGLU", c.swiglu ? 1.0 : 0.0});
   kern.shape = std::string(" ") + c.layout->name + " " + std::to_string(c.n) + "x" + std::to_string(c.k);
@@ -310,14 +314,19 @@ LinearRun record_run(OpContext& ctx, const LinearCall& c, const LinearKernels& k
   return run;
 }
 
-// x_quant's prefill pass (x_dq8_rows.wgsl: x normalized and requantized
-// into kern.gemm_x, one workgroup per row), ahead of the GEMMs that read it.
+// The prefill pass of x_quant or a fused RMSNorm (x_dq8_rows.wgsl: x
+// normalized, and requantized with x_quant, into kern.gemm_x, one workgroup
+// per row), ahead of the GEMMs that read it. Normalizing once here, not in
+// each GEMM workgroup: a GEMM's workgroups along N each read their rows'
+// whole x again for the norm (N / 64 times), 6-7 % of Llama prefill on the
+// H100 when the GEMM did it (bench/RESULTS.md, session 21).
 std::pair<DispatchId, UniformId> record_x_rows(OpContext& ctx, const LinearCall& c, const LinearKernels& kern) {
   const UniformId u = ctx.uniform(sizeof(XRowsParams));
-  const auto& pipeline = ctx.pipeline("linear/x_dq8_rows.wgsl", "main",
-                                      {{"WG", kWorkgroup}, {"HAS_NORM", c.has_norm ? 1.0 : 0.0}});
+  const auto& pipeline =
+      ctx.pipeline("linear/x_dq8_rows.wgsl", "main",
+                   {{"WG", kWorkgroup}, {"HAS_NORM", c.has_norm ? 1.0 : 0.0}, {"QUANT", c.x_dq8 ? 1.0 : 0.0}});
   const DispatchId d = ctx.dispatch(pipeline, {ctx.tensor(c.x), ctx.tensor(c.norm), kern.gemm_x, ctx.uniform_binding(u)},
-                                    "linear_ggml requantize x rows");
+                                    c.x_dq8 ? "linear_ggml requantize x rows" : "linear_ggml normalize x rows");
   return {d, u};
 }
 
@@ -362,7 +371,7 @@ struct LinearSteps {
   // larger M (prefill) a GEMM.
   uint32_t gemv_rows = 1;
   GemmPlan gemm;
-  DispatchId x_rows = 0;  // with x_quant: record_x_rows'
+  DispatchId x_rows = 0;  // with LinearCall::x_rows(): record_x_rows'
   UniformId x_rows_u = 0;
   std::vector<LinearRun> runs;
   LinearEpilogues epilogues;
@@ -384,7 +393,7 @@ void LinearSteps::operator()(ResizeContext& r) const {
   const uint32_t k = static_cast<uint32_t>(dims.back());
   const uint32_t m = static_cast<uint32_t>(k == 0 ? 0 : numel(dims) / k);
   set_output_dims(r);
-  if (c.x_dq8) {
+  if (c.x_rows()) {
     r.write_uniform(x_rows_u, XRowsParams{m, k, c.eps, c.x_eps});
     r.set_workgroups(x_rows, m <= gemv_rows ? kNone : r.fold(m));
   }
@@ -488,7 +497,7 @@ void lower_with(OpContext& ctx, const LinearForm& s) {
   steps.multi_rows = kern.multi_rows;
   steps.gemv_rows = ctx.tuning().gemv_batch_rows;
   steps.gemm = kern.gemm;
-  if (c.x_dq8) std::tie(steps.x_rows, steps.x_rows_u) = record_x_rows(ctx, c, kern);
+  if (c.x_rows()) std::tie(steps.x_rows, steps.x_rows_u) = record_x_rows(ctx, c, kern);
   const std::vector<TensorSegment> segments = weight_runs(ctx, c);
   for (const TensorSegment& seg : segments) steps.runs.push_back(record_run(ctx, c, kern, seg, segments.size() > 1));
   steps.epilogues = record_epilogues(ctx, c, kern, steps.runs.front());
