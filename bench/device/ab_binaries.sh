@@ -7,12 +7,7 @@
 # bench/device/stage_bench.sh, which empties it); carry [".device"].
 set -uo pipefail
 OUT=${OUT:-/tmp/ab-binaries}
-source bench/device/env.sh .device
-export PYTHONPATH=$PWD/.device/py
-mkdir -p "$OUT"
-python3 bench/make_bench_gguf.py /tmp/llama1b.gguf --seed 0 --shape llama1b >/dev/null 2>&1 &
-python3 bench/make_bench_gguf.py /tmp/llama8b.gguf --seed 0 --shape llama8b >/dev/null 2>&1 &
-wait
+source bench/device/shapes.sh llama1b llama8b
 echo "| model | binary | pp512 | tg128 |"
 echo "| --- | --- | ---: | ---: |"
 for m in llama1b llama8b; do for round in 1 2; do for b in "$@"; do

@@ -11,12 +11,7 @@
 #   device call: command `bash bench/device/split_and_load.sh`, carry [".device"]
 set -uo pipefail
 OUT=${OUT:-/tmp/split-and-load}
-source bench/device/env.sh .device
-export PYTHONPATH=$PWD/.device/py
-mkdir -p "$OUT"
-python3 bench/make_bench_gguf.py /tmp/llama1b.gguf --seed 0 --shape llama1b >/dev/null 2>&1 &
-python3 bench/make_bench_gguf.py /tmp/llama8b.gguf --seed 0 --shape llama8b >/dev/null 2>&1 &
-wait
+source bench/device/shapes.sh llama1b llama8b
 row() {  # json, label...
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:round(x['tok_s']['median'],1) for x in d['tests']}; print('|', ' | '.join(sys.argv[2:]), '|', r.get('pp512'), '|', r.get('tg128'), '|')" "$@" 2>/dev/null ||
     echo "| ${*:2} | failed | |"
