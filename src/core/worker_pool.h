@@ -52,8 +52,8 @@ class WorkerPool {
   // Queues `tasks`, counted in `group` (which must outlive them).
   void submit(std::vector<std::function<void()>> tasks, TaskGroup& group);
 
-  // The threads a pool for `work` should have here: the machine's hardware
-  // threads up to `most`, 0 where there are no threads (WebAssembly).
+  // How many threads a pool should have here: the machine's hardware
+  // threads up to `most`; 0 where there are no threads (WebAssembly).
   static size_t default_threads(size_t most);
 
  private:
