@@ -56,6 +56,9 @@ struct DeviceMemory {
   DeviceMemoryBuffer memory;
 };
 
+// An adapter as the API reports it; `implementation` as Device::implementation_version.
+AdapterInfo adapter_info(const gpu::AdapterInfo& a, std::string implementation);
+
 // The engine's load options from the API's (defaults from the environment).
 wgrt::LoadOptions engine_options(const LoadOptions& options);
 

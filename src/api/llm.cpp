@@ -298,9 +298,7 @@ int64_t Llm::context() const { return impl_->model->context(); }
 std::vector<AdapterInfo> Llm::adapters() const {
   std::vector<AdapterInfo> out;
   for (const gpu::Device* d : impl_->model->devices()) {
-    const gpu::AdapterInfo& a = d->adapter_info();
-    out.push_back({a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id,
-                   d->implementation_version()});
+    out.push_back(detail::adapter_info(d->adapter_info(), d->implementation_version()));
   }
   return out;
 }

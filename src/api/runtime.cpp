@@ -33,7 +33,7 @@ const char* limits_mode_name(LimitsMode mode) { return gpu::limits_mode_name(to_
 std::vector<AdapterInfo> list_adapters() {
   std::vector<AdapterInfo> out;
   for (const gpu::AdapterInfo& a : gpu::list_adapters()) {
-    out.push_back({a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id, ""});
+    out.push_back(detail::adapter_info(a, ""));
   }
   return out;
 }
@@ -60,9 +60,7 @@ std::string Runtime::adapter_name() const {
 
 AdapterInfo Runtime::adapter_info() const {
   const gpu::Device& d = impl_->runtime->device();
-  const gpu::AdapterInfo& a = d.adapter_info();
-  return {a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id,
-          d.implementation_version()};
+  return detail::adapter_info(d.adapter_info(), d.implementation_version());
 }
 
 AdapterLimits Runtime::limits() const {
@@ -97,6 +95,11 @@ std::vector<OperatorInfo> supported_operators() {
 }
 
 namespace detail {
+
+AdapterInfo adapter_info(const gpu::AdapterInfo& a, std::string implementation) {
+  return {a.name, a.vendor, a.architecture, a.driver, a.backend, a.device_type, a.vendor_id, a.device_id,
+          std::move(implementation)};
+}
 
 wgrt::LoadOptions engine_options(const LoadOptions& options) {
   wgrt::LoadOptions o;

@@ -61,7 +61,6 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   ChatTemplate chat = ChatTemplate::from_gguf(file);
   std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
   m->path_ = path;
-  m->device_ = &device;
   m->shader_checks_ = options.graph.tuning.shader_checks;
 
   gguf::LlamaGraphOptions gopt;
@@ -176,18 +175,20 @@ MemoryStats LlmModel::memory_stats() const {
   return stats;
 }
 
-std::vector<OutputTensor> LlmModel::run_graph(std::vector<InputView> inputs, ExecuteOptions options) {
-  if (leading_parts_.empty()) return graph_->run(inputs, options);
+std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, const ExecuteOptions& options) {
+  if (leading_parts_.empty()) return graph_->run(in, options);  // one device: nothing copied per step
+  std::vector<InputView> inputs(in.begin(), in.end());
+  ExecuteOptions last = options;
   // Tokens on the GPU (a sampler's, put in place by `encode_before`) are on
   // the last device: read them back for the first part.
   std::vector<int64_t> ids;
   if (const auto* fed = std::get_if<DeviceTensorView>(&inputs[0])) {
     const Dims dims = fed->dims;
-    if (options.encode_before) {
+    if (last.encode_before) {
       gpu::CommandBatch batch(*device_);
-      options.encode_before(batch);
+      last.encode_before(batch);
       batch.submit();
-      options.encode_before = {};
+      last.encode_before = {};
     }
     const std::vector<uint8_t> bytes = fed->buffer->read(0, uint64_t(dims[1]) * sizeof(int32_t));
     const auto* words = reinterpret_cast<const int32_t*>(bytes.data());
@@ -200,7 +201,7 @@ std::vector<OutputTensor> LlmModel::run_graph(std::vector<InputView> inputs, Exe
     hidden = HostTensor{DType::F32, out[0].dims, std::move(out[0].data)};
     inputs[0] = HostTensorView{hidden.dtype, hidden.dims, hidden.data};
   }
-  return graph_->run(inputs, options);
+  return graph_->run(inputs, last);
 }
 
 std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadOptions& options) {
@@ -374,13 +375,13 @@ std::vector<OutputTensor> LlmModel::run_sequence(const InputView& tokens, int64_
   std::vector<int64_t> positions(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) positions[size_t(i)] = pos + i;
   const int32_t unused_row[2] = {-1, 0};
-  return run_graph({tokens,
+  const InputView inputs[] = {tokens,
                               host_view(DType::I64, {1}, &pos, 1),
                               host_view(DType::I64, {1}, &slot, 1),
                               host_view(DType::I64, {n}, positions.data(), positions.size()),
                               host_view(DType::I32, {1, 2}, unused_row, 2),
-                              host_view(DType::I64, {1}, &from, 1)},
-                   options);
+                              host_view(DType::I64, {1}, &from, 1)};
+  return run_graph(inputs, options);
 }
 
 void LlmModel::submit_fed(const RecordAfter& after) {
@@ -423,7 +424,7 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
     most = std::max<int64_t>(most, int64_t(row.position) + 1);
   }
   const int64_t batch_slot = -1, from = 0;
-  std::vector<InputView> inputs = {DeviceTensorView{DType::I64, {1, n}, &token_buffer()},
+  const InputView inputs[] = {DeviceTensorView{DType::I64, {1, n}, &token_buffer()},
                               host_view(DType::I64, {1}, &most, 1),
                               host_view(DType::I64, {1}, &batch_slot, 1),
                               host_view(DType::I64, {n}, positions.data(), positions.size()),
@@ -434,7 +435,7 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
   options.time_dispatches = timed;
   options.encode_before = before;
   options.encode_after = after;
-  run_graph(std::move(inputs), std::move(options));
+  run_graph(inputs, options);
   for (const BatchRow& row : rows) {
     if (row.position < 0) continue;
     SlotState& s = slot_states_[size_t(row.slot)];

@@ -171,7 +171,7 @@ class LlmModel {
   // Runs a forward pass on llama_graph.h's six inputs: the graph, or each
   // part of a split model in turn (the earlier ones waited for, their hidden
   // state handed on through the host); `options` apply to the last part.
-  std::vector<OutputTensor> run_graph(std::vector<InputView> inputs, ExecuteOptions options);
+  std::vector<OutputTensor> run_graph(std::span<const InputView> inputs, const ExecuteOptions& options);
 
   std::string path_;
   gpu::Device* device_ = nullptr;

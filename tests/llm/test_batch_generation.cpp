@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_test_env.h"
+#include "llm/llm_test_helpers.h"
 #include "llm/batch_generation.h"
 #include "llm/generate.h"
 #include "llm/llm_model.h"
@@ -43,23 +44,11 @@ class BatchGenerationTest : public test::GpuTest {
     return p;
   }
 
-  static llm::GenerateOptions greedy(int32_t max_tokens) {
-    llm::GenerateOptions o;
-    o.max_tokens = max_tokens;
-    o.ignore_eos = true;
-    o.sampler.temperature = 0;
-    return o;
-  }
+  static llm::GenerateOptions greedy(int32_t max_tokens) { return test::greedy_options(max_tokens); }
 
   static std::vector<llm::TokenId> alone(llm::LlmModel& model, const std::vector<llm::TokenId>& p,
                                          const llm::GenerateOptions& o) {
-    model.reset();
-    std::vector<llm::TokenId> out;
-    llm::generate(model, p, o, [&](llm::TokenId id, std::string_view) {
-      if (id >= 0) out.push_back(id);
-      return true;
-    });
-    return out;
+    return test::generate_tokens(model, p, o);
   }
 
   // Queues a request whose tokens land in out_[key] and whose end sets

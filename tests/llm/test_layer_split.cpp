@@ -11,6 +11,7 @@
 
 #include "api/api_test.h"
 #include "gpu_test_env.h"
+#include "llm/llm_test_helpers.h"
 #include "llm/batch_generation.h"
 #include "llm/default_model.h"
 #include "llm/generate.h"
@@ -45,22 +46,10 @@ class LayerSplitTest : public test::GpuTest {
     return p;
   }
 
-  static llm::GenerateOptions greedy(int32_t n) {
-    llm::GenerateOptions o;
-    o.max_tokens = n;
-    o.ignore_eos = true;
-    o.sampler.temperature = 0;
-    return o;
-  }
+  static llm::GenerateOptions greedy(int32_t n) { return test::greedy_options(n); }
 
   static std::vector<llm::TokenId> generated(llm::LlmModel& model, const std::vector<llm::TokenId>& p, int32_t n) {
-    model.reset();
-    std::vector<llm::TokenId> out;
-    llm::generate(model, p, greedy(n), [&](llm::TokenId id, std::string_view) {
-      if (id >= 0) out.push_back(id);
-      return true;
-    });
-    return out;
+    return test::generate_tokens(model, p, greedy(n));
   }
 
   std::vector<std::unique_ptr<gpu::Device>> more_;
