@@ -10,7 +10,8 @@
 #   WGRT=path/to/wgrt bash bench/variants_decode.sh
 # Off the H200 (lavapipe, a smoke test): SMOKE=1 runs a 2-layer 512-wide llama
 # only, 8 tokens. Env: TG (128), REPS (3), STEP_S (seconds per bench, 40),
-# MODELS ("llama1b smollm2").
+# MODELS ("llama1b smollm2"; any other name is a bench/make_bench_gguf.py
+# --shape, e.g. llama8b, written to /tmp/NAME.gguf).
 #
 # Variants (VARIANTS, default "planar planar-l16 blocks planar-nofuse"):
 #   planar         the default: planar layout + gemv_planar.wgsl, lanes by rows and K
@@ -53,6 +54,9 @@ t0=$SECONDS
 # Models: reused when an earlier run (bench/run_all.sh) left them in /tmp.
 [[ " $MODELS " != *" llama1b "* ]] || [ -s "$LLAMA" ] || python3 bench/make_bench_gguf.py "$LLAMA" --seed 0 "${LLAMA_ARGS[@]}" >"$RUN/gen-llama.log" 2>&1 &
 [[ " $MODELS " != *" smollm2 "* ]] || [ -s "$SMOL" ] || python3 bench/random_gguf.py fill "$SKEL" "$SMOL" --seed 0 >"$RUN/gen-smol.log" 2>&1 &
+for m in $MODELS; do
+  case $m in llama1b|smollm2) ;; *) [ -s "/tmp/$m.gguf" ] || python3 bench/make_bench_gguf.py "/tmp/$m.gguf" --seed 0 --shape "$m" >"$RUN/gen-$m.log" 2>&1 & ;; esac
+done
 wait
 echo "models ready after $((SECONDS - t0)) s"; ls -la "$LLAMA" "$SMOL" 2>&1
 
@@ -77,7 +81,7 @@ for v in $VARIANTS; do
     *) echo "unknown variant $v"; continue ;;
   esac
   for m in $MODELS; do
-    model=$LLAMA; [ $m = smollm2 ] && model=$SMOL
+    case $m in llama1b) model=$LLAMA ;; smollm2) model=$SMOL ;; *) model=/tmp/$m.gguf ;; esac
     echo "=== $v $m (t=${SECONDS}s)"
     env "${envs[@]}" timeout -k 5 "$STEP_S" "$WGRT" bench --model "$model" -p 0 -n "$TG" -r "$REPS" --max-seconds 8 \
         --profile --top 12 --tg-prefill "${TG_PREFILL:-0}" ${flags[@]+"${flags[@]}"} --json "$RUN/$v-$m.json" >"$RUN/$v-$m.out" 2>&1

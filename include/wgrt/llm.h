@@ -71,7 +71,10 @@ struct GenerateOptions {
   int32_t logprobs = -1;
   // The text generated must be one JSON object (OpenAI's response_format
   // json_object): tokens that cannot continue it are masked before each draw;
-  // once it is whole only end-of-generation tokens remain. Samples on the CPU.
+  // once it is whole only end-of-generation tokens remain. Each step waits
+  // for its token (the mask depends on it); the host finds the next mask
+  // while the GPU runs the next forward pass, and with gpu_sampling only
+  // the mask goes to the GPU (a bit per token), no logits come back.
   bool json_object = false;
   // The text generated must be one value of this schema (OpenAI's
   // response_format json_schema; wgrt/json_schema.h), the same way.

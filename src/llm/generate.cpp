@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/command_batch.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -68,7 +69,7 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
   } else if (options.grammar) {
     json_ = std::make_unique<GrammarConstraint>(model.tokenizer(), vocab, GrammarMatcher(options.grammar));
   }
-  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits && !json_;
+  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
 
@@ -96,6 +97,7 @@ void Generation::drop_in_flight() {
     if (logits_ring_) logits_ring_->discard_all();
     pending_.clear();
     queued_ = 0;
+    forward_queued_ = false;
   }
   // The cache keeps the prompt and every token taken but the last, however
   // generation ended, so a caller continues by feeding that last token.
@@ -105,9 +107,10 @@ void Generation::drop_in_flight() {
 
 void Generation::start_on_gpu() {
   const uint32_t vocab = uint32_t(model_.sampling_vocab());
+  ops::SamplingParams params = gpu_sampling_params(options_.sampler);
+  params.token_mask = json_ != nullptr;
   gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
-                                                   gpu_sampling_params(options_.sampler), ops::SamplerRow{},
-                                                   model_.shader_checks());
+                                                   params, ops::SamplerRow{}, model_.shader_checks());
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
   if (options_.logprobs >= 0) {
     // The sampler penalises the logits in place: copied after it, they are
@@ -116,6 +119,14 @@ void Generation::start_on_gpu() {
     host_logits_.resize(vocab);
   }
   gpu_sampler_->reset(history_);
+  if (json_) {
+    model_.submit(prompt_, {});
+    prompt_end_ = model_.cached();
+    // No forward pass queued behind the first draw: the time to the first
+    // token is the prompt's alone (see next()).
+    if (options_.max_tokens > 0) submit_masked_draw(false);
+    return;
+  }
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
   model_.submit(prompt_, [this, slot](gpu::CommandBatch& batch) { record_draw(batch, slot); });
@@ -164,7 +175,61 @@ void Generation::fill_pipeline() {
   }
 }
 
+void Generation::throw_dead_end() const {
+  throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema"
+                                                      : options_.grammar   ? "grammar"
+                                                                           : "json_object") +
+                                              ": no token can continue the JSON text after " +
+                                              std::to_string(produced_) + " generated tokens");
+}
+
+void Generation::submit_masked_draw(bool queue_forward) {
+  const size_t vocab = size_t(model_.sampling_vocab());
+  allowed_count_ = json_->allowed(vocab, allowed_);
+  if (allowed_count_ == 0) throw_dead_end();
+  mask_words_.assign((vocab + 31) / 32, 0);
+  for (size_t i = 0; i < vocab; ++i) mask_words_[i / 32] |= uint32_t(allowed_[i] != 0) << (i % 32);
+  gpu_sampler_->set_mask(mask_words_);
+  const size_t slot = next_slot_;
+  next_slot_ = (next_slot_ + 1) % ring_->slots();
+  gpu::CommandBatch batch(model_.device());
+  record_draw(batch, slot);
+  batch.submit();
+  ring_->request(slot, batch.submission());
+  if (logits_ring_) logits_ring_->request(slot, batch.submission());
+  pending_.push_back(slot);
+  ++queued_;
+  // The next step's forward pass reads this draw on the GPU, so it is queued
+  // before the draw is read back: the GPU runs it while the host takes the
+  // token and finds the next mask. One past the end (EOS, a stop string) is
+  // rewound like any step in flight.
+  if (queue_forward && queued_ < options_.max_tokens && model_.cached() < model_.context()) {
+    model_.submit_fed({});
+    forward_queued_ = true;
+  }
+}
+
+TokenId Generation::take_masked() {
+  const TokenId token = take_draw();
+  json_->accept(token);
+  return token;
+}
+
 std::optional<TokenId> Generation::next_token_on_gpu() {
+  if (json_) {
+    if (!std::exchange(forward_queued_, false)) {  // after the first token, or a step that could not queue one
+      if (model_.cached() >= model_.context()) {
+        stats_.context_full = true;
+        return std::nullopt;
+      }
+      model_.submit_fed({});
+    }
+    submit_masked_draw(true);
+    const auto t0 = Clock::now();
+    const TokenId token = take_masked();
+    stats_.wait_seconds += seconds_since(t0);
+    return token;
+  }
   fill_pipeline();
   if (pending_.empty()) {
     stats_.context_full = true;
@@ -191,11 +256,7 @@ std::optional<TokenId> Generation::next_token() {
   if (json_) {
     masked_.assign(logits.begin(), logits.end());
     TokenConstraint::apply(allowed_, masked_);
-    if (allowed_count_ == 0) {
-      throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema" : options_.grammar ? "grammar" : "json_object") +
-                                                  ": no token can continue the JSON text after " +
-                                                  std::to_string(produced_) + " generated tokens");
-    }
+    if (allowed_count_ == 0) throw_dead_end();
     logits = masked_;
   }
   const TokenId token = sampler_.sample(logits, history_);
@@ -232,7 +293,7 @@ std::optional<Generation::Step> Generation::next() {
         // submit runs the work itself (lavapipe, SwiftShader), queueing them
         // first would put their work into the time to the first token, and
         // the tokens/s from there on would leave it out.
-        first_ = take_draw();
+        first_ = json_ ? take_masked() : take_draw();
       }
     } else {
       logits_ = forward_masked(prompt_);

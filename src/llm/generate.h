@@ -61,9 +61,13 @@ struct GenerateOptions {
   // With GPU sampling each step's logits are copied back too (vocabulary x
   // 4 bytes a token).
   int32_t logprobs = -1;
-  // The text must be one JSON object (llm/json_constraint.h); samples on the
-  // CPU (the mask needs the text so far). When no token can continue it,
-  // generation fails with Error(InvalidArgument).
+  // The text must be one JSON object (llm/json_constraint.h). The allowed
+  // tokens depend on the text so far, so a constrained step waits for its
+  // token: with GPU sampling the next forward pass is queued behind the
+  // draw, the host finds its mask while it runs, and only the mask (a bit
+  // per token) goes to the GPU; with CPU sampling the logits come back and
+  // are masked there. When no token can continue the text, generation fails
+  // with Error(InvalidArgument).
   bool json_object = false;
   // The text must be one value of this schema (llm/json_schema.h); as json_object otherwise.
   std::shared_ptr<const JsonSchema> json_schema;
@@ -160,9 +164,17 @@ class Generation {
   int64_t prompt_end_ = 0;      // cached positions after the prompt
   std::optional<TokenId> first_;  // taken while timing the prompt
   std::optional<TokenLogprobs> logprobs_;  // of the token next_token() returned last
-  // Constrained decoding (CPU sampling): the tokens the constraint allows
-  // next are found while the GPU runs the pass whose logits they mask.
+  // Constrained decoding: the tokens the constraint allows next are found
+  // while the GPU runs the pass whose logits they mask.
   std::span<const float> forward_masked(std::span<const TokenId> tokens);
+  // GPU sampling: finds the mask of the step whose forward pass is queued,
+  // queues its draw, and (with queue_forward) the next forward pass behind
+  // it; take_masked() takes the draw and feeds the constraint.
+  void submit_masked_draw(bool queue_forward);
+  TokenId take_masked();
+  [[noreturn]] void throw_dead_end() const;
+  std::vector<uint32_t> mask_words_;  // allowed_ as the sampler's bits
+  bool forward_queued_ = false;       // the next step's forward pass is queued
   std::unique_ptr<TokenConstraint> json_;  // json_object, json_schema or grammar
   std::unique_ptr<gpu::ReadbackRing> masked_ring_;  // the pass's logits
   std::vector<float> masked_;                       // the logits the constraint left

@@ -15,6 +15,7 @@
 #include "gpu_test_env.h"
 #include "llm/generate.h"
 #include "llm/grammar.h"
+#include "wgrt/json_schema.h"
 #include "llm/llm_model.h"
 #include "wgrt/error.h"
 
@@ -43,6 +44,17 @@ class GenerateGpuTest : public test::GpuTest {
       if (id >= 0) out.push_back(id);
       return true;
     });
+    return out;
+  }
+
+  // Each step of a run from an empty cache that drew a token (its text and logprobs too).
+  std::vector<llm::Generation::Step> steps(const llm::GenerateOptions& options) {
+    model_->reset();
+    std::vector<llm::Generation::Step> out;
+    llm::Generation gen(*model_, prompt_, options);
+    while (auto step = gen.next()) {
+      if (step->token >= 0) out.push_back(std::move(*step));
+    }
     return out;
   }
 
@@ -159,6 +171,49 @@ TEST_F(GenerateGpuTest, ACachedPrefixIsReusedAndSamplesAsTheWholePrompt) {
   EXPECT_EQ(warm, run(o, next));
 }
 
+// Constrained decoding samples on the GPU behind the constraint's mask (a bit
+// per token, found on the host while the forward pass runs): greedy runs
+// give the tokens the CPU sampler gives on the logits masked on the host,
+// and the logprobs of the logits masked in place on the GPU equal those
+// the CPU sampler reports, for each kind of constraint.
+TEST_F(GenerateGpuTest, ConstrainedDecodingIsTheSameOnBothSamplers) {
+  auto steps_of = [&](bool gpu, llm::GenerateOptions o) {
+    o.gpu_sampling = gpu;
+    return steps(o);
+  };
+  llm::GenerateOptions json = options(true, 4, 0), schema = json, grammar = json;
+  json.json_object = true;
+  schema.json_schema = api::parse_json_schema(R"({"type": "object", "properties": {"n": {"type": "integer"}},
+                                             "required": ["n"], "additionalProperties": false})");
+  grammar.grammar = llm::parse_gbnf("root ::= (\"yes\" | \"no\") \", \" [0-9]{2,3} \".\"\n");
+  for (auto* o : {&json, &schema, &grammar}) {
+    o->max_tokens = 16;
+    o->ignore_eos = false;
+    o->logprobs = 2;
+  }
+  for (const auto& [name, o] : {std::pair{"json_object", json}, {"json_schema", schema}, {"grammar", grammar}}) {
+    SCOPED_TRACE(name);
+    const auto gpu = steps_of(true, o), cpu = steps_of(false, o);
+    ASSERT_FALSE(cpu.empty());
+    ASSERT_EQ(gpu.size(), cpu.size());
+    for (size_t i = 0; i < gpu.size(); ++i) {
+      ASSERT_EQ(gpu[i].token, cpu[i].token) << "step " << i;
+      ASSERT_TRUE(gpu[i].logprobs && cpu[i].logprobs);
+      EXPECT_NEAR(gpu[i].logprobs->logprob, cpu[i].logprobs->logprob, 1e-5) << "step " << i;
+      ASSERT_EQ(gpu[i].logprobs->top.size(), cpu[i].logprobs->top.size());
+      for (size_t k = 0; k < gpu[i].logprobs->top.size(); ++k) {
+        EXPECT_EQ(gpu[i].logprobs->top[k].first, cpu[i].logprobs->top[k].first) << "step " << i;
+      }
+    }
+  }
+  // Sampled at a temperature on the GPU: the same seed gives the same text.
+  grammar.sampler.temperature = 1.0f;
+  grammar.logprobs = -1;
+  const auto a = steps_of(true, grammar), b = steps_of(true, grammar);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].token, b[i].token) << "step " << i;
+}
+
 // Logprobs (OpenAI's): the log-softmax of the logits after the logit biases
 // and the repetition, presence and frequency penalties. With GPU sampling
 // they come from logits copied back after the sampler adjusted them, with the
@@ -172,13 +227,7 @@ TEST_F(GenerateGpuTest, LogprobsAgreeBetweenTheGpuAndCpuSamplers) {
     o.sampler.frequency_penalty = 0.35f;
     o.sampler.logit_bias = {{101, 1.5f}, {108, -2.0f}, {33, 0.75f}};
     o.logprobs = 3;
-    model_->reset();
-    std::vector<llm::Generation::Step> steps;
-    llm::Generation gen(*model_, prompt_, o);
-    while (auto step = gen.next()) {
-      if (step->token >= 0) steps.push_back(std::move(*step));
-    }
-    return steps;
+    return steps(o);
   };
   const auto gpu = logprob_run(true), cpu = logprob_run(false);
   ASSERT_EQ(gpu.size(), 12u);

@@ -351,6 +351,60 @@ TEST_F(GpuSamplerTest, OnlyTheGivenVocabularyIsDrawn) {
   }
 }
 
+// A token mask (constrained decoding): a step sets every logit the mask
+// leaves out to -inf in place, after the penalties, and draws among the rest;
+// greedy takes the largest allowed logit although larger ones are masked.
+TEST_F(GpuSamplerTest, MaskedStepsDrawOnlyAllowedTokens) {
+  constexpr uint32_t kVocab = 3000;  // several of partial_max's spans
+  std::vector<float> logits = random_logits(kVocab, 21);
+  std::vector<uint32_t> words((kVocab + 31) / 32, 0);
+  std::vector<bool> allowed(kVocab);
+  std::mt19937_64 rng(5);
+  for (uint32_t i = 0; i < kVocab; ++i) {
+    allowed[i] = rng() % 10 == 0 && i != 2999;
+    if (allowed[i]) words[i / 32] |= 1u << (i % 32);
+  }
+  logits[2999] = 100;  // the largest logit, masked
+  auto logit_buf = gpu::Buffer::create(device(), kVocab * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+  for (float t : {0.0f, 1.0f}) {
+    SamplingParams p = plain(t);
+    p.token_mask = true;
+    GpuSampler sampler(device(), logit_buf, out, kVocab, p);
+    sampler.set_mask(words);
+    for (int step = 0; step < 20; ++step) {
+      logit_buf.write(0, logits.data(), kVocab * 4);
+      gpu::CommandBatch batch(device());
+      sampler.record(batch);
+      batch.wait();
+      const int32_t got = test::as_vector<int32_t>(out.read(0, 4))[0];
+      ASSERT_TRUE(got >= 0 && got < int32_t(kVocab) && allowed[size_t(got)]) << "drew " << got << " at T " << t;
+      if (t == 0) {
+        int32_t want = -1;
+        for (uint32_t i = 0; i < kVocab; ++i) {
+          if (allowed[i] && (want < 0 || logits[i] > logits[size_t(want)])) want = int32_t(i);
+        }
+        ASSERT_EQ(got, want);
+      }
+    }
+    const auto masked = test::as_vector<float>(logit_buf.read(0, kVocab * 4));
+    for (uint32_t i = 0; i < kVocab; ++i) {
+      if (allowed[i]) {
+        ASSERT_EQ(masked[i], logits[i]) << i;
+      } else {
+        ASSERT_EQ(masked[i], -std::numeric_limits<float>::infinity()) << i;
+      }
+    }
+  }
+  // A mask of the wrong size, or on a sampler made without one, is refused.
+  SamplingParams p = plain(0);
+  p.token_mask = true;
+  GpuSampler masked(device(), logit_buf, out, kVocab, p);
+  EXPECT_THROW(masked.set_mask(std::vector<uint32_t>(words.size() - 1, ~0u)), Error);
+  GpuSampler unmasked(device(), logit_buf, out, kVocab, plain(0));
+  EXPECT_THROW(unmasked.set_mask(words), Error);
+}
+
 TEST(GpuSamplerValidate, NamesTheBadOption) {
   auto message = [](const SamplingParams& p) {
     try {

@@ -34,8 +34,10 @@ struct Params {
   uint32_t row = 0;
   uint32_t row_stride = 0;
   uint32_t out_index = 0;
+  uint32_t masked = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(Params) == 64, "must match Params in sample.wgsl");
+static_assert(sizeof(Params) == 80, "must match Params in sample.wgsl");
 
 // Whether a penalty reads the window of recent tokens.
 bool penalizes(const SamplingParams& p) {
@@ -79,12 +81,12 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
 }
 
 void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
-  for (const char* entry : {"sample", "penalize", "partial_max"}) device.pipelines().get(kShader, entry, {}, checks);
+  for (const char* entry : {"sample", "penalize", "partial_max", "apply_mask"}) device.pipelines().get(kShader, entry, {}, checks);
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
                        const SamplingParams& params, SamplerRow row, ShaderChecks checks)
-    : device_(device), params_(params) {
+    : device_(device), params_(params), vocab_(vocab) {
   validate(params, vocab);
   const uint64_t stride = row.stride == 0 ? vocab : row.stride;
   if (stride < vocab || logits.size() < (uint64_t(row.index) * stride + vocab) * 4 ||
@@ -117,6 +119,10 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   // walks the row itself (its loop when params.partials is 0).
   if (spans_ > device.limits().max_compute_workgroups_per_dimension) spans_ = 0;
   partials_ = gpu::Buffer::create(device, uint64_t(spans_) * 8, gpu::BufferKind::Storage, "sampler partial maxima");
+  // Every token allowed until set_mask (a 4-byte stand-in when unmasked: the binding is always there).
+  const std::vector<uint32_t> all(params.token_mask ? (uint64_t(vocab) + 31) / 32 : 1, ~0u);
+  mask_ = gpu::Buffer::create(device, all.size() * 4, gpu::BufferKind::Storage, "sampler token mask");
+  mask_.write(0, all.data(), all.size() * 4);
   Params u;
   u.vocab = vocab;
   u.row = row.index;
@@ -134,18 +140,33 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.frequency = params.frequency_penalty;
   u.bias_count = uint32_t(params.logit_bias.size());
   u.partials = spans_;
+  u.masked = params.token_mask ? 1 : 0;
   uniform_.write(0, &u, sizeof u);
 
   sample_ = &device.pipelines().get(kShader, "sample", {}, checks);
   penalize_ = &device.pipelines().get(kShader, "penalize", {}, checks);
   partial_max_ = &device.pipelines().get(kShader, "partial_max", {}, checks);
+  if (params.token_mask) apply_mask_ = &device.pipelines().get(kShader, "apply_mask", {}, checks);
   // Every entry point has the same bindings (keep_bindings in sample.wgsl);
   // a bind group still serves only the pipeline whose layout made it.
-  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens}, {&state_}, {&ring_}, {&uniform_}, {&partials_}};
+  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens},   {&state_}, {&ring_},
+                                         {&uniform_}, {&partials_}, {&mask_}};
   sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
   partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
   if (penalizing_) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
+  if (apply_mask_) mask_group_ = gpu::BindGroup::create(device, *apply_mask_, bindings);
   reset({});
+}
+
+void GpuSampler::set_mask(std::span<const uint32_t> words) {
+  const uint64_t expected = (uint64_t(vocab_) + 31) / 32;
+  if (!params_.token_mask || words.size() != expected) {
+    throw Error(ErrorCode::InvalidArgument,
+                params_.token_mask ? "sampling: a token mask of " + std::to_string(expected) + " words (vocabulary " +
+                                         std::to_string(vocab_) + "), got " + std::to_string(words.size())
+                                   : std::string("sampling: set_mask on a sampler made without token_mask"));
+  }
+  mask_.write(0, words.data(), words.size() * 4);
 }
 
 void GpuSampler::read_row(uint32_t row) {
@@ -166,6 +187,10 @@ void GpuSampler::record_penalty(gpu::CommandBatch& batch) const {
 
 void GpuSampler::record(gpu::CommandBatch& batch) const {
   record_penalty(batch);
+  if (apply_mask_) {
+    const uint32_t groups = std::clamp<uint32_t>((vocab_ + 255) / 256, 1, device_.limits().max_compute_workgroups_per_dimension);
+    batch.dispatch(*apply_mask_, mask_group_, {groups, 1, 1}, "sampling.apply_mask");
+  }
   batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
   batch.dispatch(*sample_, sample_group_, {1, 1, 1}, "sampling.sample");
 }

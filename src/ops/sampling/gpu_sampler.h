@@ -39,6 +39,9 @@ struct SamplingParams {
   uint64_t seed = 0;
   // Added to those tokens' logits before any penalty (OpenAI's logit_bias).
   std::vector<std::pair<int32_t, float>> logit_bias;
+  // Each step draws only among the tokens set_mask() allows (constrained
+  // decoding); the others' logits become -inf after the penalties.
+  bool token_mask = false;
 };
 
 // Which row of logits a sampler's steps read, `stride` values apart (0: the
@@ -95,6 +98,11 @@ class GpuSampler {
   // does first), for tests that then call record_batch().
   void record_penalty(gpu::CommandBatch& batch) const;
 
+  // The tokens later steps may draw (params.token_mask): bit i % 32 of word
+  // i / 32 allows token i; ceil(vocab / 32) words. Queued: ordered before
+  // the next submit.
+  void set_mask(std::span<const uint32_t> words);
+
   const SamplingParams& params() const { return params_; }
 
  private:
@@ -103,11 +111,13 @@ class GpuSampler {
   uint32_t window_ = 0;
   bool penalizing_ = false;  // a bias or a penalty: the penalize pass runs
   uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span), 0 for none
-  gpu::Buffer state_, ring_, uniform_, partials_;
+  uint32_t vocab_ = 0;
+  gpu::Buffer state_, ring_, uniform_, partials_, mask_;
   const gpu::ComputePipeline* sample_ = nullptr;
   const gpu::ComputePipeline* penalize_ = nullptr;
   const gpu::ComputePipeline* partial_max_ = nullptr;
-  gpu::BindGroup sample_group_, partial_max_group_, penalize_group_;
+  const gpu::ComputePipeline* apply_mask_ = nullptr;
+  gpu::BindGroup sample_group_, partial_max_group_, penalize_group_, mask_group_;
 };
 
 }  // namespace wgrt::ops

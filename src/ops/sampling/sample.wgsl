@@ -24,6 +24,10 @@
 // applies the repetition, presence and frequency penalties in place to the
 // logits of the distinct tokens in the ring.
 //
+// `apply_mask` (after `penalize`, when params.masked) sets the logit of
+// every token whose bit in `mask` is clear to -inf, in place: constrained
+// decoding's allowed tokens, found on the host while the forward pass ran.
+//
 // `partial_max` (before `sample`, for one row) finds the largest logit and
 // its lowest index in each span of SPAN logits, one workgroup per span, so
 // that `sample`'s first pass reads a few hundred partials instead of the
@@ -52,6 +56,10 @@ struct Params {
   row: u32,          // a step's row of logits and element of out (a batch's rows have a sampler each)
   row_stride: u32,   // logits per row (>= vocab)
   out_index: u32,    // a step's element of out
+  masked: u32,       // 1: apply_mask runs (mask holds a bit per token)
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
@@ -63,6 +71,8 @@ struct Params {
 @group(0) @binding(4) var<uniform> params: Params;
 // partial_max's result per span: (the largest logit's bits, its lowest index).
 @group(0) @binding(5) var<storage, read_write> partials: array<vec2<u32>>;
+// Bit i % 32 of word i / 32: token i may be drawn (apply_mask).
+@group(0) @binding(6) var<storage, read> mask: array<u32>;
 
 var<workgroup> red_f: array<f32, WG>;
 var<workgroup> red_u: array<u32, WG>;
@@ -93,7 +103,7 @@ fn keep_bindings(lid: u32) {
     out[0] = 0;
     state[0] = 0u;
     ring[0] = 0;
-    partials[0] = vec2<u32>(0u);
+    partials[0] = vec2<u32>(mask[0]);
     logits[0] = params.temperature;
   }
 }
@@ -568,6 +578,18 @@ fn penalize(@builtin(local_invocation_index) lid: u32) {
       let l = logits[at];
       let scaled = select(l * params.penalty, l / params.penalty, l > 0.0);
       logits[at] = scaled - params.frequency * f32(count) - params.presence;
+    }
+  }
+}
+
+// Every workgroup a stride of the row (any vocabulary fits the grid).
+@compute @workgroup_size(WG)
+fn apply_mask(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>) {
+  keep_bindings(lid);
+  for (var i = wid.x * WG + lid; i < params.vocab; i += nwg.x * WG) {
+    if ((mask[i / 32u] & (1u << (i % 32u))) == 0u) {
+      logits[params.row * params.row_stride + i] = f32_bits(0xff800000u);
     }
   }
 }
