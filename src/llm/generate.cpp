@@ -87,7 +87,7 @@ std::optional<Generation::Step> Generation::finish() {
   if (stops_.matched()) stats_.stopped_at_stop_string = true;
   rest += stops_.flush();
   if (rest.empty()) return std::nullopt;
-  return Step{-1, std::move(rest)};
+  return Step{-1, std::move(rest), std::nullopt};
 }
 
 void Generation::drop_in_flight() {

@@ -13,6 +13,13 @@ TokenTrie::TokenTrie(std::span<const std::string> pieces, const std::vector<bool
   // Byte order (std::string compares as unsigned bytes): a prefix first.
   std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return pieces[size_t(a)] < pieces[size_t(b)]; });
   build(pieces, ids, 0, ids.size(), 0);
+  subtree_end_.resize(nodes_.size());
+  for (size_t i = nodes_.size(); i-- > 0;) {  // children come after their parent
+    uint32_t end = uint32_t(i) + 1;
+    const Node& n = nodes_[i];
+    for (uint32_t e = n.first_edge; e < n.first_edge + n.edges; ++e) end = std::max(end, subtree_end_[edges_[e].child]);
+    subtree_end_[i] = end;
+  }
 }
 
 // The node of ids[lo, hi), which share their first `depth` bytes, and its

@@ -4,8 +4,11 @@
 // 49,152 tokens (multi-byte UTF-8 pieces and shared prefixes included).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
+
+#include "core/worker_pool.h"
 
 #include "import/gguf/gguf_file.h"
 #include "llm/default_model.h"
@@ -26,14 +29,21 @@ const TokenTexts& smollm2_texts() {
 }
 
 // At every prefix of `text`: the tokens the trie finds equal those whose
-// whole piece the matcher accepts on its own.
+// whole piece the matcher accepts on its own, walked on one thread and
+// split across three (each token reported once).
 template <typename Matcher>
 void expect_same_masks(Matcher m, const std::string& text) {
   const TokenTexts& t = smollm2_texts();
+  WorkerPool pool(3);
   size_t checked = 0;
   for (size_t at = 0; at <= text.size(); at += 3) {
     std::vector<uint8_t> by_trie(t.pieces.size(), 0), by_token(t.pieces.size(), 0);
     t.trie.walk(m, [&](int32_t id) { by_trie[size_t(id)] = 1; });
+    std::vector<std::atomic<int>> split_walk(t.pieces.size());
+    t.trie.walk(m, [&](int32_t id) { split_walk[size_t(id)] += 1; }, pool);
+    for (size_t i = 0; i < t.pieces.size(); ++i) {
+      ASSERT_EQ(split_walk[i].load(), by_trie[i]) << "token " << i << " after '" << text.substr(0, at) << "'";
+    }
     size_t allowed = 0;
     for (size_t i = 0; i < t.pieces.size(); ++i) {
       by_token[i] = !t.ends[i] && !t.pieces[i].empty() && m.accepts(t.pieces[i]);
@@ -54,8 +64,12 @@ TEST(TokenTrie, HoldsEveryTokenOnce) {
     bool feed(std::string_view) { return true; }
   };
   t.trie.walk(Everything{}, [&](int32_t id) { seen[size_t(id)] += 1; });
+  WorkerPool pool(4);
+  std::vector<std::atomic<int>> split_walk(t.pieces.size());
+  t.trie.walk(Everything{}, [&](int32_t id) { split_walk[size_t(id)] += 1; }, pool);
   for (size_t i = 0; i < t.pieces.size(); ++i) {
     ASSERT_EQ(seen[i], (t.pieces[i].empty() || t.ends[i]) ? 0 : 1) << "token " << i << " '" << t.pieces[i] << "'";
+    ASSERT_EQ(split_walk[i].load(), seen[i]) << "token " << i << ", the walk split across threads";
   }
 }
 
