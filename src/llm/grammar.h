@@ -78,7 +78,8 @@ class GrammarMatcher {
   };
   // Stacks whose top is a character set (an empty stack: the text may end).
   void expand(Stack stack, std::vector<Stack>& out, int depth = 0) const;
-  bool advance(State& state, std::string_view bytes) const;
+  // `from` with `bytes` read, into `state` (false: they cannot continue it).
+  bool advance(const State& from, std::string_view bytes, State& state) const;
   const GrammarElement& top(const Stack& s) const;
 
   std::shared_ptr<const Grammar> grammar_;

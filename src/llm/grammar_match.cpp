@@ -97,8 +97,9 @@ void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out, int depth) con
   if (std::find(out.begin(), out.end(), stack) == out.end()) out.push_back(std::move(stack));
 }
 
-bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
-  std::string text = state.partial + std::string(bytes);
+bool GrammarMatcher::advance(const State& from, std::string_view bytes, State& state) const {
+  std::string text = from.partial + std::string(bytes);
+  const std::vector<Stack>* stacks = &from.stacks;  // the state's own once a character is read
   size_t i = 0;
   while (i < text.size()) {
     const size_t len = utf8_sequence_size(static_cast<uint8_t>(text[i]));
@@ -108,7 +109,7 @@ bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
     if (c.cp == kInvalidCodepoint) return false;
     const uint32_t cp = c.cp;
     std::vector<Stack> next;
-    for (const Stack& s : state.stacks) {
+    for (const Stack& s : *stacks) {
       if (s.empty() || !top(s).matches(cp)) continue;
       Stack moved = s;
       moved.back().index += 1;
@@ -116,8 +117,10 @@ bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
     }
     if (next.empty()) return false;
     state.stacks = std::move(next);
+    stacks = &state.stacks;
     i += len;
   }
+  if (stacks != &state.stacks) state.stacks = from.stacks;  // no whole character: the stacks stay
   state.partial = text.substr(i);
   if (!state.partial.empty()) {
     uint32_t lo = 0, hi = 0;
@@ -130,8 +133,8 @@ bool GrammarMatcher::advance(State& state, std::string_view bytes) const {
 }
 
 bool GrammarMatcher::feed(std::string_view bytes) {
-  State next = state_;
-  if (!advance(next, bytes)) return false;
+  State next;
+  if (!advance(state_, bytes, next)) return false;
   state_ = std::move(next);
   return true;
 }
@@ -146,8 +149,8 @@ bool GrammarMatcher::accepts(std::string_view bytes) const {
                                  [&](const Stack& s) { return !s.empty() && may_match(top(s), lo, hi); });
     if (!may) return false;
   }
-  State next = state_;
-  return advance(next, bytes);
+  State next;
+  return advance(state_, bytes, next);
 }
 
 bool GrammarMatcher::complete() const {
