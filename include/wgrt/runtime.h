@@ -109,8 +109,8 @@ class Runtime {
   // The runtime shared by every part of this process that asks for it (the
   // Python package, ExecuTorch's wgrt backend): one device, created on first
   // use with `options` and kept until the process ends. A later call whose
-  // limits mode or split size differs is Error(InvalidArgument): the device
-  // exists already.
+  // limits mode or split size differs, or that names an adapter other than
+  // the device's, is Error(InvalidArgument): the device exists already.
   static Runtime process_default(const RuntimeOptions& options = {});
 
   // "name (backend, type)" of the adapter in use.

@@ -1,6 +1,7 @@
 #include "runtime/runtime.h"
 
 #include <string>
+#include <vector>
 
 #include "wgrt/error.h"
 
@@ -23,6 +24,23 @@ Runtime& Runtime::process_default(const gpu::DeviceOptions& options) {
                     (made.split_bytes_for_test ? " (split at " + std::to_string(made.split_bytes_for_test) + " bytes)" : "") +
                     "; it cannot be made again with limits " + gpu::limits_mode_name(options.limits) +
                     (options.split_bytes_for_test ? " (split at " + std::to_string(options.split_bytes_for_test) + " bytes)" : ""));
+  }
+  // A later caller naming an adapter gets it or an error, never another one
+  // silently (the first call made the device; -1 is whichever it is).
+  if (options.adapter >= 0 && options.adapter != made.adapter) {
+    const std::vector<gpu::AdapterInfo> adapters = gpu::list_adapters();
+    const gpu::AdapterInfo& have = runtime->device().adapter_info();
+    const bool same = made.adapter < 0 && size_t(options.adapter) < adapters.size() &&
+                      adapters[size_t(options.adapter)].name == have.name &&
+                      adapters[size_t(options.adapter)].backend == have.backend &&
+                      adapters[size_t(options.adapter)].device_id == have.device_id;
+    if (!same) {
+      throw Error(ErrorCode::InvalidArgument, "the process's runtime already exists on adapter " +
+                                                  (made.adapter < 0 ? std::string("(the preferred one) ")
+                                                                    : std::to_string(made.adapter) + " ") +
+                                                  have.name + "; it cannot be made again on adapter " +
+                                                  std::to_string(options.adapter));
+    }
   }
   return *runtime;
 }

@@ -51,6 +51,34 @@ TEST_F(PublicApiTest, RuntimeDescribesTheEnginesAdapter) {
   EXPECT_EQ(offered.timestamp_query, device().adapter_features().timestamp_query);
 }
 
+// The process's runtime is made once: a later call asking for other limits
+// or another adapter is refused by name, not handed the first one silently;
+// naming the runtime's own adapter gets it.
+TEST(PublicApi, TheProcessRuntimeRefusesOtherLimitsOrAnotherAdapter) {
+  const api::Runtime made = api::Runtime::process_default();
+  const std::vector<api::AdapterInfo> adapters = api::list_adapters();
+  api::RuntimeOptions other;
+  other.adapter = int(adapters.size());  // no such adapter, so not the runtime's
+  const Error e = error_of([&] { api::Runtime::process_default(other); });
+  EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(std::string(e.what()).find("cannot be made again on adapter " + std::to_string(adapters.size())),
+            std::string::npos)
+      << e.what();
+  other = {};
+  other.limits = made.limits_mode() == api::LimitsMode::Default ? api::LimitsMode::Adapter : api::LimitsMode::Default;
+  EXPECT_EQ(error_of([&] { api::Runtime::process_default(other); }).code(), ErrorCode::InvalidArgument);
+  size_t own = 0;
+  for (size_t i = 0; i < adapters.size(); ++i) {
+    if (adapters[i].name != made.adapter_info().name || adapters[i].backend != made.adapter_info().backend) continue;
+    other = {};
+    other.limits = made.limits_mode();
+    other.adapter = int(i);
+    EXPECT_EQ(api::Runtime::process_default(other).adapter_info().name, made.adapter_info().name);
+    ++own;
+  }
+  EXPECT_GE(own, 1u) << "the runtime's adapter is among those listed";
+}
+
 TEST(PublicApi, SupportedOperatorsAreTheRegistrysSorted) {
   const std::vector<api::OperatorInfo> ops = api::supported_operators();
   ASSERT_EQ(ops.size(), OpRegistry::builtin().names().size());
