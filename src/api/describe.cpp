@@ -35,7 +35,7 @@ ValueInfo value_info(const pte::IoValue& io) {
 // What load would refuse in one method: its whole graph through wgrt's own
 // runtime, or each delegate's graph as ExecuTorch's runtime hands it to wgrt
 // (a method with CPU kernels).
-std::vector<std::string> blockers(const pte::Program& program, const pte::Method& m, const std::string& path,
+std::vector<std::string> blockers(const pte::Method& m, const std::string& path,
                                   const OpRegistry& registry) {
   std::vector<std::string> out;
   auto check = [&](auto make_graph) {
@@ -48,7 +48,7 @@ std::vector<std::string> blockers(const pte::Program& program, const pte::Method
     }
   };
   if (m.cpu_kernels.empty()) {
-    check([&] { return pte::to_graph(program, m, path); });
+    check([&] { return pte::to_graph(m, path); });
   } else {
     for (size_t i = 0; i < m.delegates.size(); ++i) {
       const pte::VkGraph& vk = m.delegates[i].graph;
@@ -79,7 +79,7 @@ ProgramInfo describe_program(const std::string& path, const std::string& ptd) {
       for (const auto& op : d.graph.ops) ++counts[op.name];
     }
     for (const auto& [name, n] : counts) mi.operators.push_back({name, n, registry.find(name) != nullptr});
-    if (!mi.constant && info.missing_named_data.empty()) mi.blockers = blockers(parsed, m, path, registry);
+    if (!mi.constant && info.missing_named_data.empty()) mi.blockers = blockers(m, path, registry);
     info.methods.push_back(std::move(mi));
   }
   return info;

@@ -165,8 +165,14 @@ std::vector<int32_t> prompt_tokens(const api::Llm& model, const GenerateArgs& ar
   const bool prompt_ids = !args.prompt_tokens.empty();
   if (args.chat && !prompt_ids) {
     std::vector<api::ChatMessage> messages;
-    if (!args.system.empty()) messages.push_back({"system", args.system});
-    messages.push_back({"user", prompt});
+    auto message = [](std::string role, std::string content) {
+      api::ChatMessage m;
+      m.role = std::move(role);
+      m.content = std::move(content);
+      return m;
+    };
+    if (!args.system.empty()) messages.push_back(message("system", args.system));
+    messages.push_back(message("user", prompt));
     prompt = model.apply_chat_template(messages, /*add_generation_prompt=*/true);
   }
   const std::vector<int32_t> tokens = prompt_ids ? parse_token_ids(args.prompt_tokens) : model.tokenize(prompt);

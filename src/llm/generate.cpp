@@ -124,7 +124,10 @@ void Generation::start_on_gpu() {
     prompt_end_ = model_.cached();
     // No forward pass queued behind the first draw: the time to the first
     // token is the prompt's alone (see next()).
-    if (options_.max_tokens > 0) submit_masked_draw(false);
+    if (options_.max_tokens > 0) {
+      if (!find_mask()) throw_dead_end();
+      submit_draw();
+    }
     return;
   }
   const size_t slot = next_slot_;
@@ -183,12 +186,16 @@ void Generation::throw_dead_end() const {
                                               std::to_string(produced_) + " generated tokens");
 }
 
-void Generation::submit_masked_draw(bool queue_forward) {
+bool Generation::find_mask() {
   const size_t vocab = size_t(model_.sampling_vocab());
   allowed_count_ = json_->allowed(vocab, allowed_);
-  if (allowed_count_ == 0) throw_dead_end();
+  if (allowed_count_ == 0) return false;
   mask_words_.assign((vocab + 31) / 32, 0);
   for (size_t i = 0; i < vocab; ++i) mask_words_[i / 32] |= uint32_t(allowed_[i] != 0) << (i % 32);
+  return true;
+}
+
+void Generation::submit_draw() {
   gpu_sampler_->set_mask(mask_words_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
@@ -199,14 +206,32 @@ void Generation::submit_masked_draw(bool queue_forward) {
   if (logits_ring_) logits_ring_->request(slot, batch.submission());
   pending_.push_back(slot);
   ++queued_;
-  // The next step's forward pass reads this draw on the GPU, so it is queued
-  // before the draw is read back: the GPU runs it while the host takes the
-  // token and finds the next mask. One past the end (EOS, a stop string) is
-  // rewound like any step in flight.
-  if (queue_forward && queued_ < options_.max_tokens && model_.cached() < model_.context()) {
-    model_.submit_fed({});
+}
+
+void Generation::queue_masked_step() {
+  const bool next_forward = queued_ + 1 < options_.max_tokens && model_.cached() < model_.context();
+  bool dead_end = false;
+  auto draw = [&] {
+    dead_end = !find_mask();
+    if (!dead_end) submit_draw();
+  };
+  if (next_forward && model_.device_count() == 1) {
+    // The next forward pass is encoded first, while the GPU still runs this
+    // step's; the hook, which runs before that pass is submitted, finds the
+    // mask and submits the draw, so the GPU goes from the draw straight into
+    // the pass. (A pass past a dead end is dropped like any step in flight.)
+    model_.submit_fed([&](gpu::CommandBatch&) { draw(); });
     forward_queued_ = true;
+  } else {
+    // A model split across devices reads the drawn token back before its
+    // first part runs: the draw goes first.
+    draw();
+    if (!dead_end && next_forward) {
+      model_.submit_fed({});
+      forward_queued_ = true;
+    }
   }
+  if (dead_end) throw_dead_end();
 }
 
 TokenId Generation::take_masked() {
@@ -224,7 +249,7 @@ std::optional<TokenId> Generation::next_token_on_gpu() {
       }
       model_.submit_fed({});
     }
-    submit_masked_draw(true);
+    queue_masked_step();
     const auto t0 = Clock::now();
     const TokenId token = take_masked();
     stats_.wait_seconds += seconds_since(t0);

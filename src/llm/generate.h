@@ -167,10 +167,13 @@ class Generation {
   // Constrained decoding: the tokens the constraint allows next are found
   // while the GPU runs the pass whose logits they mask.
   std::span<const float> forward_masked(std::span<const TokenId> tokens);
-  // GPU sampling: finds the mask of the step whose forward pass is queued,
-  // queues its draw, and (with queue_forward) the next forward pass behind
-  // it; take_masked() takes the draw and feeds the constraint.
-  void submit_masked_draw(bool queue_forward);
+  // GPU sampling: the step whose forward pass is queued gets its draw once
+  // find_mask() has found its mask (submit_draw), and the next step's
+  // forward pass is queued behind the draw (queue_masked_step);
+  // take_masked() takes the draw and feeds the constraint.
+  bool find_mask();  // false: no token can continue the text
+  void submit_draw();
+  void queue_masked_step();
   TokenId take_masked();
   [[noreturn]] void throw_dead_end() const;
   std::vector<uint32_t> mask_words_;  // allowed_ as the sampler's bits

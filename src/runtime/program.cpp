@@ -38,7 +38,7 @@ std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& p
       }, m.outputs[0].scalar);
       continue;
     }
-    Graph g = pte::to_graph(p->parsed_, m, path);
+    Graph g = pte::to_graph(m, path);
     const OpRegistry& registry = options.registry ? *options.registry : OpRegistry::builtin();
     widen_f16(g, registry);
     try {

@@ -332,7 +332,11 @@ void HttpServer::Impl::generate(Endpoint endpoint, const httplib::Request& req, 
       send_json(res, 200, whole_answer(jobs, meta, reader));
       return;
     }
-    auto stream = std::make_shared<EventStream>(EventStream{std::move(jobs), std::move(meta), request.include_usage, reader});
+    auto stream = std::make_shared<EventStream>();
+    stream->jobs = std::move(jobs);
+    stream->meta = std::move(meta);
+    stream->include_usage = request.include_usage;
+    stream->reader = reader;
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream", [stream](size_t, httplib::DataSink& sink) { return stream->pump(sink); },

@@ -11,7 +11,8 @@ json finish_reason(const ResponseMeta& meta, std::optional<FinishReason> reason)
     case FinishReason::Stop: return meta.tool_calls ? "tool_calls" : "stop";
     case FinishReason::Length: return "length";
     case FinishReason::Cancelled:
-    case FinishReason::Error: break;
+    case FinishReason::Error:
+    case FinishReason::Unavailable: break;
   }
   return nullptr;  // never sent to a client: those end with an error or a closed stream
 }

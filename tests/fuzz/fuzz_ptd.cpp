@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const pte::Program program =
         pte::parse_program({"external_weights.pte", pte}, {{"fuzz.ptd", {data, data + size}}});
     for (const pte::Method& method : program.methods) {
-      Graph graph = pte::to_graph(program, method, "external_weights.pte");
+      Graph graph = pte::to_graph(method, "external_weights.pte");
       OpRegistry::builtin().check_graph(graph);
     }
   });

@@ -32,7 +32,7 @@ inline void pte_up_to_gpu(std::span<const uint8_t> bytes, const std::function<vo
   for (const pte::Method& method : program->methods) {
     if (method.constant()) continue;
     try {
-      Graph graph = pte::to_graph(*program, method, "fuzz.pte");
+      Graph graph = pte::to_graph(method, "fuzz.pte");
       const OpRegistry& registry = OpRegistry::builtin();
       registry.check_graph(graph);
       plan_lifetimes(graph, [&](std::string_view op) {

@@ -81,7 +81,7 @@ TEST(PteMalformed, DimsWhoseElementCountOverflows) {
   ASSERT_GT(poked, 0u);
   try {
     const Program p = parse_program({"huge.pte", std::move(b)});
-    for (const Method& m : p.methods) to_graph(p, m, "huge.pte");
+    for (const Method& m : p.methods) to_graph(m, "huge.pte");
     ADD_FAILURE() << "built a graph with dims of 2^64 elements";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidProgram) << e.what();

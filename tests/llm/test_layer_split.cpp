@@ -15,6 +15,7 @@
 #include "llm/batch_generation.h"
 #include "llm/default_model.h"
 #include "llm/generate.h"
+#include "llm/grammar.h"
 #include "llm/layer_split.h"
 #include "llm/llm_model.h"
 #include "wgrt/error.h"
@@ -74,6 +75,12 @@ TEST_F(LayerSplitTest, SplitAcrossTwoAndThreeDevicesGivesTheLogitsOfOne) {
   const auto want = two_passes(*one);
   const std::vector<llm::TokenId> p = prompt(12, 1);
   const std::vector<llm::TokenId> want_tokens = generated(*one, p, 10);
+  // Constrained decoding: the draw goes to the last device before the next
+  // pass reads its token back for the first.
+  llm::GenerateOptions constrained = greedy(12);
+  constrained.grammar = llm::parse_gbnf("root ::= [a-z]{3,6} \" \" [0-9]{2,4}\n");
+  const std::vector<llm::TokenId> want_constrained = test::generate_tokens(*one, p, constrained);
+  ASSERT_FALSE(want_constrained.empty());
   const uint64_t one_kv = one->memory_stats().state_bytes;
   one.reset();
 
@@ -105,6 +112,7 @@ TEST_F(LayerSplitTest, SplitAcrossTwoAndThreeDevicesGivesTheLogitsOfOne) {
     // GPU sampling with steps in flight: each step's token comes back from
     // the last device to the first.
     EXPECT_EQ(generated(*split, p, 10), want_tokens) << parts << " parts";
+    EXPECT_EQ(test::generate_tokens(*split, p, constrained), want_constrained) << parts << " parts, constrained";
   }
 }
 

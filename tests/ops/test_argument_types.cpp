@@ -200,7 +200,7 @@ pte::Program load(const Fixture& f) {
 bool fully_delegated(const Json& method) { return method["cpu_kernels"].size() == 0; }
 
 Graph method_graph(const pte::Program& p, const pte::Method& m, const std::string& name) {
-  Graph g = pte::to_graph(p, m, name);
+  Graph g = pte::to_graph(m, name);
   widen_f16(g, OpRegistry::builtin());
   return g;
 }

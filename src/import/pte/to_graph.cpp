@@ -22,7 +22,7 @@ wgrt::DType to_wgrt_dtype(DType dtype, const std::string& where) {
   }
 }
 
-Graph to_graph(const Program& program, const Method& method, const std::string& file_name) {
+Graph to_graph(const Method& method, const std::string& file_name) {
   if (!method.cpu_kernels.empty()) {
     std::string list;
     for (const auto& k : method.cpu_kernels) list += (list.empty() ? "" : ", ") + k;

@@ -15,9 +15,9 @@ namespace wgrt::pte {
 // The graph of `method`. Error(NotSupported) when the method calls CPU
 // kernels (listing them) or uses a dtype wgrt lacks; Error(InvalidProgram)
 // for a constant of the wrong size or a dangling value id (naming it).
-// `program` must outlive the graph. An fp16 program's graph holds f16
+// The program `method` came from must outlive the graph. An fp16 program's graph holds f16
 // tensors: widen_f16 (ops/passes/widen_f16.h) makes it one wgrt runs.
-Graph to_graph(const Program& program, const Method& method, const std::string& file_name);
+Graph to_graph(const Method& method, const std::string& file_name);
 
 // The graph of one Vulkan delegate graph, taking `inputs` and giving `outputs`
 // (graph value ids) in that order. io_dtype gives the Program's dtype of I/O
