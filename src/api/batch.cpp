@@ -62,7 +62,7 @@ std::vector<GenerateResult> Llm::generate_batch(std::span<const std::vector<int3
     BatchCallbacks callbacks;
     GenerateResult* r = &results[i];
     std::string* error = &errors[i];
-    callbacks.on_token = [this, r](int32_t token, std::string_view text) {
+    callbacks.on_token = [r](int32_t token, std::string_view text) {
       if (token >= 0) r->tokens.push_back(token);
       r->text += text;
       return true;

@@ -8,6 +8,7 @@
 #include "ops/sampling/gpu_sampler.h"
 #include "gpu/command_batch.h"
 #include "gpu/device.h"
+#include "gpu/readback_ring.h"
 #include "wgrt/error.h"
 
 namespace wgrt::llm {
@@ -97,6 +98,7 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   if (devices.size() > 1) {
     m->fed_tokens_ = std::make_unique<gpu::Buffer>(gpu::Buffer::create(
         *m->device_, uint64_t(m->chunk_) * sizeof(int32_t), gpu::BufferKind::Storage, "split model token input"));
+    m->fed_readback_ = std::make_unique<gpu::ReadbackRing>(*m->device_, 1, m->fed_tokens_->size());
   }
   if (options.warm_up) m->warm_up(*m->device_, options);
   return m;
@@ -184,15 +186,18 @@ std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, con
   std::vector<int64_t> ids;
   if (const auto* fed = std::get_if<DeviceTensorView>(&inputs[0])) {
     const Dims dims = fed->dims;
+    // Through a readback buffer made at load (not one per step).
+    gpu::CommandBatch batch(*device_);
     if (last.encode_before) {
-      gpu::CommandBatch batch(*device_);
       last.encode_before(batch);
-      batch.submit();
       last.encode_before = {};
     }
-    const std::vector<uint8_t> bytes = fed->buffer->read(0, uint64_t(dims[1]) * sizeof(int32_t));
-    const auto* words = reinterpret_cast<const int32_t*>(bytes.data());
-    ids.assign(words, words + dims[1]);
+    fed_readback_->record_copy(batch, *fed->buffer, 0, 0);
+    batch.submit();
+    fed_readback_->request(0, batch.submission());
+    std::vector<int32_t> words(fed_tokens_->size() / sizeof(int32_t));
+    fed_readback_->take(0, words.data());
+    ids.assign(words.begin(), words.begin() + dims[1]);
     inputs[0] = host_view(DType::I64, dims, ids.data(), ids.size());
   }
   HostTensor hidden;

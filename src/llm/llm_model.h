@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
+#include "gpu/readback_ring.h"
 #include "graph/executable_graph.h"
 #include "import/gguf/gguf_file.h"
 #include "import/gguf/llama_config.h"
@@ -188,6 +189,7 @@ class LlmModel {
   // reads back for the first part.
   std::vector<LayerPart> leading_parts_;
   std::unique_ptr<gpu::Buffer> fed_tokens_;
+  std::unique_ptr<gpu::ReadbackRing> fed_readback_;  // its tokens read back for the first part, each pass
   int64_t context_ = 0, chunk_ = 0;
   std::vector<SlotState> slot_states_{1};
   size_t slot_ = 0;

@@ -148,7 +148,10 @@ EMSCRIPTEN_KEEPALIVE const char* wgrt_web_llm_chat_prompt(int32_t model, const c
               !msg["content"].is_string()) {
             throw std::invalid_argument("message " + std::to_string(i) + " needs string 'role' and 'content'");
           }
-          messages.push_back({msg["role"].get<std::string>(), msg["content"].get<std::string>()});
+          api::ChatMessage message;
+          message.role = msg["role"].get<std::string>();
+          message.content = msg["content"].get<std::string>();
+          messages.push_back(std::move(message));
         }
         return web::returned(m.apply_chat_template(messages, /*add_generation_prompt=*/true));
       },
