@@ -431,11 +431,13 @@ void print_host_and_memory(const std::vector<TestResult>& results, const TgMode&
     std::printf("\n");
   }
   const MemoryStats mem = model.memory_stats();
-  std::printf("\nGPU memory: %.1f MiB for this model (weights %.1f MiB, tensors %.1f MiB of which KV cache %.1f MiB "
-              "(%s), scratch %.1f MiB); peak on the device %.1f MiB\n",
-              mem.total_bytes / 1048576.0, mem.constant_bytes / 1048576.0, mem.tensor_bytes / 1048576.0,
-              mem.state_bytes / 1048576.0, kv_f16 ? "f16" : "f32", mem.scratch_bytes / 1048576.0,
-              runtime.peak_buffer_bytes() / 1048576.0);
+  // A model split across devices: the runtime's device holds the first part only.
+  const bool split = model.adapters().size() > 1;
+  std::printf("\nGPU memory: %.1f MiB for this model%s (weights %.1f MiB, tensors %.1f MiB of which KV cache %.1f MiB "
+              "(%s), scratch %.1f MiB); peak on the %sdevice %.1f MiB\n",
+              mem.total_bytes / 1048576.0, split ? " on all its devices" : "", mem.constant_bytes / 1048576.0,
+              mem.tensor_bytes / 1048576.0, mem.state_bytes / 1048576.0, kv_f16 ? "f16" : "f32",
+              mem.scratch_bytes / 1048576.0, split ? "first part's " : "", runtime.peak_buffer_bytes() / 1048576.0);
 }
 
 // --profile: one decode step (compared with the first tg test's untimed
