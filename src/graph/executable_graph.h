@@ -143,6 +143,10 @@ class ExecutableGraph {
   const HostTimes& last_host_times() const { return host_times_; }
   // The index of the last run's final submit (for gpu::ReadbackRing).
   uint64_t last_submission() const { return last_submission_; }
+  // Whether a run's work goes to the GPU in one submit (Tuning::submit_every
+  // resolved to 0): work submitted from an encode_after hook then runs before
+  // all of the run's.
+  bool submits_once() const { return submit_every_ == 0; }
   size_t dispatch_count() const { return state_.dispatches.size(); }
   // Resize hooks that ran during the last execute (0 when no shape changed).
   uint64_t hooks_fired_last_execute() const { return hooks_fired_last_; }

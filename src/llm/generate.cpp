@@ -215,7 +215,7 @@ void Generation::queue_masked_step() {
     dead_end = !find_mask();
     if (!dead_end) submit_draw();
   };
-  if (next_forward && model_.device_count() == 1) {
+  if (next_forward && model_.device_count() == 1 && model_.graph().submits_once()) {
     // The next forward pass is encoded first, while the GPU still runs this
     // step's; the hook, which runs before that pass is submitted, finds the
     // mask and submits the draw, so the GPU goes from the draw straight into
@@ -224,7 +224,8 @@ void Generation::queue_masked_step() {
     forward_queued_ = true;
   } else {
     // A model split across devices reads the drawn token back before its
-    // first part runs: the draw goes first.
+    // first part runs, and a pass submitted in pieces (Tuning::submit_every)
+    // would start before the hook: the draw goes first.
     draw();
     if (!dead_end && next_forward) {
       model_.submit_fed({});

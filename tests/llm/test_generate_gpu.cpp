@@ -29,12 +29,19 @@ class GenerateGpuTest : public test::GpuTest {
   void SetUp() override {
     test::GpuTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
+    load(-1);
+    ASSERT_TRUE(model_->can_sample_on_gpu());
+  }
+
+  // The fixture model, its passes submitted every `submit_every` dispatches
+  // (Tuning::submit_every; -1: once per pass).
+  void load(int64_t submit_every) {
     llm::LlmLoadOptions o;
     o.path = llama_fixture("tiny_llama.pte");
     o.tokenizer_path = llama_fixture("byte_tokenizer.gguf");
     o.graph = test::load_options();
+    o.graph.tuning.submit_every = submit_every;
     model_ = llm::LlmModel::load(device(), o);
-    ASSERT_TRUE(model_->can_sample_on_gpu());
   }
 
   std::vector<llm::TokenId> run(const llm::GenerateOptions& options, std::span<const llm::TokenId> prompt) {
@@ -205,6 +212,18 @@ TEST_F(GenerateGpuTest, ConstrainedDecodingIsTheSameOnBothSamplers) {
         EXPECT_EQ(gpu[i].logprobs->top[k].first, cpu[i].logprobs->top[k].first) << "step " << i;
       }
     }
+  }
+  // A pass submitted in pieces: the draw is submitted before the next pass
+  // (ahead of all of it, not only of its end).
+  const auto want = steps_of(false, grammar);
+  load(3);
+  ASSERT_FALSE(model_->graph().submits_once());
+  const auto pieces = steps_of(true, grammar);
+  ASSERT_EQ(pieces.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(pieces[i].token, want[i].token) << "submitted in pieces, step " << i;
+    ASSERT_TRUE(pieces[i].logprobs && want[i].logprobs);
+    EXPECT_NEAR(pieces[i].logprobs->logprob, want[i].logprobs->logprob, 1e-5) << "submitted in pieces, step " << i;
   }
   // Sampled at a temperature on the GPU: the same seed gives the same text.
   grammar.sampler.temperature = 1.0f;
