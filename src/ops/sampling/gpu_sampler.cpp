@@ -34,10 +34,8 @@ struct Params {
   uint32_t row = 0;
   uint32_t row_stride = 0;
   uint32_t out_index = 0;
-  uint32_t masked = 0;
-  uint32_t pad[3] = {};
 };
-static_assert(sizeof(Params) == 80, "must match Params in sample.wgsl");
+static_assert(sizeof(Params) == 64, "must match Params in sample.wgsl");
 
 // Whether a penalty reads the window of recent tokens.
 bool penalizes(const SamplingParams& p) {
@@ -81,7 +79,9 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
 }
 
 void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
-  for (const char* entry : {"sample", "penalize", "partial_max", "apply_mask"}) device.pipelines().get(kShader, entry, {}, checks);
+  for (const char* entry : {"sample", "penalize", "partial_max", "apply_mask"}) {
+    device.pipelines().get(kShader, entry, {}, checks);
+  }
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
@@ -140,7 +140,6 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.frequency = params.frequency_penalty;
   u.bias_count = uint32_t(params.logit_bias.size());
   u.partials = spans_;
-  u.masked = params.token_mask ? 1 : 0;
   uniform_.write(0, &u, sizeof u);
 
   sample_ = &device.pipelines().get(kShader, "sample", {}, checks);

@@ -24,7 +24,7 @@
 // applies the repetition, presence and frequency penalties in place to the
 // logits of the distinct tokens in the ring.
 //
-// `apply_mask` (after `penalize`, when params.masked) sets the logit of
+// `apply_mask` (after `penalize`, for a sampler with a token mask) sets the logit of
 // every token whose bit in `mask` is clear to -inf, in place: constrained
 // decoding's allowed tokens, found on the host while the forward pass ran.
 //
@@ -56,10 +56,6 @@ struct Params {
   row: u32,          // a step's row of logits and element of out (a batch's rows have a sampler each)
   row_stride: u32,   // logits per row (>= vocab)
   out_index: u32,    // a step's element of out
-  masked: u32,       // 1: apply_mask runs (mask holds a bit per token)
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
