@@ -32,6 +32,7 @@ struct AdapterInfo {
   std::string device_type;   // "discrete GPU", "CPU", ...
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
+  bool operator==(const AdapterInfo&) const = default;
 };
 
 struct DeviceLimits {

@@ -86,31 +86,11 @@ class TokenTrie {
   // Nodes are numbered in depth-first order, so a subtree is a run of them.
   size_t subtree_size(uint32_t node) const { return subtree_end_[node] - node; }
 
-  // Feeds the byte of each edge of `node` (reporting the tokens that end
-  // there) and lists the subtrees below; those larger than `most` nodes are
-  // split again, up to 3 bytes deep.
-  template <typename Matcher, typename OnToken>
-  void split(uint32_t node, const Matcher& at, OnToken& on_token, std::vector<Subtree<Matcher>>& out, size_t most,
-             int depth) const {
-    const Node& n = nodes_[node];
-    for (uint32_t e = n.first_edge; e < n.first_edge + n.edges; ++e) {
-      const char c = static_cast<char>(edges_[e].byte);
-      Matcher next = at;
-      if (!next.feed(std::string_view(&c, 1))) continue;
-      const uint32_t child_id = edges_[e].child;
-      const Node& child = nodes_[child_id];
-      for (uint32_t t = child.first_token; t < child.first_token + child.tokens; ++t) on_token(tokens_[t]);
-      if (child.edges == 0) continue;
-      if (subtree_size(child_id) > most && depth < 2) {
-        split(child_id, next, on_token, out, most, depth + 1);
-      } else {
-        out.push_back({child_id, std::move(next), subtree_size(child_id)});
-      }
-    }
-  }
-
-  template <typename Matcher, typename OnToken>
-  void walk_from(uint32_t node, const Matcher& at, OnToken& on_token) const {
+  // Feeds the byte of each edge of `node` to a copy of `at`, reports the
+  // tokens that end at the child, and hands each child with edges of its
+  // own to below(child, fed matcher): the walk and its split share it.
+  template <typename Matcher, typename OnToken, typename Below>
+  void feed_edges(uint32_t node, const Matcher& at, OnToken& on_token, Below&& below) const {
     const Node& n = nodes_[node];
     for (uint32_t e = n.first_edge; e < n.first_edge + n.edges; ++e) {
       const char c = static_cast<char>(edges_[e].byte);
@@ -118,8 +98,27 @@ class TokenTrie {
       if (!next.feed(std::string_view(&c, 1))) continue;
       const Node& child = nodes_[edges_[e].child];
       for (uint32_t t = child.first_token; t < child.first_token + child.tokens; ++t) on_token(tokens_[t]);
-      if (child.edges > 0) walk_from(edges_[e].child, next, on_token);
+      if (child.edges > 0) below(edges_[e].child, std::move(next));
     }
+  }
+
+  // Lists the subtrees below `node` for the threads; those larger than
+  // `most` nodes are split again, up to 3 bytes deep.
+  template <typename Matcher, typename OnToken>
+  void split(uint32_t node, const Matcher& at, OnToken& on_token, std::vector<Subtree<Matcher>>& out, size_t most,
+             int depth) const {
+    feed_edges(node, at, on_token, [&](uint32_t child, Matcher next) {
+      if (subtree_size(child) > most && depth < 2) {
+        split(child, next, on_token, out, most, depth + 1);
+      } else {
+        out.push_back({child, std::move(next), subtree_size(child)});
+      }
+    });
+  }
+
+  template <typename Matcher, typename OnToken>
+  void walk_from(uint32_t node, const Matcher& at, OnToken& on_token) const {
+    feed_edges(node, at, on_token, [&](uint32_t child, const Matcher& next) { walk_from(child, next, on_token); });
   }
 
   std::vector<Node> nodes_;  // node 0: the empty prefix

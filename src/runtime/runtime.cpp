@@ -31,9 +31,7 @@ Runtime& Runtime::process_default(const gpu::DeviceOptions& options) {
     const std::vector<gpu::AdapterInfo> adapters = gpu::list_adapters();
     const gpu::AdapterInfo& have = runtime->device().adapter_info();
     const bool same = made.adapter < 0 && size_t(options.adapter) < adapters.size() &&
-                      adapters[size_t(options.adapter)].name == have.name &&
-                      adapters[size_t(options.adapter)].backend == have.backend &&
-                      adapters[size_t(options.adapter)].device_id == have.device_id;
+                      adapters[size_t(options.adapter)] == have;
     if (!same) {
       throw Error(ErrorCode::InvalidArgument, "the process's runtime already exists on adapter " +
                                                   (made.adapter < 0 ? std::string("(the preferred one) ")
