@@ -25,6 +25,8 @@ WGPUBufferUsage usage_for(BufferKind kind) {
       return WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
     case BufferKind::QueryResolve:
       return WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc;
+    case BufferKind::Upload:
+      return WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
   }
   return WGPUBufferUsage_None;
 }
@@ -35,6 +37,7 @@ const char* kind_name(BufferKind kind) {
     case BufferKind::Uniform: return "uniform";
     case BufferKind::Readback: return "readback";
     case BufferKind::QueryResolve: return "query resolve";
+    case BufferKind::Upload: return "upload";
   }
   return "?";
 }
@@ -58,6 +61,7 @@ Buffer Buffer::create(Device& device, uint64_t size, BufferKind kind, std::strin
   desc.label = to_view(label);
   desc.size = padded;
   desc.usage = usage_for(kind);
+  desc.mappedAtCreation = kind == BufferKind::Upload;
   Buffer b;
   try {
     b.buffer_ = device.scoped("creating a buffer", [&] { return wgpuDeviceCreateBuffer(device.raw(), &desc); });
@@ -68,7 +72,7 @@ Buffer Buffer::create(Device& device, uint64_t size, BufferKind kind, std::strin
   b.device_ = &device;
   b.size_ = padded;
   b.kind_ = kind;
-  device.note_allocated(padded);
+  if (kind != BufferKind::Upload) device.note_allocated(padded);
   return b;
 }
 
@@ -92,7 +96,7 @@ void Buffer::release() {
   if (!buffer_) return;
   wgpuBufferDestroy(buffer_.get());  // frees the memory now, even if WebGPU still holds a reference
   buffer_.reset();
-  device_->note_released(size_);
+  if (kind_ != BufferKind::Upload) device_->note_released(size_);
 }
 
 uint64_t Buffer::usage() const { return buffer_ ? wgpuBufferGetUsage(buffer_.get()) : 0; }

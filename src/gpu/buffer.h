@@ -13,8 +13,10 @@ namespace wgrt::gpu {
 
 class Device;
 
-// QueryResolve receives GPU timestamps (gpu/command_batch.cpp).
-enum class BufferKind { Storage, Uniform, Readback, QueryResolve };
+// QueryResolve receives GPU timestamps (gpu/command_batch.cpp). Upload is
+// host-visible staging, made mapped for writing (gpu/upload_ring.h); it is
+// host memory on a discrete GPU, so the device's allocation count leaves it out.
+enum class BufferKind { Storage, Uniform, Readback, QueryResolve, Upload };
 
 class Buffer {
  public:

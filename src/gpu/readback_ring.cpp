@@ -7,8 +7,6 @@
 
 #include "gpu/command_batch.h"
 #include "gpu/device.h"
-#include "gpu/native.h"
-#include "gpu/webgpu_util.h"
 #include "wgrt/error.h"
 
 namespace wgrt::gpu {
@@ -39,43 +37,17 @@ void ReadbackRing::record_copy(CommandBatch& batch, const Buffer& src, uint64_t 
 
 void ReadbackRing::request(size_t slot, uint64_t submission) {
   Slot& s = *slots_.at(slot);
-  s.submission = submission;
   s.requested = true;
-  s.done = false;
-  s.ok = false;
-  s.message.clear();
-  if (device_.consume_injected_failure(Device::Site::BufferMap)) {
-    s.done = true;  // refused at once, as a failed map reports; take() throws
-    s.message = "injected failure (test hook)";
-    return;
-  }
-  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-  cb.mode = WGPUCallbackMode_AllowProcessEvents;
-  cb.userdata1 = &s;
-  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*) {
-    auto* slot = static_cast<Slot*>(ud);
-    slot->ok = status == WGPUMapAsyncStatus_Success;
-    slot->message = to_string(message);
-    slot->done = true;
-  };
-  wgpuBufferMapAsync(s.buffer.raw(), WGPUMapMode_Read, 0, bytes_, cb);
-}
-
-void ReadbackRing::wait(Slot& s) {
-  while (!s.done) {
-    native::poll_until(device_.raw(), s.submission);
-    wgpuInstanceProcessEvents(device_.instance());
-    device_.check_errors();  // a lost device ends the wait with an error
-  }
+  s.map.request(device_, s.buffer, false, bytes_, submission);
 }
 
 void ReadbackRing::take(size_t slot, void* out) {
   Slot& s = *slots_.at(slot);
   if (!s.requested) throw Error(ErrorCode::Internal, "readback ring: slot " + std::to_string(slot) + " was not filled");
-  wait(s);
+  s.map.wait(device_);
   s.requested = false;
-  if (!s.ok) {
-    throw Error(ErrorCode::Internal, "readback ring: mapping slot " + std::to_string(slot) + " failed: " + s.message);
+  if (!s.map.ok) {
+    throw Error(ErrorCode::Internal, "readback ring: mapping slot " + std::to_string(slot) + " failed: " + s.map.message);
   }
   std::memcpy(out, wgpuBufferGetConstMappedRange(s.buffer.raw(), 0, bytes_), bytes_);
   wgpuBufferUnmap(s.buffer.raw());
@@ -84,9 +56,9 @@ void ReadbackRing::take(size_t slot, void* out) {
 void ReadbackRing::discard_all() {
   for (auto& s : slots_) {
     if (!s->requested) continue;
-    wait(*s);
+    s->map.wait(device_);
     s->requested = false;
-    if (s->ok) wgpuBufferUnmap(s->buffer.raw());
+    if (s->map.ok) wgpuBufferUnmap(s->buffer.raw());
   }
 }
 

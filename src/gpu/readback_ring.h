@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/buffer.h"
+#include "gpu/buffer_map.h"
 
 namespace wgrt::gpu {
 
@@ -43,13 +44,9 @@ class ReadbackRing {
  private:
   struct Slot {
     Buffer buffer;
-    uint64_t submission = 0;
     bool requested = false;
-    bool done = false;
-    bool ok = false;
-    std::string message;  // why the map failed
+    MapRequest map;
   };
-  void wait(Slot& s);
 
   Device& device_;
   uint64_t bytes_;

@@ -5,6 +5,7 @@
 #include "gpu/buffer.h"
 #include "gpu/command_batch.h"
 #include "gpu/device.h"
+#include "gpu/upload_ring.h"
 #include "graph/memory_plan.h"
 
 namespace wgrt {
@@ -19,6 +20,9 @@ constexpr uint64_t kChunksPerWindow = 4;
 // memory bandwidth one thread is far from.
 constexpr size_t kMostWorkers = 8;
 constexpr uint64_t kLeastPieceBytes = uint64_t{1} << 20;
+// Staging slots of a chunk each: two being filled or committed, and the GPU
+// copying the others meanwhile.
+constexpr size_t kStagingSlots = 4;
 }  // namespace
 
 ConstantUploader::ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, int threads, uint64_t total,
@@ -27,10 +31,9 @@ ConstantUploader::ConstantUploader(gpu::Device& device, uint64_t chunk_bytes, in
       on_progress_(std::move(on_progress)),
       workers_(threads < 0 ? WorkerPool::default_threads(kMostWorkers) : size_t(threads)) {}
 
-void ConstantUploader::produce(const ConstantSource& rows, uint64_t first, uint64_t n, std::vector<uint8_t>& chunk,
+void ConstantUploader::produce(const ConstantSource& rows, uint64_t first, uint64_t n, uint8_t* chunk,
                                TaskGroup& group) {
   const uint64_t row_bytes = rows.row_bytes();
-  if (chunk.size() < n * row_bytes) chunk.resize(n * row_bytes);
   // Pieces of at least kLeastPieceBytes: below that a thread's handoff costs
   // more than the copy.
   const uint64_t most = std::max<uint64_t>(1, n * row_bytes / kLeastPieceBytes);
@@ -38,7 +41,7 @@ void ConstantUploader::produce(const ConstantSource& rows, uint64_t first, uint6
   std::vector<std::function<void()>> tasks;
   for (uint64_t p = 0; p < pieces; ++p) {
     const uint64_t a = first + n * p / pieces, b = first + n * (p + 1) / pieces;
-    uint8_t* out = chunk.data() + (a - first) * row_bytes;
+    uint8_t* out = chunk + (a - first) * row_bytes;
     tasks.emplace_back([&rows, a, b, out] { rows.read_rows(a, b - a, out); });
   }
   workers_.submit(std::move(tasks), group);
@@ -54,29 +57,87 @@ uint64_t ConstantUploader::write(const Tensor& t, std::span<const uint8_t> bytes
   } else {
     buffer.write(offset, bytes.data(), bytes.size());
   }
-  done_ += bytes.size();
   queued_ += bytes.size();
   if (queued_ >= kChunksPerWindow * chunk_bytes_) submit_window();
-  if (on_progress_) on_progress_(done_, total_);
+  note_done(bytes.size());
   return written;
+}
+
+void ConstantUploader::note_done(uint64_t bytes) {
+  done_ += bytes;
+  if (on_progress_) on_progress_(done_, total_);
 }
 
 void ConstantUploader::upload(const Tensor& t, const ConstantSource& rows, uint64_t first, uint64_t count,
                               const gpu::Buffer& buffer, uint64_t offset, const std::string& what) {
   const uint64_t row_bytes = rows.row_bytes();
   if (row_bytes == 0 || count == 0) return;
+  // Rows the device stores in another layout (i64 narrowed to i32), and rows
+  // larger than a chunk, go through host chunks and queued writes; the rest
+  // are produced straight into mapped staging.
+  if (t.dtype == DType::I64 || row_bytes > chunk_bytes_) {
+    upload_through_host(t, rows, first, count, buffer, offset, what);
+  } else {
+    upload_mapped(rows, first, count, buffer, offset);
+  }
+}
+
+void ConstantUploader::upload_mapped(const ConstantSource& rows, uint64_t first, uint64_t count,
+                                     const gpu::Buffer& buffer, uint64_t offset) {
+  if (!ring_) ring_ = std::make_unique<gpu::UploadRing>(device_, kStagingSlots, chunk_bytes_);
+  const uint64_t row_bytes = rows.row_bytes();
+  const uint64_t per_run = chunk_bytes_ / row_bytes, end = first + count;
+  // Two runs at a time, as upload_through_host, each in a staging slot: run
+  // r is committed (its copy submitted) while the workers produce the next.
+  TaskGroup groups[2];
+  gpu::UploadRing::Staging held[2];
+  bool holding[2] = {false, false};
+  auto start = [&](size_t k, uint64_t from, uint64_t n) {
+    held[k] = ring_->acquire();
+    holding[k] = true;
+    produce(rows, from, n, held[k].bytes.data(), groups[k]);
+  };
+  try {
+    size_t k = 0;
+    start(k, first, std::min(per_run, count));
+    for (uint64_t r = first; r < end; r += per_run, k = 1 - k) {
+      const uint64_t n = std::min(per_run, end - r), next = r + n;
+      groups[k].wait();
+      if (next < end) start(1 - k, next, std::min(per_run, end - next));
+      ring_->commit(held[k], n * row_bytes, buffer, offset);
+      holding[k] = false;
+      offset += n * row_bytes;
+      note_done(n * row_bytes);
+    }
+  } catch (...) {
+    for (TaskGroup& g : groups) g.wait_quietly();  // the tasks write into the slots
+    for (size_t k = 0; k < 2; ++k) {
+      if (holding[k]) ring_->abandon(held[k]);
+    }
+    throw;
+  }
+}
+
+void ConstantUploader::upload_through_host(const Tensor& t, const ConstantSource& rows, uint64_t first,
+                                           uint64_t count, const gpu::Buffer& buffer, uint64_t offset,
+                                           const std::string& what) {
+  const uint64_t row_bytes = rows.row_bytes();
   const uint64_t per_run = std::max<uint64_t>(1, chunk_bytes_ / row_bytes), end = first + count;
   // Two runs at a time: run r is written from chunks_[k] while the workers
   // produce the next into chunks_[1 - k]. Both groups are waited for before
   // this returns, an error included: the tasks point at `rows` and the chunks.
+  auto start = [&](size_t k, uint64_t from, uint64_t n, TaskGroup& group) {
+    if (chunks_[k].size() < n * row_bytes) chunks_[k].resize(n * row_bytes);
+    produce(rows, from, n, chunks_[k].data(), group);
+  };
   TaskGroup groups[2];
   try {
     size_t k = 0;
-    produce(rows, first, std::min(per_run, count), chunks_[k], groups[k]);
+    start(k, first, std::min(per_run, count), groups[k]);
     for (uint64_t r = first; r < end; r += per_run, k = 1 - k) {
       const uint64_t n = std::min(per_run, end - r), next = r + n;
       groups[k].wait();
-      if (next < end) produce(rows, next, std::min(per_run, end - next), chunks_[1 - k], groups[1 - k]);
+      if (next < end) start(1 - k, next, std::min(per_run, end - next), groups[1 - k]);
       offset += write(t, std::span<const uint8_t>(chunks_[k].data(), n * row_bytes), buffer, offset, what, r);
     }
   } catch (...) {
@@ -101,6 +162,7 @@ void ConstantUploader::finish() {
   if (queued_ > 0) submit_window();
   if (in_flight_) in_flight_->wait();
   in_flight_.reset();
+  if (ring_) ring_->finish();
 }
 
 }  // namespace wgrt

@@ -1,10 +1,11 @@
 // Puts constants into their GPU buffers a run of rows at a time. Each run is
 // read from its source (constant_source.h: the model file, through any
-// repacking) into one of two reused host chunks, converted to the device
-// layout and queued as a buffer write; every few runs the queue is
-// submitted, and the submit before it waited for. So neither host memory
-// nor the queue's staging grows with the model: a 40 GB model loads through
-// a few chunks.
+// repacking) straight into a mapped staging buffer of a small ring
+// (gpu/upload_ring.h), whose copy the GPU then makes: one host pass over
+// every byte. Rows stored in another layout on the device (i64 as i32) go
+// through one of two reused host chunks instead, converted and queued as a
+// buffer write, the queue submitted every few runs. So neither host memory
+// nor staging grows with the model: a 40 GB model loads through a few chunks.
 //
 // Reading and repacking are split over a few worker threads (each run in as
 // many pieces of rows) and run one run ahead: while this thread hands run i
@@ -27,6 +28,7 @@ namespace gpu {
 class Buffer;
 class CommandBatch;
 class Device;
+class UploadRing;
 }  // namespace gpu
 
 // Host bytes a constant is read through at a time, unless a row is larger.
@@ -49,8 +51,13 @@ class ConstantUploader {
 
  private:
   void submit_window();
+  void upload_mapped(const ConstantSource& rows, uint64_t first, uint64_t count, const gpu::Buffer& buffer,
+                     uint64_t offset);
+  void upload_through_host(const Tensor& t, const ConstantSource& rows, uint64_t first, uint64_t count,
+                           const gpu::Buffer& buffer, uint64_t offset, const std::string& what);
   // Starts producing rows [first, first + n) into `chunk` on the workers.
-  void produce(const ConstantSource& rows, uint64_t first, uint64_t n, std::vector<uint8_t>& chunk, TaskGroup& group);
+  void produce(const ConstantSource& rows, uint64_t first, uint64_t n, uint8_t* chunk, TaskGroup& group);
+  void note_done(uint64_t bytes);
   // Queues a produced chunk's write into `buffer` at `offset`; returns the bytes written.
   uint64_t write(const Tensor& t, std::span<const uint8_t> bytes, const gpu::Buffer& buffer, uint64_t offset,
                  const std::string& what, uint64_t first_row);
@@ -59,6 +66,7 @@ class ConstantUploader {
   uint64_t chunk_bytes_, total_, done_ = 0, queued_ = 0;
   std::function<void(uint64_t, uint64_t)> on_progress_;
   WorkerPool workers_;
+  std::unique_ptr<gpu::UploadRing> ring_;  // made at the first mapped upload
   std::vector<uint8_t> chunks_[2];
   std::unique_ptr<gpu::CommandBatch> in_flight_;  // the last window's submit
 };
