@@ -4,7 +4,8 @@
 # (warm: read twice, the second timed) and, where the machine lets us drop
 # the cache, from disk (cold, for both the read and wgrt). Load = the run's
 # wall time less its prompt and generation; peaks sampled every 10 ms by
-# bench/peak_memory.py.
+# bench/peak_memory.py. The last column adds wgrt's own account of the load
+# (its "loading: done in" line: each stage's seconds).
 #
 # On the device, after `source bench/device/env.sh .device`:
 #   bash bench/load_memory.sh /tmp/llama8b.gguf [more.gguf...]
@@ -25,8 +26,10 @@ r = json.load(open(sys.argv[1])); log = open(sys.argv[2]).read()
 timed = sum(float(x) for x in re.findall(r"tokens in +([\d.]+) s", log))
 up = re.search(r"uploading (\d+) MiB in ([\d.]+) s \((\d+) MiB/s\)", log)
 gpu = re.search(r"peak on the device ([\d.]+) MiB", log)
+stages = re.search(r"loading: done in (.*)", log)
 print(f"{r['seconds'] - timed:.1f} | {up.group(2) + ' (' + up.group(3) + ' MiB/s)' if up else '?'} | "
-      f"{r['peak_mib']['RssAnon']:.0f} | {gpu.group(1) if gpu else '?'} | rc {r['rc']}")
+      f"{r['peak_mib']['RssAnon']:.0f} | {gpu.group(1) if gpu else '?'} | rc {r['rc']}"
+      f"{'; ' + stages.group(1) if stages else ''}")
 PY
 }
 echo "| model | GiB | read warm s | read cold s | run | load s | upload stage s | peak RssAnon MiB | GPU peak MiB | |"

@@ -151,6 +151,7 @@ api::Llm load_model(const api::Runtime& runtime, const GenerateArgs& args, const
       load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
     }
     model = api::Llm::load(runtime, load);
+    if (!args.quiet) bar.finish();
   }
   if (!args.quiet) {
     std::fprintf(stderr, "model: %s\n  %s\n  on %s, context %lld\n", model->path().c_str(),

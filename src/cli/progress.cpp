@@ -12,15 +12,25 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 constexpr double kMiB = 1024.0 * 1024.0;
 
+std::string format_seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof(text), s < 10 ? "%.2f s" : "%.1f s", s < 0 ? 0.0 : s);
+  return text;
+}
+
 }  // namespace
 
-ProgressBar::ProgressBar(std::string label) : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0) {}
+ProgressBar::ProgressBar(std::string label)
+    : label_(std::move(label)), tty_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()),
+      stage_start_(start_) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() { close(false); }
 
 void ProgressBar::end_stage() {
-  if (!in_bytes(last_stage_) || last_done_ == 0) return;
+  if (last_stage_.empty()) return;
   const double s = seconds_since(stage_start_);
+  stage_seconds_.emplace_back(last_stage_, s);
+  if (!in_bytes(last_stage_) || last_done_ == 0) return;
   std::fprintf(stderr, "%s%s: %s %.0f MiB in %.1f s (%.0f MiB/s)\n", tty_ && last_percent_ >= 0 ? "\n" : "",
                label_.c_str(), last_stage_.c_str(), last_done_ / kMiB, s, s > 0 ? last_done_ / kMiB / s : 0.0);
   last_percent_ = -1;
@@ -52,11 +62,24 @@ void ProgressBar::update(uint64_t done, uint64_t total, const char* stage) {
   }
 }
 
-void ProgressBar::finish() {
+void ProgressBar::finish() { close(true); }
+
+void ProgressBar::close(bool summary) {
   if (finished_) return;
   finished_ = true;
   end_stage();
   if (tty_ && last_percent_ >= 0) std::fprintf(stderr, "\n");
+  if (!summary || stage_seconds_.empty()) return;
+  double staged = 0;
+  std::string parts;
+  for (const auto& [stage, s] : stage_seconds_) {
+    parts += (parts.empty() ? "" : ", ") + stage + " " + format_seconds(s);
+    staged += s;
+  }
+  const double total = seconds_since(start_);
+  // Before the first stage: opening the file and reading its header.
+  std::fprintf(stderr, "%s: done in %s (before the first stage %s, %s)\n", label_.c_str(),
+               format_seconds(total).c_str(), format_seconds(total - staged).c_str(), parts.c_str());
 }
 
 }  // namespace wgrt::cli

@@ -98,6 +98,7 @@ int serve(ServeConfig& config) {
     ProgressBar bar("loading");
     config.load.on_progress = [&](size_t done, size_t total, const char* stage) { bar.update(done, total, stage); };
     model = api::Llm::load(runtime, config.load);
+    bar.finish();
   }
   config.server.model_id = std::filesystem::path(model->path()).filename().string();
   // After a lost GPU device: a new device and the model loaded again on it.

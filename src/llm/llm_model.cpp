@@ -124,6 +124,9 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
   }
   const size_t imported_values = lg.graph.values.size();
+  // Fusion passes, kernels (pipelines) and the memory plan: the part of
+  // loading before the upload, its own stage in the progress report.
+  if (options.on_progress) options.on_progress(0, 1, "lowering the graph");
   std::unique_ptr<ExecutableGraph> graph;
   try {
     graph = ExecutableGraph::load(device, std::move(lg.graph), lopt);
