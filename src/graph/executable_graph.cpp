@@ -45,6 +45,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   eg->memory_ = MemoryPlan::create(device, st.graph, registry.parts_dims(st.graph), options.on_upload,
                                    options.upload_chunk_bytes, options.tuning.upload_threads);
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.tuning.scratch_pool);
+  if (options.on_stage) options.on_stage("creating kernels");
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);
     try {

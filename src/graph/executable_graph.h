@@ -38,6 +38,9 @@ struct LoadOptions {
   Tuning tuning;
   // Called as constants are uploaded: (bytes done, bytes total).
   std::function<void(uint64_t, uint64_t)> on_upload;
+  // Called as loading enters a stage after the upload ("creating kernels":
+  // each op's pipelines and bind groups), so a progress report can time it.
+  std::function<void(const char*)> on_stage;
   // Host memory constants stream through on their way to the GPU (the
   // whole model is never held: constant_upload.h).
   uint64_t upload_chunk_bytes = kDefaultUploadChunkBytes;

@@ -113,23 +113,8 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
   config_ = lg.config;
   context_ = lg.max_context;
   chunk_ = lg.max_chunk;
-  LoadOptions lopt = graph_options(options);
-  // A batched decode step is `slots` rows through each linear: the multi-row
-  // GEMV takes up to kBatchedGemvRows of them, the GEMM more. Measured on the
-  // H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV step grows ~0.65 ms
-  // a row (21 ms at 32) while its GEMM costs a flat ~11 ms up to 64 rows.
-  lopt.tuning.gemv_batch_rows =
-      std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(std::min<int64_t>(options.slots, kBatchedGemvRows)));
-  if (options.on_progress) {
-    lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
-  }
-  const size_t imported_values = lg.graph.values.size();
-  // Fusion passes, kernels (pipelines) and the memory plan: the part of
-  // loading before the upload, its own stage in the progress report.
-  if (options.on_progress) options.on_progress(0, 1, "lowering the graph");
-  std::unique_ptr<ExecutableGraph> graph;
   try {
-    graph = ExecutableGraph::load(device, std::move(lg.graph), lopt);
+    return load_graph(device, std::move(lg.graph), options, upload_label);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::OutOfMemory || options.slots < 2) throw;
     // Name what the sequences cost: the KV cache grows with --parallel.
@@ -140,18 +125,32 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
                                             " sequences x " + std::to_string(lg.max_context) + " tokens is " +
                                             std::to_string(kv) + " bytes here: lower --parallel or --ctx)");
   }
-  // The fusion passes may merge weights (Q/K/V, gate/up) into new constants
-  // and drop the originals: count what the loaded graph holds.
-  const Graph& loaded = graph->graph();
-  for (ValueId w : lg.weights) {
-    if (loaded.is_tensor(w)) weight_bytes_ += loaded.tensor(w).max_device_bytes();
+}
+
+std::unique_ptr<ExecutableGraph> LlmModel::load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
+                                                      const std::string& upload_label) {
+  LoadOptions lopt = graph_options(options);
+  // A batched decode step is `slots` rows through each linear: the multi-row
+  // GEMV takes up to kBatchedGemvRows of them, the GEMM more. Measured on the
+  // H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV step grows ~0.65 ms
+  // a row (21 ms at 32) while its GEMM costs a flat ~11 ms up to 64 rows.
+  lopt.tuning.gemv_batch_rows =
+      std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(std::min<int64_t>(options.slots, kBatchedGemvRows)));
+  if (options.on_progress) {
+    lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
+    lopt.on_stage = [&](const char* stage) { options.on_progress(0, 1, stage); };
+    // Fusion passes and the memory plan: the part of loading before the
+    // upload, its own stage in the progress report.
+    options.on_progress(0, 1, "planning the graph");
   }
-  for (ValueId v = ValueId(imported_values); v < loaded.values.size(); ++v) {
-    if (loaded.is_tensor(v) && loaded.tensor(v).storage == StorageKind::Constant) {
-      weight_bytes_ += loaded.tensor(v).max_device_bytes();
-    }
+  std::unique_ptr<ExecutableGraph> loaded = ExecutableGraph::load(device, std::move(graph), lopt);
+  // The weights are the loaded graph's constants: the fusion passes may have
+  // merged some (Q/K/V, gate/up) into new ones and dropped the originals.
+  const Graph& g = loaded->graph();
+  for (ValueId v = 0; v < g.values.size(); ++v) {
+    if (g.is_tensor(v) && g.tensor(v).storage == StorageKind::Constant) weight_bytes_ += g.tensor(v).max_device_bytes();
   }
-  return graph;
+  return loaded;
 }
 
 std::vector<LayerRange> LlmModel::layer_split() const {
@@ -212,81 +211,16 @@ std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, con
   return graph_->run(inputs, last);
 }
 
-std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadOptions& options) {
-  if (options.kv_f16) {
-    throw Error(ErrorCode::InvalidArgument, options.path + ": the f16 KV cache applies to GGUF models only (a .pte "
-                                                           "brings its own cache)");
-  }
-  if (!options.more_devices.empty()) {
-    throw Error(ErrorCode::NotSupported, options.path + ": a model split across devices needs a GGUF model (a .pte "
-                                                        "is one graph)");
-  }
-  if (options.slots != 1) {
-    throw Error(ErrorCode::NotSupported, options.path + ": several sequences at once (--parallel " +
-                                             std::to_string(options.slots) +
-                                             ") need a GGUF model (a .pte's cache holds one sequence)");
-  }
-  if (options.tokenizer_path.empty()) {
-    throw Error(ErrorCode::InvalidArgument, options.path +
-                                                ": a .pte holds no tokenizer; pass a GGUF file whose tokenizer the "
-                                                "model uses (--tokenizer)");
-  }
-  gguf::GgufFile file = gguf::GgufFile::open(options.tokenizer_path);
-  Tokenizer tokenizer = Tokenizer::from_gguf(file);
-  if (options.check_vocab) options.check_vocab(int64_t(tokenizer.vocab_size()));
-  ChatTemplate chat = ChatTemplate::from_gguf(file);
-  std::unique_ptr<LlmModel> m(new LlmModel(std::move(file), std::move(tokenizer), std::move(chat)));
-  m->path_ = options.path;
-  m->device_ = &device;
-  m->shader_checks_ = options.graph.tuning.shader_checks;
-  m->program_ = Program::load(device, options.path, "", graph_options(options));
-  m->graph_ = &m->program_->method("forward").graph();
-
-  // ExecuTorch's Llama export: forward(tokens i64 [1, S], input_pos i64 [1])
-  // -> logits [1, vocab], with the sizes also exported as constant methods.
-  const Graph& g = m->graph_->graph();
-  auto fail = [&](const std::string& why) {
-    return Error(ErrorCode::NotSupported, options.path + ": not an ExecuTorch Llama export (" + why + ")");
-  };
-  if (g.inputs.size() != 2 || g.outputs.size() != 1 || !g.is_tensor(g.inputs[0]) ||
-      g.tensor(g.inputs[0]).max_dims.size() != 2) {
-    throw fail("forward must take tokens [1, S] and input_pos and return logits");
-  }
-  const Dims& logits = g.tensor(g.outputs[0]).max_dims;
-  m->chunk_ = g.tensor(g.inputs[0]).max_dims[1];
-  auto constant = [&](const char* name, int64_t fallback) {
-    const auto& c = m->program_->constants();
-    auto it = c.find(name);
-    if (it == c.end()) return fallback;
-    if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
-    return fallback;
-  };
-  m->context_ = constant("get_max_context_len", constant("get_max_seq_len", m->chunk_));
-  m->config_.arch = "executorch-llama";
-  m->config_.name = std::filesystem::path(options.path).filename().string();
-  m->config_.vocab = logits.back();
-  m->config_.n_layers = constant("get_n_layers", 0);
-  m->config_.context_length = m->context_;
-  if (int64_t(m->tokenizer_.vocab_size()) > m->config_.vocab) {
-    throw Error(ErrorCode::InvalidArgument, options.tokenizer_path + ": the tokenizer has " +
-                                                std::to_string(m->tokenizer_.vocab_size()) +
-                                                " tokens, more than the model's vocabulary of " +
-                                                std::to_string(m->config_.vocab));
-  }
-  if (options.warm_up) m->warm_up(device, options);
-  return m;
-}
-
 void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
   // Pipelines are created (and, on most drivers, compiled) while the graph is
   // lowered; this runs the decode pass and the sampler once for drivers that
   // compile on first use. The prompt pass is not run: on lavapipe its tiled
   // kernels cost far more than their compilation saves.
-  if (options.on_progress) options.on_progress(0, 2, "compiling kernels");
+  if (options.on_progress) options.on_progress(0, 2, "warm-up pass");
   ops::GpuSampler::prepare_pipelines(device, shader_checks_);
   const TokenId token = 0;
   forward(std::span(&token, 1));
-  if (options.on_progress) options.on_progress(1, 2, "compiling kernels");
+  if (options.on_progress) options.on_progress(1, 2, "warm-up pass");
   if (can_sample_on_gpu()) {
     ops::SamplingParams greedy;
     greedy.temperature = 0;
@@ -302,7 +236,7 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
     device.wait_idle();
   }
   reset(true);
-  if (options.on_progress) options.on_progress(2, 2, "compiling kernels");
+  if (options.on_progress) options.on_progress(2, 2, "warm-up pass");
 }
 
 int64_t LlmModel::sampling_vocab() const {

@@ -3,8 +3,9 @@
 // graph (tokens i64 [1, S], a position, last-token logits [1, vocab]):
 //   - a GGUF file, built by import/gguf/llama_graph (tokenizer from the file);
 //   - a .pte from ExecuTorch's Llama export with the Vulkan backend, whose
-//     tokenizer comes from a GGUF file's metadata (--tokenizer).
-// forward() appends tokens to the cache and returns the last token's logits.
+//     tokenizer comes from a GGUF file's metadata (--tokenizer); its forward
+//     graph is imported by llm_model_pte.cpp.
+// Both graphs then load by one route (load_graph). forward() appends tokens to the cache and returns the last token's logits.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,7 @@
 #include "llm/layer_split.h"
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/tokenizer.h"
-#include "runtime/program.h"
+#include "import/pte/program.h"
 
 namespace wgrt::llm {
 
@@ -166,9 +167,13 @@ class LlmModel {
   std::span<const float> submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
                                        const RecordAfter* after, bool read_logits);
   void warm_up(gpu::Device& device, const LlmLoadOptions& options);
-  // Builds and loads the graph of `layers` on `device`; adds its weights' bytes.
+  // Builds and loads the graph of `layers` (of a GGUF model) on `device`.
   std::unique_ptr<ExecutableGraph> load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt, LayerRange layers,
                                              const LlmLoadOptions& options, const std::string& upload_label);
+  // The one route every LLM graph (a GGUF part, a .pte's forward) is loaded
+  // by: the LLM's tuning, progress stages, and its constants counted as weights.
+  std::unique_ptr<ExecutableGraph> load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
+                                              const std::string& upload_label);
   // Runs a forward pass on llama_graph.h's six inputs: the graph, or each
   // part of a split model in turn (the earlier ones waited for, their hidden
   // state handed on through the host); `options` apply to the last part.
@@ -180,8 +185,8 @@ class LlmModel {
   Tokenizer tokenizer_;
   ChatTemplate chat_;
   gguf::LlamaConfig config_;
-  std::unique_ptr<ExecutableGraph> own_graph_;  // GGUF
-  std::unique_ptr<Program> program_;             // .pte: owns the graph
+  std::unique_ptr<ExecutableGraph> own_graph_;  // the graph, or the last part of a split one
+  std::unique_ptr<pte::Program> program_file_;   // a .pte's: its graph's constants point into it
   ExecutableGraph* graph_ = nullptr;
   LayerRange last_layers_;
   // A model split across devices: the parts before the last (graph_), and the

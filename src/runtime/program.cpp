@@ -21,20 +21,15 @@ Method::Method(std::string name, std::unique_ptr<ExecutableGraph> graph)
   for (ValueId id : g.outputs) outputs_.push_back({g.tensor(id).dtype, g.tensor(id).max_dims});
 }
 
-std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& path, const std::string& ptd,
-                                       const LoadOptions& options) {
-  auto p = std::unique_ptr<Program>(new Program());
-  p->path_ = path;
+ProgramGraphs ProgramGraphs::import(const std::string& path, const std::string& ptd, const LoadOptions& options) {
+  ProgramGraphs p;
   std::vector<std::filesystem::path> data_files;
   if (!ptd.empty()) data_files.push_back(ptd);
-  p->parsed_ = pte::load_program(path, data_files);
-  // Build every graph first, so an unsupported method fails before any GPU
-  // memory is taken.
-  std::vector<std::pair<std::string, Graph>> graphs;
-  for (const pte::Method& m : p->parsed_.methods) {
+  p.parsed = pte::load_program(path, data_files);
+  for (const pte::Method& m : p.parsed.methods) {
     if (m.constant() && m.outputs.size() == 1) {
       std::visit([&](const auto& v) {
-        if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) p->constants_[m.name] = v;
+        if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) p.constants[m.name] = v;
       }, m.outputs[0].scalar);
       continue;
     }
@@ -46,9 +41,21 @@ std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& p
     } catch (const Error& e) {
       throw e.with_context(path + " method '" + m.name + "'");
     }
-    graphs.emplace_back(m.name, std::move(g));
+    p.graphs.emplace_back(m.name, std::move(g));
   }
-  for (auto& [name, g] : graphs) {
+  return p;
+}
+
+std::unique_ptr<Program> Program::load(gpu::Device& device, const std::string& path, const std::string& ptd,
+                                       const LoadOptions& options) {
+  auto p = std::unique_ptr<Program>(new Program());
+  p->path_ = path;
+  // Every graph is built first, so an unsupported method fails before any
+  // GPU memory is taken.
+  ProgramGraphs imported = ProgramGraphs::import(path, ptd, options);
+  p->parsed_ = std::move(imported.parsed);
+  p->constants_ = std::move(imported.constants);
+  for (auto& [name, g] : imported.graphs) {
     try {
       p->methods_.push_back(std::make_unique<Method>(name, ExecutableGraph::load(device, std::move(g), options)));
     } catch (const Error& e) {

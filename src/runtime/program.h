@@ -39,6 +39,20 @@ class Method {
   std::vector<TensorSpec> inputs_, outputs_;
 };
 
+// A .pte parsed and every method's graph built and checked, nothing on the
+// GPU yet: Program::load's first half, which the LLM route (llm_model.h)
+// takes to load the forward graph itself.
+using ProgramConstant = std::variant<int64_t, double, bool>;
+struct ProgramGraphs {
+  pte::Program parsed;  // the graphs' constants point into its mapped bytes
+  std::map<std::string, ProgramConstant> constants;
+  std::vector<std::pair<std::string, Graph>> graphs;  // by method, in the file's order
+
+  // Parses `path` (and `ptd`); a method that calls CPU kernels, or an
+  // operator the registry lacks, is refused naming the method.
+  static ProgramGraphs import(const std::string& path, const std::string& ptd, const LoadOptions& options);
+};
+
 class Program {
  public:
   // Parses the .pte (and the .ptd holding its external weights, if any),
@@ -55,7 +69,7 @@ class Program {
   // Methods that only return a scalar stored in the program (export_llama's
   // metadata: get_max_seq_len, use_kv_cache, ...) load no graph; their
   // values, by method name. Not listed in method_names().
-  using Constant = std::variant<int64_t, double, bool>;
+  using Constant = ProgramConstant;
   const std::map<std::string, Constant>& constants() const { return constants_; }
 
  private:
