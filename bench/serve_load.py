@@ -6,9 +6,12 @@ Prints one JSON line: per-stream and aggregate generated tokens/s, mean time
 to first token, wall time. The server decodes up to --parallel streams at once
 (default: the largest stream count), so aggregate tokens/s grows with N while
 a decode step stays bound by reading the weights; --parallel 1 gives the
-one-at-a-time baseline.
+one-at-a-time baseline. With --constrained K, K of the N streams ask for a
+JSON object (response_format json_object), which decodes in the batch beside
+the others under a token mask found on the host.
 
     python3 bench/serve_load.py --model M.gguf --streams 1,8,32 --tokens 128 --requests 2
+    python3 bench/serve_load.py --streams 4 --constrained 2
 """
 import argparse
 import json
@@ -41,14 +44,17 @@ def start(wgrt, model, ctx, queue, parallel):
     sys.exit("wgrt serve did not start")
 
 
-def one_stream(client, tokens, requests):
+def one_stream(client, tokens, requests, constrained=False):
     firsts, generated = [], 0
+    extra = {"ignore_eos": True}
+    if constrained:
+        extra["response_format"] = {"type": "json_object"}
     for _ in range(requests):
         t0 = time.monotonic()
         first = None
         for chunk in client.completions.create(model="m", prompt="Once upon a time", max_tokens=tokens, temperature=0,
                                                stream=True, stream_options={"include_usage": True},
-                                               extra_body={"ignore_eos": True}):
+                                               extra_body=extra):
             if first is None and chunk.choices and chunk.choices[0].text:
                 first = time.monotonic() - t0
             if chunk.usage:
@@ -66,6 +72,7 @@ def main():
     ap.add_argument("--requests", type=int, default=2, help="per stream")
     ap.add_argument("--ctx", type=int, default=1024)
     ap.add_argument("--parallel", type=int, default=0, help="the server's --parallel (default: the most streams)")
+    ap.add_argument("--constrained", type=int, default=0, help="streams (of each count) that ask for a JSON object")
     a = ap.parse_args()
     counts = [int(s) for s in a.streams.split(",")]
     proc, port = start(a.wgrt, a.model, a.ctx, max(counts) + 1, a.parallel or max(counts))
@@ -77,11 +84,13 @@ def main():
         for n in counts:
             t0 = time.monotonic()
             with ThreadPoolExecutor(n) as pool:
-                results = list(pool.map(lambda _: one_stream(client(), a.tokens, a.requests), range(n)))
+                results = list(pool.map(lambda i: one_stream(client(), a.tokens, a.requests, i < a.constrained),
+                                        range(n)))
             wall = time.monotonic() - t0
             total = sum(g for g, _ in results)
             firsts = [f for _, fs in results for f in fs]
-            print(json.dumps({"streams": n, "parallel": a.parallel or max(counts), "tokens_per_request": a.tokens, "requests": n * a.requests,
+            print(json.dumps({"streams": n, "parallel": a.parallel or max(counts), "constrained": min(a.constrained, n),
+                              "tokens_per_request": a.tokens, "requests": n * a.requests,
                               "generated_tokens": total, "wall_s": round(wall, 3),
                               "aggregate_tokens_per_s": round(total / wall, 2),
                               "per_stream_tokens_per_s": round(total / wall / n, 2),

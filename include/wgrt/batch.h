@@ -40,8 +40,9 @@ class Batch {
   Batch& operator=(const Batch&) = delete;
 
   // Whether a request with these options can join a batch: GPU sampling,
-  // no JSON constraint, logprobs or on_logits (those need the host between
-  // tokens; run them with Llm::generate).
+  // no logprobs or on_logits (those need the logits on the host; run them
+  // with Llm::generate). A JSON constraint or grammar joins: its mask goes
+  // to the sequence's sampler, and its next draw waits for its last token.
   static bool accepts(const GenerateOptions& options);
   // Queues a request; returns its id. Error(InvalidArgument) naming what is
   // wrong (options, an empty prompt, a token outside the vocabulary, a

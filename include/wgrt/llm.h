@@ -226,8 +226,8 @@ class Llm {
   // Generates for every prompt at once, at most parallel() sequences at a
   // time (the rest start as slots free: api::Batch), each from its slot's
   // cache as generate() does from the cache; results in the prompts' order.
-  // Options as generate()'s with GPU sampling (no JSON constraint, logprobs
-  // or on_logits). Error(InvalidArgument) for an empty list or a bad prompt,
+  // Options as generate()'s with GPU sampling (no logprobs or on_logits; a
+  // JSON constraint or grammar applies to every prompt). Error(InvalidArgument) for an empty list or a bad prompt,
   // naming its row (nothing runs then).
   std::vector<GenerateResult> generate_batch(std::span<const std::vector<int32_t>> prompts,
                                              const GenerateOptions& options = {});

@@ -17,7 +17,7 @@ Batch::Batch(Llm& llm, int32_t in_flight)
 Batch::~Batch() = default;
 
 bool Batch::accepts(const GenerateOptions& o) {
-  return o.gpu_sampling && !o.json_object && !o.json_schema && !o.grammar && !o.on_logits && o.logprobs < 0;
+  return o.gpu_sampling && !o.on_logits && o.logprobs < 0;
 }
 
 uint64_t Batch::add(std::vector<int32_t> prompt, const GenerateOptions& options, BatchCallbacks callbacks,
@@ -52,8 +52,8 @@ std::vector<GenerateResult> Llm::generate_batch(std::span<const std::vector<int3
                                                 const GenerateOptions& options) {
   if (prompts.empty()) throw Error(ErrorCode::InvalidArgument, "generate_batch: no prompts");
   if (!Batch::accepts(options)) {
-    throw Error(ErrorCode::NotSupported, "generate_batch samples on the GPU: a JSON constraint, logprobs, "
-                                         "on_logits or CPU sampling need Llm::generate");
+    throw Error(ErrorCode::NotSupported, "generate_batch samples on the GPU: logprobs, on_logits or CPU "
+                                         "sampling need Llm::generate");
   }
   Batch batch(*this, options.in_flight);
   std::vector<GenerateResult> results(prompts.size());

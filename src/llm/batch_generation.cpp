@@ -30,6 +30,10 @@ struct BatchGenerator::Sequence {
   StreamDecoder decoder;
   StopStrings stops;
   std::unique_ptr<ops::GpuSampler> sampler;
+  // A JSON constraint or grammar (made at admission), and its last mask.
+  std::unique_ptr<TokenConstraint> constraint;
+  std::vector<uint8_t> allowed;
+  std::vector<uint32_t> mask;
   size_t slot = 0;
   size_t prompt_done = 0;  // prompt tokens run (or found cached)
   int64_t prompt_end = 0;  // the slot's positions once the prompt has run
@@ -76,11 +80,10 @@ size_t BatchGenerator::running() const {
 uint64_t BatchGenerator::add(BatchRequest request) {
   const GenerateOptions& o = request.options;
   validate(o, model_.sampling_vocab());
-  const char* host_only = o.json_object || o.json_schema || o.grammar ? "a JSON constraint or grammar"
-                          : o.on_logits                  ? "on_logits"
-                          : o.logprobs >= 0              ? "logprobs"
-                          : !o.gpu_sampling              ? "host sampling"
-                                                         : nullptr;
+  const char* host_only = o.on_logits       ? "on_logits"
+                          : o.logprobs >= 0   ? "logprobs"
+                          : !o.gpu_sampling   ? "host sampling"
+                                              : nullptr;
   if (host_only != nullptr) {
     throw Error(ErrorCode::NotSupported, std::string("batched generation samples on the GPU; ") + host_only +
                                              " needs the host between tokens (run it alone)");
@@ -153,9 +156,11 @@ void BatchGenerator::admit() {
     seq->admitted = Clock::now();
     // Penalties look back over the whole context: the cached prefix and the prompt.
     std::vector<int32_t> history(seq->request.prompt.begin(), seq->request.prompt.end());
+    seq->constraint = make_token_constraint(model_.tokenizer(), size_t(model_.sampling_vocab()), seq->request.options);
+    ops::SamplingParams params = gpu_sampling_params(seq->request.options.sampler);
+    params.token_mask = seq->constraint != nullptr;
     seq->sampler = std::make_unique<ops::GpuSampler>(
-        model_.device(), model_.logits_buffer(), next_tokens_, uint32_t(model_.sampling_vocab()),
-        gpu_sampling_params(seq->request.options.sampler),
+        model_.device(), model_.logits_buffer(), next_tokens_, uint32_t(model_.sampling_vocab()), params,
         ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())}, model_.shader_checks());
     seq->sampler->reset(history);
     slots_[s] = std::move(seq);
@@ -177,6 +182,7 @@ void BatchGenerator::prefill_chunk(Sequence& seq) {
   const size_t n = std::min(prompt.size() - seq.prompt_done, size_t(model_.chunk()));
   const bool last = seq.prompt_done + n == prompt.size();
   const bool draw = last && seq.request.options.max_tokens > 0;
+  if (draw && !mask_next_draw(seq)) return;  // a dead end: the sequence has ended
   const size_t ring_slot = draw ? free_ring_slot() : 0;
   model_.select_slot(seq.slot);
   const std::span<const TokenId> chunk(prompt.data() + seq.prompt_done, n);
@@ -203,8 +209,11 @@ void BatchGenerator::prefill_chunk(Sequence& seq) {
   }
 }
 
+// A constrained sequence's mask needs the text so far, so its next draw waits
+// until its last token is back on the host (the loop in step() takes it at once).
 bool BatchGenerator::wants_step(const Sequence& seq) const {
   if (seq.prefilling || seq.stopped || seq.queued >= seq.request.options.max_tokens) return false;
+  if (seq.constraint && seq.in_flight > 0) return false;
   model_.select_slot(seq.slot);
   return model_.cached() < model_.context();
 }
@@ -223,7 +232,7 @@ bool BatchGenerator::decode_step() {
   for (size_t s = 0; s < rows; ++s) {
     batch_rows[s].slot = int32_t(s);
     // take_event() above may have stopped a sequence: ask again.
-    if (!slots_[s] || !wants_step(*slots_[s])) continue;
+    if (!slots_[s] || !wants_step(*slots_[s]) || !mask_next_draw(*slots_[s])) continue;
     model_.select_slot(s);
     batch_rows[s].position = int32_t(model_.cached());
     event.draws.push_back({s, slots_[s]->id});
@@ -249,6 +258,25 @@ bool BatchGenerator::decode_step() {
   return true;
 }
 
+bool BatchGenerator::mask_next_draw(Sequence& seq) {
+  if (!seq.constraint) return true;
+  if (constraint_mask(*seq.constraint, size_t(model_.sampling_vocab()), seq.allowed, seq.mask) > 0) {
+    seq.sampler->set_mask(seq.mask);
+    return true;
+  }
+  seq.stopped = true;
+  seq.prefilling = false;
+  seq.stats.generated_tokens = size_t(seq.produced);
+  finish(seq.slot, dead_end_message(seq.request.options, seq.produced));
+  return false;
+}
+
+bool BatchGenerator::constrained_in_flight() const {
+  return std::any_of(slots_.begin(), slots_.end(), [](const auto& seq) {
+    return seq && seq->constraint && !seq->stopped && seq->in_flight > 0;
+  });
+}
+
 void BatchGenerator::take_event() {
   Event event = std::move(events_.front());
   events_.pop_front();
@@ -270,6 +298,7 @@ void BatchGenerator::deliver(Sequence& seq, TokenId token) {
                      "weights, or a penalty or bias that overflows)");
     return;
   }
+  if (seq.constraint) seq.constraint->accept(token);
   const GenerateOptions& o = seq.request.options;
   if (seq.produced == 0) {
     seq.first_token = Clock::now();
@@ -357,8 +386,9 @@ bool BatchGenerator::step() {
   }
   if (prefill != nullptr) prefill_chunk(*prefill);
   bool submitted = decode_step();
-  // Keep in_flight steps queued; take the oldest once that many are.
-  while (!events_.empty() && (events_.size() >= size_t(in_flight_) || !submitted)) {
+  // Keep in_flight steps queued; take the oldest once that many are, and
+  // every step holding a constrained draw (its next mask needs the token).
+  while (!events_.empty() && (events_.size() >= size_t(in_flight_) || !submitted || constrained_in_flight())) {
     take_event();
     retire();
     if (!submitted) break;

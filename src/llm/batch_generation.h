@@ -38,9 +38,10 @@ namespace wgrt::llm {
 
 struct BatchRequest {
   std::vector<TokenId> prompt;
-  // GPU sampling only: json_object, json_schema, on_logits and logprobs are
-  // refused (they need the host between tokens); in_flight is the
-  // generator's.
+  // GPU sampling only: on_logits and logprobs are refused (they need the
+  // logits on the host); in_flight is the generator's. A JSON constraint or
+  // grammar is a mask on the sequence's sampler, found on the host from the
+  // text so far: such a sequence draws once its last token is back.
   GenerateOptions options;
   bool cache_prompt = true;  // start from a slot's cached prefix of the prompt
   // Each generated token and the text it completes; at the end, token -1
@@ -91,6 +92,11 @@ class BatchGenerator {
   void prefill_chunk(Sequence& seq);
   bool decode_step();
   bool wants_step(const Sequence& seq) const;
+  // A constrained sequence's mask for its next draw, given to its sampler;
+  // at a dead end (no token allowed) the sequence ends with that error and
+  // this returns false. True at once for an unconstrained one.
+  bool mask_next_draw(Sequence& seq);
+  bool constrained_in_flight() const;
   size_t free_ring_slot();
   void take_event();
   void deliver(Sequence& seq, TokenId token);

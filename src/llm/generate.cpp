@@ -61,14 +61,7 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
     if (t >= 0) history_.push_back(t);
   }
   history_.insert(history_.end(), prompt.begin(), prompt.end());
-  const size_t vocab = size_t(model.sampling_vocab());
-  if (options.json_schema) {
-    json_ = std::make_unique<JsonSchemaConstraint>(model.tokenizer(), vocab, JsonSchemaMatcher(options.json_schema));
-  } else if (options.json_object) {
-    json_ = std::make_unique<JsonObjectConstraint>(model.tokenizer(), vocab, JsonObjectPrefix());
-  } else if (options.grammar) {
-    json_ = std::make_unique<GrammarConstraint>(model.tokenizer(), vocab, GrammarMatcher(options.grammar));
-  }
+  json_ = make_token_constraint(model.tokenizer(), size_t(model.sampling_vocab()), options);
   options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
@@ -178,21 +171,38 @@ void Generation::fill_pipeline() {
   }
 }
 
+std::unique_ptr<TokenConstraint> make_token_constraint(const Tokenizer& tokenizer, size_t vocab,
+                                                       const GenerateOptions& options) {
+  if (options.json_schema) {
+    return std::make_unique<JsonSchemaConstraint>(tokenizer, vocab, JsonSchemaMatcher(options.json_schema));
+  }
+  if (options.json_object) return std::make_unique<JsonObjectConstraint>(tokenizer, vocab, JsonObjectPrefix());
+  if (options.grammar) return std::make_unique<GrammarConstraint>(tokenizer, vocab, GrammarMatcher(options.grammar));
+  return nullptr;
+}
+
+size_t constraint_mask(const TokenConstraint& constraint, size_t vocab, std::vector<uint8_t>& allowed,
+                       std::vector<uint32_t>& words) {
+  const size_t count = constraint.allowed(vocab, allowed);
+  words.assign((vocab + 31) / 32, 0);
+  for (size_t i = 0; i < vocab; ++i) words[i / 32] |= uint32_t(allowed[i] != 0) << (i % 32);
+  return count;
+}
+
+std::string dead_end_message(const GenerateOptions& options, int64_t generated) {
+  return std::string(options.json_schema ? "json_schema"
+                     : options.grammar   ? "grammar"
+                                         : "json_object") +
+         ": no token can continue the JSON text after " + std::to_string(generated) + " generated tokens";
+}
+
 void Generation::throw_dead_end() const {
-  throw Error(ErrorCode::InvalidArgument, std::string(options_.json_schema ? "json_schema"
-                                                      : options_.grammar   ? "grammar"
-                                                                           : "json_object") +
-                                              ": no token can continue the JSON text after " +
-                                              std::to_string(produced_) + " generated tokens");
+  throw Error(ErrorCode::InvalidArgument, dead_end_message(options_, produced_));
 }
 
 bool Generation::find_mask() {
-  const size_t vocab = size_t(model_.sampling_vocab());
-  allowed_count_ = json_->allowed(vocab, allowed_);
-  if (allowed_count_ == 0) return false;
-  mask_words_.assign((vocab + 31) / 32, 0);
-  for (size_t i = 0; i < vocab; ++i) mask_words_[i / 32] |= uint32_t(allowed_[i] != 0) << (i % 32);
-  return true;
+  allowed_count_ = constraint_mask(*json_, size_t(model_.sampling_vocab()), allowed_, mask_words_);
+  return allowed_count_ > 0;
 }
 
 void Generation::submit_draw() {

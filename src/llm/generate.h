@@ -103,6 +103,17 @@ ops::SamplingParams gpu_sampling_params(const SamplerOptions& options);
 // Error(InvalidArgument) naming the option.
 void validate(const GenerateOptions& options, int64_t vocab = 0);
 
+// The constraint the options ask for (json_schema, json_object or grammar),
+// or null, over the model's first `vocab` tokens.
+std::unique_ptr<TokenConstraint> make_token_constraint(const Tokenizer& tokenizer, size_t vocab,
+                                                       const GenerateOptions& options);
+// The tokens a constraint allows next, as bytes in `allowed` and as the GPU
+// sampler's mask bits in `words` (ops::GpuSampler::set_mask); returns how many.
+size_t constraint_mask(const TokenConstraint& constraint, size_t vocab, std::vector<uint8_t>& allowed,
+                       std::vector<uint32_t>& words);
+// Why a constrained generation ended at a dead end: no token can continue it.
+std::string dead_end_message(const GenerateOptions& options, int64_t generated);
+
 // The same loop one token at a time, for callers that pull (a Python
 // iterator): each next() returns the next token and the text it completes;
 // after the last token, one more step with token -1 carries any text still

@@ -2,9 +2,10 @@
 // order: one at a time, or, when the model holds several sequences
 // (LlmOptions::parallel), up to that many at once through api::Batch
 // (continuous batching: a request joins or leaves between forward passes,
-// its prompt prefilled in chunks between the others' decode steps). A
-// request the batch cannot take (logprobs, a JSON constraint: they need the
-// host between tokens) waits until the running ones end and then runs alone.
+// its prompt prefilled in chunks between the others' decode steps; a JSON
+// constraint or grammar joins too). A request the batch cannot take
+// (logprobs: they need the logits on the host) waits until the running ones
+// end and then runs alone.
 // The queue is bounded: a request that finds it full is refused at once (the
 // HTTP layer answers 503) rather than left waiting.
 //

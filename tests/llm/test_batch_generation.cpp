@@ -17,6 +17,10 @@
 #include "llm/batch_generation.h"
 #include "llm/generate.h"
 #include "llm/llm_model.h"
+#include "llm/grammar.h"
+#include "llm/json_prefix.h"
+#include "llm/json_schema.h"
+#include "wgrt/json_schema.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -117,6 +121,51 @@ TEST_F(BatchGenerationTest, ConcurrentGreedyRequestsEqualTheirTokensAlone) {
   }
   EXPECT_EQ(gen.running(), 0u);
   EXPECT_EQ(gen.waiting(), 0u);
+}
+
+// A JSON object, a schema and a grammar join the batch beside unconstrained
+// requests: each constrained one draws under its own mask on its own sampler
+// row, and every request gets exactly its tokens alone.
+TEST_F(BatchGenerationTest, ConstrainedRequestsJoinTheBatchAndEqualTheirTokensAlone) {
+  std::vector<llm::GenerateOptions> opts(5, greedy(14));
+  opts[0].json_object = true;
+  opts[1].json_schema = api::parse_json_schema(R"({"type": "object", "properties": {"n": {"type": "integer"},
+      "s": {"enum": ["ab", "cd"]}}, "required": ["n", "s"], "additionalProperties": false})");
+  opts[3].grammar = llm::parse_gbnf("root ::= (\"yes\" | \"no\") \", \" [0-9]{2,3} \".\"\n");
+  for (size_t i : {0, 1, 3}) opts[i].ignore_eos = false;  // a finished text ends at its EOS
+  const std::vector<size_t> lens = {5, 19, 2, 11, 30};
+  auto single = load(1);
+  std::vector<std::vector<llm::TokenId>> want;
+  for (size_t i = 0; i < opts.size(); ++i) {
+    want.push_back(alone(*single, prompt(lens[i], int32_t(i)), opts[i]));
+    ASSERT_FALSE(want.back().empty()) << "request " << i;
+  }
+  single.reset();
+
+  auto model = load(4);
+  llm::BatchGenerator gen(*model, 3);
+  for (size_t i = 0; i < 3; ++i) add(gen, prompt(lens[i], int32_t(i)), opts[i]);
+  for (int round = 0; round < 4; ++round) gen.step();
+  for (size_t i = 3; i < opts.size(); ++i) add(gen, prompt(lens[i], int32_t(i)), opts[i]);
+  gen.run();
+  for (size_t i = 0; i < opts.size(); ++i) {
+    EXPECT_EQ(out_[i + 1], want[i]) << "request " << i;
+    EXPECT_EQ(errors_[i + 1], "") << "request " << i;
+  }
+  // The constrained texts are what their constraints allow, not merely equal
+  // (the tokens up to an end-of-generation token).
+  auto text = [&](size_t i) {
+    std::vector<llm::TokenId> ids;
+    for (llm::TokenId t : out_[i + 1]) {
+      if (model->tokenizer().is_end_of_generation(t)) break;
+      ids.push_back(t);
+    }
+    return model->tokenizer().decode(ids);
+  };
+  EXPECT_TRUE(llm::JsonObjectPrefix().accepts(text(0))) << text(0);
+  EXPECT_TRUE(llm::JsonSchemaMatcher(opts[1].json_schema).accepts(text(1))) << text(1);
+  EXPECT_TRUE(llm::GrammarMatcher(opts[3].grammar).accepts(text(3))) << text(3);
+  EXPECT_TRUE(text(3).rfind("yes", 0) == 0 || text(3).rfind("no", 0) == 0) << text(3);
 }
 
 TEST_F(BatchGenerationTest, ASeededRequestDrawsTheSameTokensWhateverRunsBesideIt) {
@@ -249,9 +298,6 @@ TEST_F(BatchGenerationTest, BadRequestsAreRefusedNamingWhatIsWrong) {
   };
   refused({}, greedy(4), "empty prompt");
   refused({1, 2, 100000}, greedy(4), "prompt token 2 is id 100000");
-  llm::GenerateOptions json = greedy(4);
-  json.json_object = true;
-  refused({1, 2}, json, "JSON constraint");
   llm::GenerateOptions lp = greedy(4);
   lp.logprobs = 2;
   refused({1, 2}, lp, "logprobs");

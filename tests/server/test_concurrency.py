@@ -189,6 +189,36 @@ def test_four_requests_decode_at_once_and_a_disconnect_frees_its_slot(tiny_model
         assert srv.stop(signal.SIGTERM, timeout=20) == 0, srv.log_text()
 
 
+def test_constrained_and_plain_requests_decode_at_once(tiny_model, tmp_path):
+    """--parallel 3: a JSON-object request and a grammar request join the
+    batch beside a plain one (all three running at once, /health), and each
+    constrained reply is a prefix its constraint allows."""
+    srv = Server(tmp_path / "serve.log", "--model", str(tiny_model), "--parallel", "3", "--ctx", "2048")
+    shapes = [{"response_format": {"type": "json_object"}}, {"grammar": 'root ::= "ab" [0-9]+'}, {}]
+    conns = []
+    try:
+        for i, shape in enumerate(shapes):
+            conn = http.client.HTTPConnection(HOST, srv.port, timeout=60)
+            body = {"model": "tiny", "prompt": f"tale {i}", "max_tokens": 400, "temperature": 0, "ignore_eos": True,
+                    "stream": True, **shape}
+            conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            assert resp.status == 200, resp.read()
+            conns.append((conn, resp))
+        texts = [""] * len(shapes)
+        for i, (_, resp) in enumerate(conns):
+            for event in read_events(resp, 3):
+                texts[i] += json.loads(event)["choices"][0]["text"]
+        assert wait_until(lambda: srv.health()["running"] == 3, timeout=10), srv.health()
+        stripped = texts[0].lstrip(" \t\n\r")
+        assert stripped == "" or stripped.startswith("{"), texts[0]
+        assert texts[1].startswith("ab"[:len(texts[1])]) and all(c.isdigit() for c in texts[1][2:]), texts[1]
+    finally:
+        for conn, _ in conns:
+            conn.close()
+        assert srv.stop(signal.SIGTERM, timeout=20) == 0, srv.log_text()
+
+
 def test_sigterm_under_load_answers_everyone_and_exits_within_5_s(tiny_model, tmp_path):
     """Issue 36: SIGTERM with 16 requests in the server (8 running in one
     batch, 8 queued; half streamed): each client gets an answer or a closed
