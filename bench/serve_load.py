@@ -14,6 +14,7 @@ the others under a token mask found on the host.
     python3 bench/serve_load.py --streams 4 --constrained 2
 """
 import argparse
+import http.client
 import json
 import re
 import subprocess
@@ -21,8 +22,6 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-import openai
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,21 +43,39 @@ def start(wgrt, model, ctx, queue, parallel):
     sys.exit("wgrt serve did not start")
 
 
-def one_stream(client, tokens, requests, constrained=False):
+def stream_events(port, body):
+    """The data of each server-sent event of a streamed request (the standard
+    library only, so that this runs where no openai client is installed)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        if resp.status != 200:
+            sys.exit(f"wgrt serve answered {resp.status}: {resp.read()[:300]!r}")
+        for line in resp:
+            if line.startswith(b"data: "):
+                data = line[6:].strip()
+                if data == b"[DONE]":
+                    return
+                yield json.loads(data)
+    finally:
+        conn.close()
+
+
+def one_stream(port, tokens, requests, constrained=False):
     firsts, generated = [], 0
-    extra = {"ignore_eos": True}
+    body = {"model": "m", "prompt": "Once upon a time", "max_tokens": tokens, "temperature": 0, "stream": True,
+            "stream_options": {"include_usage": True}, "ignore_eos": True}
     if constrained:
-        extra["response_format"] = {"type": "json_object"}
+        body["response_format"] = {"type": "json_object"}
     for _ in range(requests):
         t0 = time.monotonic()
         first = None
-        for chunk in client.completions.create(model="m", prompt="Once upon a time", max_tokens=tokens, temperature=0,
-                                               stream=True, stream_options={"include_usage": True},
-                                               extra_body=extra):
-            if first is None and chunk.choices and chunk.choices[0].text:
+        for chunk in stream_events(port, body):
+            if first is None and chunk.get("choices") and chunk["choices"][0].get("text"):
                 first = time.monotonic() - t0
-            if chunk.usage:
-                generated += chunk.usage.completion_tokens
+            if chunk.get("usage"):
+                generated += chunk["usage"]["completion_tokens"]
         firsts.append(first or 0.0)
     return generated, firsts
 
@@ -77,14 +94,11 @@ def main():
     counts = [int(s) for s in a.streams.split(",")]
     proc, port = start(a.wgrt, a.model, a.ctx, max(counts) + 1, a.parallel or max(counts))
     try:
-        def client():
-            return openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0, timeout=600,
-                                 http_client=openai.DefaultHttpxClient(trust_env=False, timeout=600))
-        one_stream(client(), 16, 1)  # warm-up: pipelines compiled, caches touched
+        one_stream(port, 16, 1)  # warm-up: pipelines compiled, caches touched
         for n in counts:
             t0 = time.monotonic()
             with ThreadPoolExecutor(n) as pool:
-                results = list(pool.map(lambda i: one_stream(client(), a.tokens, a.requests, i < a.constrained),
+                results = list(pool.map(lambda i: one_stream(port, a.tokens, a.requests, i < a.constrained),
                                         range(n)))
             wall = time.monotonic() - t0
             total = sum(g for g, _ in results)
