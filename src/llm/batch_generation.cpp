@@ -229,26 +229,46 @@ bool BatchGenerator::decode_step() {
   const size_t ring_slot = free_ring_slot();
   std::vector<LlmModel::BatchRow> batch_rows(rows);
   Event event{ring_slot, {}};
+  std::vector<size_t> constrained;  // rows whose draw waits for their mask
   for (size_t s = 0; s < rows; ++s) {
     batch_rows[s].slot = int32_t(s);
     // take_event() above may have stopped a sequence: ask again.
-    if (!slots_[s] || !wants_step(*slots_[s]) || !mask_next_draw(*slots_[s])) continue;
+    if (!slots_[s] || !wants_step(*slots_[s])) continue;
     model_.select_slot(s);
     batch_rows[s].position = int32_t(model_.cached());
-    event.draws.push_back({s, slots_[s]->id});
+    if (slots_[s]->constraint) {
+      constrained.push_back(s);
+    } else {
+      event.draws.push_back({s, slots_[s]->id});
+    }
   }
-  if (event.draws.empty()) return false;
+  if (event.draws.empty() && constrained.empty()) return false;
   const auto before = [&](gpu::CommandBatch& batch) {
     batch.copy(next_tokens_, 0, model_.token_buffer(), 0, rows * sizeof(int32_t));
   };
   const auto after = [&](gpu::CommandBatch& batch) {
     for (const auto& [s, id] : event.draws) slots_[s]->sampler->record(batch);
-    ring_.record_copy(batch, next_tokens_, 0, ring_slot);
+    if (constrained.empty()) ring_.record_copy(batch, next_tokens_, 0, ring_slot);
   };
   model_.submit_batch(batch_rows, before, after, time_next_step_);
   if (time_next_step_) step_timings_ = model_.graph().last_timings();
   time_next_step_ = false;
-  ring_.request(ring_slot, model_.last_submission());
+  uint64_t submission = model_.last_submission();
+  if (!constrained.empty()) {
+    // The masks need only the text so far: found while the GPU runs the
+    // pass, then the constrained draws (and the step's readback) follow it
+    // in a submit of their own.
+    gpu::CommandBatch draws(model_.device());
+    for (size_t s : constrained) {
+      if (!mask_next_draw(*slots_[s])) continue;  // a dead end: the sequence has ended
+      slots_[s]->sampler->record(draws);
+      event.draws.push_back({s, slots_[s]->id});
+    }
+    ring_.record_copy(draws, next_tokens_, 0, ring_slot);
+    draws.submit();
+    submission = draws.submission();
+  }
+  ring_.request(ring_slot, submission);
   ring_busy_[ring_slot] = true;
   for (const auto& [s, id] : event.draws) {
     ++slots_[s]->queued;
