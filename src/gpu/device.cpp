@@ -471,4 +471,6 @@ const char* Device::reduce_slot() const {
   return native::strict_uniformity() ? "subgroup_uniform" : "subgroup";
 }
 
+bool Device::direct_mapped_writes() const { return native::direct_mapped_writes(); }
+
 }  // namespace wgrt::gpu

@@ -137,6 +137,9 @@ class Device {
   void wait_idle();
 
   // Bytes of GPU buffers alive on this device right now, and the most ever.
+  // Whether host threads can write a mapped staging buffer in place
+  // (gpu/upload_ring.h): natively yes; in a browser a mapped range is a copy.
+  bool direct_mapped_writes() const;
   uint64_t live_buffer_bytes() const { return live_bytes_; }
   uint64_t peak_buffer_bytes() const { return peak_bytes_; }
 

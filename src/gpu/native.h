@@ -49,6 +49,11 @@ WGPUShaderModule create_shader_module(WGPUDevice device, const WGPUShaderModuleD
 // (common/reduce_subgroup_uniform.wgsl).
 bool strict_uniformity();
 
+// Whether a mapped range is the buffer's memory itself (wgpu-native), so a
+// host thread writing staging there saves a copy; false in a browser, where
+// the range is a copy in wasm memory written back at unmap.
+bool direct_mapped_writes();
+
 // "wgpu-native X.Y.Z.W".
 std::string version();
 

@@ -46,6 +46,8 @@ unsigned subgroups_feature() { return WGPUNativeFeature_Subgroup; }
 
 bool strict_uniformity() { return false; }
 
+bool direct_mapped_writes() { return true; }
+
 std::string version() {
   const uint32_t v = wgpuGetVersion();
   return "wgpu-native " + std::to_string((v >> 24) & 0xff) + "." + std::to_string((v >> 16) & 0xff) +

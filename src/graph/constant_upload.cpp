@@ -72,10 +72,11 @@ void ConstantUploader::upload(const Tensor& t, const ConstantSource& rows, uint6
                               const gpu::Buffer& buffer, uint64_t offset, const std::string& what) {
   const uint64_t row_bytes = rows.row_bytes();
   if (row_bytes == 0 || count == 0) return;
-  // Rows the device stores in another layout (i64 narrowed to i32), and rows
-  // larger than a chunk, go through host chunks and queued writes; the rest
+  // Rows the device stores in another layout (i64 narrowed to i32), rows
+  // larger than a chunk, and every row where a mapped range is a copy
+  // itself (a browser) go through host chunks and queued writes; the rest
   // are produced straight into mapped staging.
-  if (t.dtype == DType::I64 || row_bytes > chunk_bytes_) {
+  if (t.dtype == DType::I64 || row_bytes > chunk_bytes_ || !device_.direct_mapped_writes()) {
     upload_through_host(t, rows, first, count, buffer, offset, what);
   } else {
     upload_mapped(rows, first, count, buffer, offset);

@@ -86,6 +86,8 @@ unsigned subgroups_feature() { return WGPUFeatureName_Subgroups; }
 // operation's result.
 bool strict_uniformity() { return true; }
 
+bool direct_mapped_writes() { return false; }
+
 std::string version() { return "browser WebGPU"; }
 
 }  // namespace wgrt::gpu::native

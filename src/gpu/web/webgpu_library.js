@@ -175,7 +175,7 @@ mergeInto(LibraryManager.library, {
       console.error('webgpu_library: wgpuDeviceCreateBuffer:', e);
       return 0;
     }
-    return wgrt.add('Buffer', buffer, {mapped: new Map()});
+    return wgrt.add('Buffer', buffer, {mapped: new Map(), views: new Map(), written: new Set()});
   },
   wgpuDeviceCreateBindGroup__deps: ['$wgrt'],
   wgpuDeviceCreateBindGroup: function(h, desc) {
@@ -332,11 +332,28 @@ mergeInto(LibraryManager.library, {
     const block = _malloc(Math.max(bytes.length, 1)) >>> 0;
     HEAPU8.set(bytes, block);
     b.mapped.set(key, block);
+    b.views.set(key, bytes);  // WebGPU gives a range once per mapping: kept for a writable one's unmap
+    return block;
+  },
+  // Writable: the range lives in wasm memory like a const one; what the
+  // program wrote there is copied into the buffer's mapped range at unmap.
+  // (A copy the native API does not make: ConstantUploader keeps the web's
+  // uploads on queued writes, Device::direct_mapped_writes.)
+  wgpuBufferGetMappedRange__deps: ['$wgrt', 'wgpuBufferGetConstMappedRange'],
+  wgpuBufferGetMappedRange: function(h, offset, size) {
+    const block = _wgpuBufferGetConstMappedRange(h, offset, size);
+    if (block) wgrt.entry(h, 'Buffer', 'wgpuBufferGetMappedRange').written.add((offset >>> 0) + ':' + (size >>> 0));
     return block;
   },
   wgpuBufferUnmap__deps: ['$wgrt'],
   wgpuBufferUnmap: function(h) {
     const b = wgrt.entry(h, 'Buffer', 'wgpuBufferUnmap');
+    for (const key of b.written.keys()) {
+      const block = b.mapped.get(key), view = b.views.get(key);
+      view.set(HEAPU8.subarray(block, block + view.length));
+    }
+    b.written.clear();
+    b.views.clear();
     b.obj.unmap();
     wgrt.freeMapped(b);
   },
