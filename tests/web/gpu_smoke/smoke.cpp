@@ -102,8 +102,8 @@ struct MapResult {
   std::string message;
 };
 
-// Maps `buffer` for reading, waiting as wgrt's Buffer::read does, and copies it out.
-std::vector<uint8_t> read_back(WGPUInstance instance, WGPUDevice device, WGPUBuffer buffer, size_t bytes) {
+// Maps `buffer` (for reading or writing), waiting as wgrt's rings do.
+void map_and_wait(WGPUInstance instance, WGPUDevice device, WGPUBuffer buffer, WGPUMapMode mode, size_t bytes) {
   MapResult m;
   WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
@@ -114,7 +114,7 @@ std::vector<uint8_t> read_back(WGPUInstance instance, WGPUDevice device, WGPUBuf
     r->message = str(message);
     r->done = true;
   };
-  wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, bytes, cb);
+  wgpuBufferMapAsync(buffer, mode, 0, bytes, cb);
   check(!m.done, "the map callback fired outside a poll");
   for (int i = 0; !m.done; ++i) {
     check(i < 10000, "gave up waiting for a mapping");
@@ -122,6 +122,11 @@ std::vector<uint8_t> read_back(WGPUInstance instance, WGPUDevice device, WGPUBuf
     wgpuInstanceProcessEvents(instance);
   }
   check(m.status == WGPUMapAsyncStatus_Success, "mapping failed: " + m.message);
+}
+
+// Maps `buffer` for reading, waiting as wgrt's Buffer::read does, and copies it out.
+std::vector<uint8_t> read_back(WGPUInstance instance, WGPUDevice device, WGPUBuffer buffer, size_t bytes) {
+  map_and_wait(instance, device, buffer, WGPUMapMode_Read, bytes);
   const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(buffer, 0, bytes));
   check(data != nullptr, "wgpuBufferGetConstMappedRange returned NULL");
   check(wgpuBufferGetConstMappedRange(buffer, 0, bytes) == data, "the same range twice gave two copies");
@@ -410,25 +415,8 @@ void run() {
   check(staging != nullptr, "no staging buffer");
   WGPUBuffer landed = make_buffer(device, "landed", 64, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
   for (uint8_t round = 1; round <= 2; ++round) {
-    if (round == 2) {  // mapped again for writing, as the ring does after a copy
-      MapResult m;
-      WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-      cb.mode = WGPUCallbackMode_AllowProcessEvents;
-      cb.userdata1 = &m;
-      cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* ud, void*) {
-        auto* r = static_cast<MapResult*>(ud);
-        r->status = status;
-        r->message = str(message);
-        r->done = true;
-      };
-      wgpuBufferMapAsync(staging, WGPUMapMode_Write, 0, 64, cb);
-      for (int i = 0; !m.done; ++i) {
-        check(i < 10000, "gave up waiting for a mapping for writing");
-        native::poll(device, true);
-        wgpuInstanceProcessEvents(instance);
-      }
-      check(m.status == WGPUMapAsyncStatus_Success, "mapping for writing failed: " + m.message);
-    }
+    // Mapped again for writing, as the ring does after a copy.
+    if (round == 2) map_and_wait(instance, device, staging, WGPUMapMode_Write, 64);
     auto* range = static_cast<uint8_t*>(wgpuBufferGetMappedRange(staging, 0, 64));
     check(range != nullptr, "wgpuBufferGetMappedRange returned NULL");
     for (uint8_t i = 0; i < 64; ++i) range[i] = uint8_t(i * round + 7);
