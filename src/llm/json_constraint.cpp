@@ -20,6 +20,11 @@ std::vector<bool> not_ends(const Tokenizer& tokenizer, size_t vocab) {
 
 }  // namespace
 
+WorkerPool& constraint_workers() {
+  static WorkerPool pool(WorkerPool::default_threads(8));
+  return pool;
+}
+
 TokenTexts::TokenTexts(const Tokenizer& tokenizer, size_t vocab)
     : pieces(token_pieces(tokenizer, vocab)),
       ends(vocab),

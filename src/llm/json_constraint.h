@@ -70,6 +70,11 @@ constexpr bool ends_when_complete() {
   }
 }
 
+// The threads every constraint's trie walk is split across (up to 8), one
+// pool for the process: a server's constrained sequences (several in one
+// batch) share them rather than each making its own.
+WorkerPool& constraint_workers();
+
 template <typename Matcher>
 class JsonConstraint : public TokenConstraint {
  public:
@@ -95,7 +100,7 @@ class JsonConstraint : public TokenConstraint {
             [&](int32_t id) {
               if (size_t(id) < n) allowed[size_t(id)] = 1;  // distinct ids: no two threads write one byte
             },
-            workers_);
+            constraint_workers());
       }
     }
     size_t left = 0;
@@ -110,7 +115,6 @@ class JsonConstraint : public TokenConstraint {
  private:
   TokenTexts texts_;
   Matcher matcher_;
-  mutable WorkerPool workers_{WorkerPool::default_threads(8)};
 };
 
 using JsonObjectConstraint = JsonConstraint<JsonObjectPrefix>;
