@@ -139,8 +139,8 @@ Command add_serve(CLI::App& app) {
       "in arrival order. Each has a slot of the KV cache (--ctx tokens); a finished request's\n"
       "cache stays in its slot, and a request whose prompt repeats it (a chat's earlier turns)\n"
       "runs only the rest (usage reports prompt_tokens_details.cached_tokens; \"cache_prompt\":\n"
-      "false opts out). Requests with logprobs or a JSON response_format run alone, after\n"
-      "the running ones.\n"
+      "false opts out). A JSON response_format, a grammar or a required tool call decodes in\n"
+      "the batch under a token mask; requests with logprobs run alone, after the running ones.\n"
       "SIGINT or SIGTERM cancels running and queued requests and exits with status 0.");
   auto c = std::make_shared<ServeConfig>();
   c->server.host = "127.0.0.1";
