@@ -117,9 +117,9 @@ struct LlmOptions {
   // still a device of its own), so one GPU tests the split.
   bool devices_may_repeat_for_test = false;
   LoadOptions load;
-  // Progress while weights are read and uploaded: (done, total, stage);
-  // "preparing weights" counts tensors, "uploading" bytes, "compiling
-  // kernels" steps.
+  // Progress while the model loads: (done, total, stage); "preparing
+  // weights" counts tensors, "uploading" bytes, "warm-up pass" steps;
+  // "planning the graph" and "creating kernels" are reported once each.
   std::function<void(size_t, size_t, const char*)> on_progress;
   // Checked (see validate) against the tokenizer's vocabulary before any
   // weight is read, so a bad option fails before the long part of loading.

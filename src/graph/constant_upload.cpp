@@ -83,35 +83,52 @@ void ConstantUploader::upload(const Tensor& t, const ConstantSource& rows, uint6
   }
 }
 
+// Rows [first, first + count) in runs of `per_run`, two at a time: the
+// workers produce run r + 1 (`start(k, from, n)` into target k, counted in
+// groups[k]) while this thread hands on run r (`finish(k, from, n)`). Both
+// groups are waited for before this returns, an error included: the tasks
+// point at the rows and the targets.
+template <typename Start, typename Finish>
+void ConstantUploader::two_runs_at_a_time(uint64_t first, uint64_t count, uint64_t per_run, Start&& start,
+                                          Finish&& finish) {
+  TaskGroup groups[2];
+  try {
+    size_t k = 0;
+    start(k, first, std::min(per_run, count), groups[k]);
+    for (uint64_t r = first, end = first + count; r < end; r += per_run, k = 1 - k) {
+      const uint64_t n = std::min(per_run, end - r), next = r + n;
+      groups[k].wait();
+      if (next < end) start(1 - k, next, std::min(per_run, end - next), groups[1 - k]);
+      finish(k, r, n);
+    }
+  } catch (...) {
+    for (TaskGroup& g : groups) g.wait_quietly();
+    throw;
+  }
+}
+
 void ConstantUploader::upload_mapped(const ConstantSource& rows, uint64_t first, uint64_t count,
                                      const gpu::Buffer& buffer, uint64_t offset) {
   if (!ring_) ring_ = std::make_unique<gpu::UploadRing>(device_, kStagingSlots, chunk_bytes_);
   const uint64_t row_bytes = rows.row_bytes();
-  const uint64_t per_run = chunk_bytes_ / row_bytes, end = first + count;
-  // Two runs at a time, as upload_through_host, each in a staging slot: run
-  // r is committed (its copy submitted) while the workers produce the next.
-  TaskGroup groups[2];
+  // Each run in a staging slot, committed (its copy submitted) when produced.
   gpu::UploadRing::Staging held[2];
   bool holding[2] = {false, false};
-  auto start = [&](size_t k, uint64_t from, uint64_t n) {
-    held[k] = ring_->acquire();
-    holding[k] = true;
-    produce(rows, from, n, held[k].bytes.data(), groups[k]);
-  };
   try {
-    size_t k = 0;
-    start(k, first, std::min(per_run, count));
-    for (uint64_t r = first; r < end; r += per_run, k = 1 - k) {
-      const uint64_t n = std::min(per_run, end - r), next = r + n;
-      groups[k].wait();
-      if (next < end) start(1 - k, next, std::min(per_run, end - next));
-      ring_->commit(held[k], n * row_bytes, buffer, offset);
-      holding[k] = false;
-      offset += n * row_bytes;
-      note_done(n * row_bytes);
-    }
+    two_runs_at_a_time(
+        first, count, chunk_bytes_ / row_bytes,
+        [&](size_t k, uint64_t from, uint64_t n, TaskGroup& group) {
+          held[k] = ring_->acquire();
+          holding[k] = true;
+          produce(rows, from, n, held[k].bytes.data(), group);
+        },
+        [&](size_t k, uint64_t, uint64_t n) {
+          ring_->commit(held[k], n * row_bytes, buffer, offset);
+          holding[k] = false;
+          offset += n * row_bytes;
+          note_done(n * row_bytes);
+        });
   } catch (...) {
-    for (TaskGroup& g : groups) g.wait_quietly();  // the tasks write into the slots
     for (size_t k = 0; k < 2; ++k) {
       if (holding[k]) ring_->abandon(held[k]);
     }
@@ -123,28 +140,16 @@ void ConstantUploader::upload_through_host(const Tensor& t, const ConstantSource
                                            uint64_t count, const gpu::Buffer& buffer, uint64_t offset,
                                            const std::string& what) {
   const uint64_t row_bytes = rows.row_bytes();
-  const uint64_t per_run = std::max<uint64_t>(1, chunk_bytes_ / row_bytes), end = first + count;
-  // Two runs at a time: run r is written from chunks_[k] while the workers
-  // produce the next into chunks_[1 - k]. Both groups are waited for before
-  // this returns, an error included: the tasks point at `rows` and the chunks.
-  auto start = [&](size_t k, uint64_t from, uint64_t n, TaskGroup& group) {
-    if (chunks_[k].size() < n * row_bytes) chunks_[k].resize(n * row_bytes);
-    produce(rows, from, n, chunks_[k].data(), group);
-  };
-  TaskGroup groups[2];
-  try {
-    size_t k = 0;
-    start(k, first, std::min(per_run, count), groups[k]);
-    for (uint64_t r = first; r < end; r += per_run, k = 1 - k) {
-      const uint64_t n = std::min(per_run, end - r), next = r + n;
-      groups[k].wait();
-      if (next < end) start(1 - k, next, std::min(per_run, end - next), groups[1 - k]);
-      offset += write(t, std::span<const uint8_t>(chunks_[k].data(), n * row_bytes), buffer, offset, what, r);
-    }
-  } catch (...) {
-    for (TaskGroup& g : groups) g.wait_quietly();
-    throw;
-  }
+  // Each run in one of two reused host chunks, converted and queued as a write.
+  two_runs_at_a_time(
+      first, count, std::max<uint64_t>(1, chunk_bytes_ / row_bytes),
+      [&](size_t k, uint64_t from, uint64_t n, TaskGroup& group) {
+        if (chunks_[k].size() < n * row_bytes) chunks_[k].resize(n * row_bytes);
+        produce(rows, from, n, chunks_[k].data(), group);
+      },
+      [&](size_t k, uint64_t from, uint64_t n) {
+        offset += write(t, std::span<const uint8_t>(chunks_[k].data(), n * row_bytes), buffer, offset, what, from);
+      });
 }
 
 ConstantUploader::~ConstantUploader() = default;

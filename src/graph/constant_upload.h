@@ -55,6 +55,8 @@ class ConstantUploader {
                      uint64_t offset);
   void upload_through_host(const Tensor& t, const ConstantSource& rows, uint64_t first, uint64_t count,
                            const gpu::Buffer& buffer, uint64_t offset, const std::string& what);
+  template <typename Start, typename Finish>
+  void two_runs_at_a_time(uint64_t first, uint64_t count, uint64_t per_run, Start&& start, Finish&& finish);
   // Starts producing rows [first, first + n) into `chunk` on the workers.
   void produce(const ConstantSource& rows, uint64_t first, uint64_t n, uint8_t* chunk, TaskGroup& group);
   void note_done(uint64_t bytes);

@@ -41,7 +41,6 @@ LlamaGraph LlamaBuilder::build() {
   out.config = c_;
   out.max_context = opt_.max_context;
   out.max_chunk = opt_.max_chunk;
-  for (const auto& [name, id] : weights_) out.weights.push_back(id);
   return out;
 }
 

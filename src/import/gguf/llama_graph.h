@@ -64,9 +64,6 @@ struct LlamaGraph {
   LlamaConfig config;
   int64_t max_context = 0;
   int64_t max_chunk = 0;
-  // The weights' constants; their GPU bytes are known once the graph is
-  // loaded (ops re-lay out some of them).
-  std::vector<ValueId> weights;
 };
 
 LlamaGraph build_llama_graph(const GgufFile& file, const LlamaGraphOptions& options);
