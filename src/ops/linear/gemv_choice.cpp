@@ -62,11 +62,16 @@ uint32_t planar_row_blocks(const Tuning& tuning, uint32_t k, uint64_t row_groups
 // 17.6, head 110.6 / 74.6 / 83.7, QKV (3,072 rows) 12.8 / 11.5 / 13.6,
 // 2048x2048 8.7 / 9.1 / 10.2; SmolLM2's head 33.5 / 24.8 / 29.6, its gate/up
 // (3,072 x 576) 9.8 / 9.5 / 10.7. Below 8,192 rows each workgroup's
-// quantization of x costs more than two roundings save.
+// quantization of x costs more than two roundings save, except on wide
+// matrices (n and K both >= 4,096: every matrix of an 8B): with two roundings
+// everywhere the 8B Q4_0 file decoded at 197.9 / 198.0 tok/s against 192.6 /
+// 192.5 (H100, two calls, bench/RESULTS.md session 23), while llama1b's
+// 2048-wide matrices lose (above).
 // Tuning::gemv_activation F32, Q8 (one rounding) or Q8x2 forces one for every
 // matrix (A/B) but those whose x is requantized already (x_dq8: f32).
 uint32_t gemv_int8_levels(const Tuning& tuning, const GemvMatrix& matrix) {
   constexpr uint32_t kMinRows = 8192;
+  constexpr uint32_t kMinWide = 4096;
   if (matrix.x_dq8) return 0;
   switch (tuning.gemv_activation) {
     case GemvActivation::F32: return 0;
@@ -78,7 +83,8 @@ uint32_t gemv_int8_levels(const Tuning& tuning, const GemvMatrix& matrix) {
   // head (49,152 x 576, Q4_0F32) 198 ms with two roundings, 57 ms with f32 x
   // (bench/RESULTS.md, 2026-12-06).
   if (matrix.cpu_adapter) return 0;
-  return matrix.n >= kMinRows ? 2 : 0;
+  const bool wide = matrix.n >= kMinWide && matrix.k >= kMinWide;
+  return matrix.n >= kMinRows || wide ? 2 : 0;
 }
 
 // x rows per workgroup for M > 1 (XROWS): the kernels stage a chunk of
