@@ -29,7 +29,6 @@ struct BatchGenerator::Sequence {
   BatchRequest request;
   StreamDecoder decoder;
   StopStrings stops;
-  std::unique_ptr<ops::GpuSampler> sampler;
   // A JSON constraint or grammar (made at admission), and its last mask.
   std::unique_ptr<TokenConstraint> constraint;
   std::vector<uint8_t> allowed;
@@ -52,6 +51,8 @@ BatchGenerator::BatchGenerator(LlmModel& model, int32_t in_flight)
       slots_(model.slots()),
       next_tokens_(gpu::Buffer::create(model.device(), model.slots() * sizeof(int32_t), gpu::BufferKind::Storage,
                                        "batch next tokens")),
+      sampler_(model.device(), model.logits_buffer(), next_tokens_, uint32_t(model.sampling_vocab()),
+               uint32_t(model.slots()), model.shader_checks()),
       // Every decode step and every prompt's last chunk takes a ring slot.
       ring_(model.device(), size_t(std::max(in_flight, 1)) + 2, model.slots() * sizeof(int32_t)),
       ring_busy_(ring_.slots(), false),
@@ -159,10 +160,7 @@ void BatchGenerator::admit() {
     seq->constraint = make_token_constraint(model_.tokenizer(), size_t(model_.sampling_vocab()), seq->request.options);
     ops::SamplingParams params = gpu_sampling_params(seq->request.options.sampler);
     params.token_mask = seq->constraint != nullptr;
-    seq->sampler = std::make_unique<ops::GpuSampler>(
-        model_.device(), model_.logits_buffer(), next_tokens_, uint32_t(model_.sampling_vocab()), params,
-        ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())}, model_.shader_checks());
-    seq->sampler->reset(history);
+    sampler_.configure(uint32_t(s), params, ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())}, history);
     slots_[s] = std::move(seq);
   }
 }
@@ -187,12 +185,13 @@ void BatchGenerator::prefill_chunk(Sequence& seq) {
   model_.select_slot(seq.slot);
   const std::span<const TokenId> chunk(prompt.data() + seq.prompt_done, n);
   if (draw) {
-    seq.sampler->read_row(0);  // one sequence's pass: its logits are row 0
+    const uint32_t row = uint32_t(seq.slot);
+    sampler_.read_row(row, 0);  // one sequence's pass: its logits are row 0
     model_.submit(chunk, [&](gpu::CommandBatch& batch) {
-      seq.sampler->record(batch);
+      sampler_.record(batch, std::span(&row, 1));
       ring_.record_copy(batch, next_tokens_, 0, ring_slot);
     });
-    seq.sampler->read_row(uint32_t(seq.slot));
+    sampler_.read_row(row, row);
     ring_.request(ring_slot, model_.last_submission());
     ring_busy_[ring_slot] = true;
     events_.push_back(Event{ring_slot, {{seq.slot, seq.id}}});
@@ -246,8 +245,10 @@ bool BatchGenerator::decode_step() {
   const auto before = [&](gpu::CommandBatch& batch) {
     batch.copy(next_tokens_, 0, model_.token_buffer(), 0, rows * sizeof(int32_t));
   };
+  std::vector<uint32_t> drawing;
+  for (const auto& [s, id] : event.draws) drawing.push_back(uint32_t(s));
   const auto after = [&](gpu::CommandBatch& batch) {
-    for (const auto& [s, id] : event.draws) slots_[s]->sampler->record(batch);
+    if (!drawing.empty()) sampler_.record(batch, drawing);
     if (constrained.empty()) ring_.record_copy(batch, next_tokens_, 0, ring_slot);
   };
   model_.submit_batch(batch_rows, before, after, time_next_step_);
@@ -259,11 +260,13 @@ bool BatchGenerator::decode_step() {
     // pass, then the constrained draws (and the step's readback) follow it
     // in a submit of their own.
     gpu::CommandBatch draws(model_.device());
+    drawing.clear();
     for (size_t s : constrained) {
       if (!mask_next_draw(*slots_[s])) continue;  // a dead end: the sequence has ended
-      slots_[s]->sampler->record(draws);
+      drawing.push_back(uint32_t(s));
       event.draws.push_back({s, slots_[s]->id});
     }
+    if (!drawing.empty()) sampler_.record(draws, drawing);
     ring_.record_copy(draws, next_tokens_, 0, ring_slot);
     draws.submit();
     submission = draws.submission();
@@ -281,7 +284,7 @@ bool BatchGenerator::decode_step() {
 bool BatchGenerator::mask_next_draw(Sequence& seq) {
   if (!seq.constraint) return true;
   if (constraint_mask(*seq.constraint, size_t(model_.sampling_vocab()), seq.allowed, seq.mask) > 0) {
-    seq.sampler->set_mask(seq.mask);
+    sampler_.set_mask(uint32_t(seq.slot), seq.mask);
     return true;
   }
   seq.stopped = true;

@@ -5,10 +5,10 @@
 // one chunk of one admitted prompt, then queues one batched decode step that
 // advances every decoding sequence by a token in one forward pass
 // (LlmModel::submit_batch), so a long prompt never holds the others up for
-// more than a chunk. Each sequence has its own GPU sampler (its parameters,
-// seed and repetition window) reading its row of the logits and writing its
-// next token into a shared buffer the next step copies into the model's
-// token input: tokens stay on the GPU, and up to `in_flight` steps are
+// more than a chunk. Each sequence has its own row of one GPU sampler (its
+// parameters, seed and repetition window) reading its row of the logits and
+// writing its next token into a shared buffer the next step copies into the
+// model's token input, all rows drawing in the same few dispatches: tokens stay on the GPU, and up to `in_flight` steps are
 // queued ahead of the host, as in generate.h. Token ids come back through a
 // readback ring; a sequence that stops (EOS, stop string, budget, full
 // context, cancel) drops its steps still in flight and its slot is rewound
@@ -33,6 +33,7 @@
 #include "gpu/readback_ring.h"
 #include "llm/generate.h"
 #include "llm/llm_model.h"
+#include "ops/sampling/gpu_sampler.h"
 
 namespace wgrt::llm {
 
@@ -111,6 +112,7 @@ class BatchGenerator {
   std::deque<std::unique_ptr<Sequence>> waiting_;
   std::vector<std::unique_ptr<Sequence>> slots_;  // by KV-cache slot; null: free
   gpu::Buffer next_tokens_;                       // i32 [slots]: each slot's next token
+  ops::GpuSampler sampler_;                       // row s: slot s's sequence
   gpu::ReadbackRing ring_;                        // copies of next_tokens_
   std::vector<bool> ring_busy_;
   std::deque<Event> events_;                      // submitted, oldest first

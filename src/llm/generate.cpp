@@ -103,7 +103,7 @@ void Generation::start_on_gpu() {
   ops::SamplingParams params = gpu_sampling_params(options_.sampler);
   params.token_mask = json_ != nullptr;
   gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
-                                                   params, ops::SamplerRow{}, model_.shader_checks());
+                                                   1, model_.shader_checks());
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
   if (options_.logprobs >= 0) {
     // The sampler penalises the logits in place: copied after it, they are
@@ -111,7 +111,7 @@ void Generation::start_on_gpu() {
     logits_ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), ring_->slots(), uint64_t(vocab) * sizeof(float));
     host_logits_.resize(vocab);
   }
-  gpu_sampler_->reset(history_);
+  gpu_sampler_->configure(0, params, {}, history_);
   if (json_) {
     model_.submit(prompt_, {});
     prompt_end_ = model_.cached();
@@ -132,7 +132,8 @@ void Generation::start_on_gpu() {
 }
 
 void Generation::record_draw(gpu::CommandBatch& batch, size_t slot) {
-  gpu_sampler_->record(batch);
+  constexpr uint32_t kRow = 0;
+  gpu_sampler_->record(batch, std::span(&kRow, 1));
   ring_->record_copy(batch, model_.token_buffer(), 0, slot);
   if (logits_ring_) logits_ring_->record_copy(batch, model_.logits_buffer(), 0, slot);
 }
@@ -206,7 +207,7 @@ bool Generation::find_mask() {
 }
 
 void Generation::submit_draw() {
-  gpu_sampler_->set_mask(mask_words_);
+  gpu_sampler_->set_mask(0, mask_words_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
   gpu::CommandBatch batch(model_.device());

@@ -222,12 +222,10 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
   forward(std::span(&token, 1));
   if (options.on_progress) options.on_progress(1, 2, "warm-up pass");
   if (can_sample_on_gpu()) {
-    ops::SamplingParams greedy;
-    greedy.temperature = 0;
-    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), greedy, {},
-                            shader_checks_);
+    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), 1, shader_checks_);
     gpu::CommandBatch batch(device);
-    sampler.record(batch);
+    const uint32_t row = 0;  // greedy until configured
+    sampler.record(batch, std::span(&row, 1));
     batch.wait();
   }
   if (slots() > 1) {  // the batched decode kernel, once

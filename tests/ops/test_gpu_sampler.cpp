@@ -27,6 +27,7 @@ using ops::GpuSampler;
 using ops::SamplingParams;
 
 constexpr uint32_t kDraws = 20000;
+constexpr uint32_t kRow0[] = {0};  // a one-row sampler's step
 
 llm::SamplerOptions cpu_options(const SamplingParams& p) {
   llm::SamplerOptions o;
@@ -72,8 +73,9 @@ class GpuSamplerTest : public test::GpuTest {
     auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
     auto out = gpu::Buffer::create(device(), uint64_t(draws) * 4, gpu::BufferKind::Storage, "draws");
     logit_buf.write(0, logits.data(), logits.size() * 4);
-    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()), params);
-    sampler.reset(history, counter);
+    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()));
+    sampler.configure(0, params);
+    sampler.reset(0, history, counter);
     gpu::CommandBatch batch(device());
     sampler.record_penalty(batch);
     sampler.record_batch(batch, 1, draws);
@@ -139,7 +141,8 @@ TEST_F(GpuSamplerTest, GreedyIsArgmaxWithTiesToTheLowestId) {
   auto logit_buf = gpu::Buffer::create(device(), all.size() * 4, gpu::BufferKind::Storage, "logits");
   auto out = gpu::Buffer::create(device(), kRows * 4, gpu::BufferKind::Storage, "tokens");
   logit_buf.write(0, all.data(), all.size() * 4);
-  GpuSampler sampler(device(), logit_buf, out, kVocab, plain(0));
+  GpuSampler sampler(device(), logit_buf, out, kVocab);
+  sampler.configure(0, plain(0));
   gpu::CommandBatch batch(device());
   sampler.record_batch(batch, kRows, 1);
   batch.wait();
@@ -159,10 +162,11 @@ TEST_F(GpuSamplerTest, GreedyOverNaNOrInfiniteLogitsDrawsNoToken) {
       auto logit_buf = gpu::Buffer::create(device(), vocab * 4, gpu::BufferKind::Storage, "logits");
       auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
       logit_buf.write(0, logits.data(), vocab * 4);
-      GpuSampler sampler(device(), logit_buf, out, uint32_t(vocab), plain(0));
+      GpuSampler sampler(device(), logit_buf, out, uint32_t(vocab));
+      sampler.configure(0, plain(0));
       gpu::CommandBatch batch(device());
       if (vocab > 1000) {
-        sampler.record(batch);
+        sampler.record(batch, kRow0);
       } else {
         sampler.record_batch(batch, 1, 1);
       }
@@ -188,12 +192,13 @@ TEST_F(GpuSamplerTest, WithTheShaderChecksOnItDrawsTheSame) {
   for (const ShaderChecks checks : {ShaderChecks::None, ShaderChecks::All}) {
     auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
     auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
-    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()), p, {}, checks);
-    sampler.reset(std::vector<int32_t>{3, 9, 27});
+    GpuSampler sampler(device(), logit_buf, out, uint32_t(logits.size()), 1, checks);
+    sampler.configure(0, p);
+    sampler.reset(0, std::vector<int32_t>{3, 9, 27});
     for (int step = 0; step < 4; ++step) {
       logit_buf.write(0, logits.data(), logits.size() * 4);
       gpu::CommandBatch batch(device());
-      sampler.record(batch);
+      sampler.record(batch, kRow0);
       batch.wait();
       draws[checks == ShaderChecks::All].push_back(test::as_vector<int32_t>(out.read(0, 4))[0]);
     }
@@ -211,14 +216,15 @@ TEST_F(GpuSamplerTest, GreedyStepsWriteTheTokenAndAdvance) {
   p.repeat_window = 8;
   auto logit_buf = gpu::Buffer::create(device(), logits.size() * 4, gpu::BufferKind::Storage, "logits");
   auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
-  GpuSampler sampler(device(), logit_buf, out, 300, p);
+  GpuSampler sampler(device(), logit_buf, out, 300);
+  sampler.configure(0, p);
   llm::Sampler cpu(cpu_options(p));
   std::vector<int32_t> history = {5, 7};
-  sampler.reset(history);
+  sampler.reset(0, history);
   for (int step = 0; step < 6; ++step) {
     logit_buf.write(0, logits.data(), logits.size() * 4);  // a forward pass would rewrite them
     gpu::CommandBatch batch(device());
-    sampler.record(batch);
+    sampler.record(batch, kRow0);
     batch.wait();
     const int32_t got = test::as_vector<int32_t>(out.read(0, 4))[0];
     const int32_t want = cpu.sample(logits, history);
@@ -235,7 +241,8 @@ TEST_F(GpuSamplerTest, GreedyStepsOverManySpansTieToTheLowestId) {
   constexpr uint32_t kVocab = 5000;
   auto logit_buf = gpu::Buffer::create(device(), kVocab * 4, gpu::BufferKind::Storage, "logits");
   auto out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
-  GpuSampler sampler(device(), logit_buf, out, kVocab, plain(0));
+  GpuSampler sampler(device(), logit_buf, out, kVocab);
+  sampler.configure(0, plain(0));
   std::mt19937_64 rng(11);
   const std::vector<std::vector<uint32_t>> top_at = {
       {4999}, {1023, 1024}, {3072, 1024, 4096}, {4500, 4999}, {0, 2047}, {}, {2048, 2049, 1500}, {3584, 3328}};
@@ -249,7 +256,7 @@ TEST_F(GpuSamplerTest, GreedyStepsOverManySpansTieToTheLowestId) {
     if (c >= top_at.size()) logits[rng() % kVocab] = top + 1;  // a lone maximum anywhere
     logit_buf.write(0, logits.data(), kVocab * 4);
     gpu::CommandBatch batch(device());
-    sampler.record(batch);
+    sampler.record(batch, kRow0);
     batch.wait();
     const int32_t want = int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
     ASSERT_EQ(test::as_vector<int32_t>(out.read(0, 4))[0], want) << "case " << c;
@@ -343,7 +350,8 @@ TEST_F(GpuSamplerTest, OnlyTheGivenVocabularyIsDrawn) {
   auto out = gpu::Buffer::create(device(), 1000 * 4, gpu::BufferKind::Storage, "draws");
   logit_buf.write(0, logits.data(), logits.size() * 4);
   for (float t : {0.0f, 1.0f}) {
-    GpuSampler sampler(device(), logit_buf, out, 200, plain(t));
+    GpuSampler sampler(device(), logit_buf, out, 200);
+    sampler.configure(0, plain(t));
     gpu::CommandBatch batch(device());
     sampler.record_batch(batch, 1, 1000);
     batch.wait();
@@ -370,12 +378,13 @@ TEST_F(GpuSamplerTest, MaskedStepsDrawOnlyAllowedTokens) {
   for (float t : {0.0f, 1.0f}) {
     SamplingParams p = plain(t);
     p.token_mask = true;
-    GpuSampler sampler(device(), logit_buf, out, kVocab, p);
-    sampler.set_mask(words);
+    GpuSampler sampler(device(), logit_buf, out, kVocab);
+    sampler.configure(0, p);
+    sampler.set_mask(0, words);
     for (int step = 0; step < 20; ++step) {
       logit_buf.write(0, logits.data(), kVocab * 4);
       gpu::CommandBatch batch(device());
-      sampler.record(batch);
+      sampler.record(batch, kRow0);
       batch.wait();
       const int32_t got = test::as_vector<int32_t>(out.read(0, 4))[0];
       ASSERT_TRUE(got >= 0 && got < int32_t(kVocab) && allowed[size_t(got)]) << "drew " << got << " at T " << t;
@@ -399,10 +408,99 @@ TEST_F(GpuSamplerTest, MaskedStepsDrawOnlyAllowedTokens) {
   // A mask of the wrong size, or on a sampler made without one, is refused.
   SamplingParams p = plain(0);
   p.token_mask = true;
-  GpuSampler masked(device(), logit_buf, out, kVocab, p);
-  EXPECT_THROW(masked.set_mask(std::vector<uint32_t>(words.size() - 1, ~0u)), Error);
-  GpuSampler unmasked(device(), logit_buf, out, kVocab, plain(0));
-  EXPECT_THROW(unmasked.set_mask(words), Error);
+  GpuSampler masked(device(), logit_buf, out, kVocab);
+  masked.configure(0, p);
+  EXPECT_THROW(masked.set_mask(0, std::vector<uint32_t>(words.size() - 1, ~0u)), Error);
+  GpuSampler unmasked(device(), logit_buf, out, kVocab);
+  unmasked.configure(0, plain(0));
+  EXPECT_THROW(unmasked.set_mask(0, words), Error);
+}
+
+// Rows of one sampler (a batch's sequences): each with its own parameters,
+// seed, window, bias and mask, reading its own row of logits and writing its
+// own token, drawing together in one set of dispatches. Each row's tokens
+// must equal a one-row sampler's given the same logits and steps, whichever
+// rows draw alongside; a row that does not draw in a step keeps its token,
+// counter and window.
+TEST_F(GpuSamplerTest, RowsDrawTogetherAsEachDrawsAlone) {
+  constexpr uint32_t kVocab = 2500, kRows = 4;
+  std::vector<SamplingParams> params(kRows, plain(0));
+  params[1] = plain(0.8f);
+  params[1].top_k = 40;
+  params[1].seed = 7;
+  params[2] = plain(1.0f);
+  params[2].repeat_penalty = 1.5f;
+  params[2].repeat_window = 8;
+  params[2].presence_penalty = 0.5f;
+  params[2].seed = 9;
+  params[2].logit_bias = {{17, 6.0f}};
+  params[3] = plain(0.6f);
+  params[3].token_mask = true;
+  params[3].top_p = 0.8f;
+  params[3].seed = 11;
+  std::vector<uint32_t> words((kVocab + 31) / 32, 0);
+  for (uint32_t i = 0; i < kVocab; i += 7) words[i / 32] |= 1u << (i % 32);
+  const std::vector<int32_t> history = {3, 17, 3, 250};
+  // Which rows draw in each step (every row skips at least one).
+  const std::vector<std::vector<uint32_t>> steps = {{0, 1, 2, 3}, {2, 0}, {3, 1}, {1, 2, 3}, {0}, {3, 2, 1, 0}};
+  std::vector<std::vector<float>> logits(kRows);
+  std::vector<float> all;
+  for (uint32_t r = 0; r < kRows; ++r) {
+    logits[r] = random_logits(kVocab, 300 + r);
+    all.insert(all.end(), logits[r].begin(), logits[r].end());
+  }
+
+  auto logit_buf = gpu::Buffer::create(device(), all.size() * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), kRows * 4, gpu::BufferKind::Storage, "tokens");
+  const std::vector<int32_t> untouched(kRows, -7);
+  out.write(0, untouched.data(), kRows * 4);
+  GpuSampler rows(device(), logit_buf, out, kVocab, kRows);
+  for (uint32_t r = 0; r < kRows; ++r) rows.configure(r, params[r], ops::SamplerRow{r, kVocab}, history);
+  rows.set_mask(3, words);
+  std::vector<std::vector<int32_t>> together(kRows);
+  for (const auto& step : steps) {
+    logit_buf.write(0, all.data(), all.size() * 4);  // a forward pass rewrites them
+    gpu::CommandBatch batch(device());
+    rows.record(batch, step);
+    batch.wait();
+    const auto got = test::as_vector<int32_t>(out.read(0, kRows * 4));
+    for (uint32_t r : step) together[r].push_back(got[r]);
+    if (together[0].empty()) ASSERT_EQ(got[0], -7) << "row 0 was written before it drew";
+  }
+
+  for (uint32_t r = 0; r < kRows; ++r) {
+    auto one_logits = gpu::Buffer::create(device(), kVocab * 4, gpu::BufferKind::Storage, "logits");
+    auto one_out = gpu::Buffer::create(device(), 4, gpu::BufferKind::Storage, "token");
+    GpuSampler alone(device(), one_logits, one_out, kVocab);
+    alone.configure(0, params[r], {}, history);
+    if (params[r].token_mask) alone.set_mask(0, words);
+    std::vector<int32_t> want;
+    for (const auto& step : steps) {
+      if (std::find(step.begin(), step.end(), r) == step.end()) continue;
+      one_logits.write(0, logits[r].data(), kVocab * 4);
+      gpu::CommandBatch batch(device());
+      alone.record(batch, kRow0);
+      batch.wait();
+      want.push_back(test::as_vector<int32_t>(one_out.read(0, 4))[0]);
+    }
+    EXPECT_EQ(together[r], want) << "row " << r;
+    for (int32_t t : want) EXPECT_TRUE(t >= 0 && t < int32_t(kVocab)) << "row " << r << " drew " << t;
+  }
+  for (int32_t t : together[3]) EXPECT_EQ(t % 7, 0) << "row 3 drew " << t << ", outside its mask";
+}
+
+TEST_F(GpuSamplerTest, RowsOutsideTheSamplerAreRefused) {
+  auto logit_buf = gpu::Buffer::create(device(), 2 * 100 * 4, gpu::BufferKind::Storage, "logits");
+  auto out = gpu::Buffer::create(device(), 2 * 4, gpu::BufferKind::Storage, "tokens");
+  GpuSampler rows(device(), logit_buf, out, 100, 2);
+  gpu::CommandBatch batch(device());
+  const uint32_t third[] = {0, 2};
+  EXPECT_THROW(rows.record(batch, third), Error);
+  EXPECT_THROW(rows.record(batch, std::span<const uint32_t>()), Error);
+  EXPECT_THROW(rows.configure(2, plain(0)), Error);
+  // A place past the buffers: row 2 of the logits, element 2 of the tokens.
+  EXPECT_THROW(rows.configure(1, plain(0), ops::SamplerRow{2, 100}), Error);
+  EXPECT_THROW(GpuSampler(device(), logit_buf, out, 100, 0), Error);
 }
 
 TEST(GpuSamplerValidate, NamesTheBadOption) {

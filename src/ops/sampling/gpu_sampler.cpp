@@ -34,8 +34,19 @@ struct Params {
   uint32_t row = 0;
   uint32_t row_stride = 0;
   uint32_t out_index = 0;
+  uint32_t state_at = 0;
+  uint32_t ring_at = 0;
+  uint32_t mask_at = 0;
+  uint32_t partials_at = 0;
+  uint32_t masked = 0;
+  uint32_t pad[3] = {};
 };
-static_assert(sizeof(Params) == 64, "must match Params in sample.wgsl");
+static_assert(sizeof(Params) == 96, "must match Params in sample.wgsl");
+
+// Per sampler row: state words (counter, ring count, draws per step, spare)
+// and ring words (the largest window, then the largest bias list as pairs).
+constexpr uint32_t kStateWords = 4;
+constexpr uint64_t kRingWords = uint64_t(GpuSampler::kMaxWindow) + 2 * GpuSampler::kMaxLogitBias;
 
 // Whether a penalty reads the window of recent tokens.
 bool penalizes(const SamplingParams& p) {
@@ -85,24 +96,70 @@ void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
 }
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-                       const SamplingParams& params, SamplerRow row, ShaderChecks checks)
-    : device_(device), params_(params), vocab_(vocab) {
-  validate(params, vocab);
-  const uint64_t stride = row.stride == 0 ? vocab : row.stride;
-  if (stride < vocab || logits.size() < (uint64_t(row.index) * stride + vocab) * 4 ||
-      tokens.size() < (uint64_t(row.index) + 1) * 4) {
-    throw Error(ErrorCode::InvalidArgument, "sampling: the logits buffer holds " + std::to_string(logits.size() / 4) +
-                                                " values and the tokens buffer " + std::to_string(tokens.size() / 4) +
-                                                ", too few for row " + std::to_string(row.index) + " of " +
-                                                std::to_string(stride) + " (vocabulary " + std::to_string(vocab) + ")");
+                       uint32_t rows, ShaderChecks checks)
+    : device_(device), rows_(rows), vocab_(vocab) {
+  if (rows == 0 || vocab == 0) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: a sampler needs at least one row and one token, got " +
+                                                std::to_string(rows) + " rows of " + std::to_string(vocab));
   }
-  window_ = penalizes(params) ? uint32_t(params.repeat_window) : 0;
-  penalizing_ = window_ > 0 || !params.logit_bias.empty();
-  state_ = gpu::Buffer::create(device, 12, gpu::BufferKind::Storage, "sampler state");
-  // The window's slots, then the logit biases as (token, bits of the bias) pairs.
-  const uint64_t ring_words = window_ + 2 * params.logit_bias.size();
-  ring_ = gpu::Buffer::create(device, std::max<uint64_t>(4, ring_words * 4), gpu::BufferKind::Storage,
-                              "sampler window and biases");
+  spans_ = (vocab + kSpan - 1) / kSpan;
+  // Past one dimension of workgroups (a vocabulary of 67M), no spans: sample
+  // walks the row itself (its loop when params.partials is 0).
+  if (spans_ > device.limits().max_compute_workgroups_per_dimension) spans_ = 0;
+  mask_words_ = (uint64_t(vocab) + 31) / 32;
+  // The state buffer starts with the list of rows a dispatch serves (one
+  // word a row), then each row's state.
+  state_ = gpu::Buffer::create(device, uint64_t(rows) * (1 + kStateWords) * 4, gpu::BufferKind::Storage,
+                               "sampler state");
+  ring_ = gpu::Buffer::create(device, rows * kRingWords * 4, gpu::BufferKind::Storage, "sampler windows and biases");
+  params_ = gpu::Buffer::create(device, uint64_t(rows) * sizeof(Params), gpu::BufferKind::Storage, "sampler params");
+  partials_ = gpu::Buffer::create(device, std::max<uint64_t>(8, uint64_t(rows) * spans_ * 8), gpu::BufferKind::Storage,
+                                  "sampler partial maxima");
+  mask_ = gpu::Buffer::create(device, rows * mask_words_ * 4, gpu::BufferKind::Storage, "sampler token masks");
+
+  sample_ = &device.pipelines().get(kShader, "sample", {}, checks);
+  penalize_ = &device.pipelines().get(kShader, "penalize", {}, checks);
+  partial_max_ = &device.pipelines().get(kShader, "partial_max", {}, checks);
+  apply_mask_ = &device.pipelines().get(kShader, "apply_mask", {}, checks);
+  // Every entry point has the same bindings (keep_bindings in sample.wgsl);
+  // a bind group still serves only the pipeline whose layout made it.
+  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens},   {&state_}, {&ring_},
+                                         {&params_}, {&partials_}, {&mask_}};
+  sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
+  partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
+  penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
+  mask_group_ = gpu::BindGroup::create(device, *apply_mask_, bindings);
+  logits_ = &logits;
+  tokens_ = &tokens;
+  SamplingParams greedy;
+  greedy.temperature = 0;
+  for (uint32_t r = 0; r < rows; ++r) configure(r, greedy, SamplerRow{r, 0});
+}
+
+const GpuSampler::Row& GpuSampler::row(uint32_t r) const {
+  if (r >= rows_.size()) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: row " + std::to_string(r) + " of a sampler of " +
+                                                std::to_string(rows_.size()) + " rows");
+  }
+  return rows_[r];
+}
+
+void GpuSampler::configure(uint32_t r, const SamplingParams& params, SamplerRow place,
+                           std::span<const int32_t> history) {
+  row(r);
+  validate(params, vocab_);
+  const uint64_t stride = place.stride == 0 ? vocab_ : place.stride;
+  if (stride < vocab_ || logits_->size() < (uint64_t(place.index) * stride + vocab_) * 4 ||
+      tokens_->size() < (uint64_t(place.index) + 1) * 4) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: the logits buffer holds " + std::to_string(logits_->size() / 4) +
+                                                " values and the tokens buffer " + std::to_string(tokens_->size() / 4) +
+                                                ", too few for row " + std::to_string(place.index) + " of " +
+                                                std::to_string(stride) + " (vocabulary " + std::to_string(vocab_) + ")");
+  }
+  Row& rw = rows_[r];
+  rw.params = params;
+  rw.window = penalizes(params) ? uint32_t(params.repeat_window) : 0;
+  rw.penalizing = rw.window > 0 || !params.logit_bias.empty();
   if (!params.logit_bias.empty()) {
     std::vector<int32_t> words;
     for (const auto& [token, bias] : params.logit_bias) {
@@ -111,25 +168,20 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
       std::memcpy(&bits, &bias, 4);
       words.push_back(bits);
     }
-    ring_.write(uint64_t(window_) * 4, words.data(), words.size() * 4);
+    ring_.write((r * kRingWords + rw.window) * 4, words.data(), words.size() * 4);
   }
-  uniform_ = gpu::Buffer::create(device, sizeof(Params), gpu::BufferKind::Uniform, "sampler params");
-  spans_ = (vocab + kSpan - 1) / kSpan;
-  // Past one dimension of workgroups (a vocabulary of 67M), no spans: sample
-  // walks the row itself (its loop when params.partials is 0).
-  if (spans_ > device.limits().max_compute_workgroups_per_dimension) spans_ = 0;
-  partials_ = gpu::Buffer::create(device, uint64_t(spans_) * 8, gpu::BufferKind::Storage, "sampler partial maxima");
-  // Every token allowed until set_mask (a 4-byte stand-in when unmasked: the binding is always there).
-  const std::vector<uint32_t> all(params.token_mask ? (uint64_t(vocab) + 31) / 32 : 1, ~0u);
-  mask_ = gpu::Buffer::create(device, all.size() * 4, gpu::BufferKind::Storage, "sampler token mask");
-  mask_.write(0, all.data(), all.size() * 4);
+  if (params.token_mask) {
+    // Every token allowed until set_mask.
+    const std::vector<uint32_t> all(mask_words_, ~0u);
+    mask_.write(r * mask_words_ * 4, all.data(), all.size() * 4);
+  }
   Params u;
-  u.vocab = vocab;
-  u.row = row.index;
+  u.vocab = vocab_;
+  u.row = place.index;
   u.row_stride = uint32_t(stride);
-  u.out_index = row.index;
-  u.top_k = params.top_k >= 0 && int64_t(params.top_k) < int64_t(vocab) ? uint32_t(params.top_k) : 0;
-  u.window = window_;
+  u.out_index = place.index;
+  u.top_k = params.top_k >= 0 && int64_t(params.top_k) < int64_t(vocab_) ? uint32_t(params.top_k) : 0;
+  u.window = rw.window;
   u.seed_lo = uint32_t(params.seed);
   u.seed_hi = uint32_t(params.seed >> 32);
   u.temperature = params.temperature;
@@ -140,71 +192,87 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   u.frequency = params.frequency_penalty;
   u.bias_count = uint32_t(params.logit_bias.size());
   u.partials = spans_;
-  uniform_.write(0, &u, sizeof u);
-
-  sample_ = &device.pipelines().get(kShader, "sample", {}, checks);
-  penalize_ = &device.pipelines().get(kShader, "penalize", {}, checks);
-  partial_max_ = &device.pipelines().get(kShader, "partial_max", {}, checks);
-  if (params.token_mask) apply_mask_ = &device.pipelines().get(kShader, "apply_mask", {}, checks);
-  // Every entry point has the same bindings (keep_bindings in sample.wgsl);
-  // a bind group still serves only the pipeline whose layout made it.
-  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens},   {&state_}, {&ring_},
-                                         {&uniform_}, {&partials_}, {&mask_}};
-  sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
-  partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
-  if (penalizing_) penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
-  if (apply_mask_) mask_group_ = gpu::BindGroup::create(device, *apply_mask_, bindings);
-  reset({});
+  u.state_at = uint32_t(rows_.size() + r * kStateWords);
+  u.ring_at = uint32_t(r * kRingWords);
+  u.mask_at = uint32_t(r * mask_words_);
+  u.partials_at = r * spans_;
+  u.masked = params.token_mask ? 1 : 0;
+  params_.write(r * sizeof(Params), &u, sizeof u);
+  reset(r, history);
 }
 
-void GpuSampler::set_mask(std::span<const uint32_t> words) {
-  const uint64_t expected = (uint64_t(vocab_) + 31) / 32;
-  if (!params_.token_mask || words.size() != expected) {
+void GpuSampler::set_mask(uint32_t r, std::span<const uint32_t> words) {
+  const bool masked = row(r).params.token_mask;
+  if (!masked || words.size() != mask_words_) {
     throw Error(ErrorCode::InvalidArgument,
-                params_.token_mask ? "sampling: a token mask of " + std::to_string(expected) + " words (vocabulary " +
-                                         std::to_string(vocab_) + "), got " + std::to_string(words.size())
-                                   : std::string("sampling: set_mask on a sampler made without token_mask"));
+                masked ? "sampling: a token mask of " + std::to_string(mask_words_) + " words (vocabulary " +
+                             std::to_string(vocab_) + "), got " + std::to_string(words.size())
+                       : std::string("sampling: set_mask on a sampler row made without token_mask"));
   }
-  mask_.write(0, words.data(), words.size() * 4);
+  mask_.write(r * mask_words_ * 4, words.data(), words.size() * 4);
 }
 
-void GpuSampler::read_row(uint32_t row) {
-  const uint32_t value = row;
-  uniform_.write(offsetof(Params, row), &value, sizeof value);
+void GpuSampler::read_row(uint32_t r, uint32_t logits_row) {
+  row(r);
+  params_.write(r * sizeof(Params) + offsetof(Params, row), &logits_row, sizeof logits_row);
 }
 
-void GpuSampler::reset(std::span<const int32_t> history, uint32_t counter) {
-  const size_t n = std::min<size_t>(history.size(), window_);
+void GpuSampler::reset(uint32_t r, std::span<const int32_t> history, uint32_t counter) {
+  const uint32_t window = row(r).window;
+  const size_t n = std::min<size_t>(history.size(), window);
   const uint32_t state[3] = {counter, uint32_t(n), 1};  // draw counter, ring count, draws per step
-  state_.write(0, state, sizeof state);
-  if (n > 0) ring_.write(0, history.data() + (history.size() - n), n * 4);
+  state_.write((rows_.size() + r * kStateWords) * 4, state, sizeof state);
+  if (n > 0) ring_.write(r * kRingWords * 4, history.data() + (history.size() - n), n * 4);
 }
 
-void GpuSampler::record_penalty(gpu::CommandBatch& batch) const {
-  if (penalizing_) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
-}
-
-void GpuSampler::record(gpu::CommandBatch& batch) const {
-  record_penalty(batch);
-  if (apply_mask_) {
-    const uint32_t groups = std::clamp<uint32_t>((vocab_ + 255) / 256, 1, device_.limits().max_compute_workgroups_per_dimension);
-    batch.dispatch(*apply_mask_, mask_group_, {groups, 1, 1}, "sampling.apply_mask");
+void GpuSampler::list_rows(std::span<const uint32_t> rows) {
+  if (rows.empty() || rows.size() > rows_.size()) {
+    throw Error(ErrorCode::InvalidArgument, "sampling: a step for 1 to " + std::to_string(rows_.size()) +
+                                                " rows, got " + std::to_string(rows.size()));
   }
-  batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
-  batch.dispatch(*sample_, sample_group_, {1, 1, 1}, "sampling.sample");
+  for (uint32_t r : rows) row(r);
+  if (std::equal(rows.begin(), rows.end(), listed_.begin(), listed_.end())) return;
+  state_.write(0, rows.data(), rows.size() * 4);
+  listed_.assign(rows.begin(), rows.end());
 }
 
-void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t draws) const {
+void GpuSampler::record_penalty(gpu::CommandBatch& batch) {
+  const uint32_t first = 0;
+  list_rows(std::span(&first, 1));
+  if (rows_[0].penalizing) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
+}
+
+void GpuSampler::record(gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
+  list_rows(rows);
+  const uint32_t n = uint32_t(rows.size());
+  bool penalizing = false, masked = false;
+  for (uint32_t r : rows) {
+    penalizing = penalizing || rows_[r].penalizing;
+    masked = masked || rows_[r].params.token_mask;
+  }
+  // Rows without a penalty or a mask pass through those dispatches at once.
+  if (penalizing) batch.dispatch(*penalize_, penalize_group_, {1, n, 1}, "sampling.penalize");
+  if (masked) {
+    const uint32_t groups = std::clamp<uint32_t>((vocab_ + 255) / 256, 1, device_.limits().max_compute_workgroups_per_dimension);
+    batch.dispatch(*apply_mask_, mask_group_, {groups, n, 1}, "sampling.apply_mask");
+  }
+  if (spans_ > 0) batch.dispatch(*partial_max_, partial_max_group_, {spans_, n, 1}, "sampling.partial_max");
+  batch.dispatch(*sample_, sample_group_, {1, n, 1}, "sampling.sample");
+}
+
+void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t count, uint32_t draws) {
   const uint32_t limit = device_.limits().max_compute_workgroups_per_dimension;
-  if (rows == 0 || rows > limit || draws == 0) {
+  if (count == 0 || count > limit || draws == 0) {
     throw Error(ErrorCode::InvalidArgument, "sampling: a batch needs 1 to " + std::to_string(limit) +
-                                                " rows and at least one draw, got " + std::to_string(rows) +
+                                                " rows and at least one draw, got " + std::to_string(count) +
                                                 " rows of " + std::to_string(draws));
   }
-  state_.write(8, &draws, 4);
+  const uint32_t first = 0;
+  list_rows(std::span(&first, 1));
+  state_.write((rows_.size() + 2) * 4, &draws, 4);
   // One row reads its maximum from partial_max's spans, as a step does.
-  if (rows == 1) batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
-  batch.dispatch(*sample_, sample_group_, {rows, 1, 1}, "sampling.batch");
+  if (count == 1 && spans_ > 0) batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");
+  batch.dispatch(*sample_, sample_group_, {count, 1, 1}, "sampling.batch");
 }
 
 }  // namespace wgrt::ops

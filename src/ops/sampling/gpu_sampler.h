@@ -1,17 +1,19 @@
-// Sampling on the GPU (sample.wgsl): each recorded step reads a row of logits
-// in a GPU buffer and writes one token id into another, with no host round
+// Sampling on the GPU (sample.wgsl): each recorded step reads rows of logits
+// in a GPU buffer and writes token ids into another, with no host round
 // trip. The token buffer can be a graph's token input, so the next step's
-// embedding reads the id where the sampler left it. The repetition window
-// and the draw counter live on the GPU too.
+// embedding reads the ids where the sampler left them. The repetition
+// windows and the draw counters live on the GPU too.
 //
-// Made once per generation (its buffers and bind groups are made here, never
-// per token); record() only records dispatches.
+// Made once per generation or batch (its buffers and bind groups are made
+// here, never per token); record() records dispatches, and a small write
+// when the rows drawing change.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
+
 
 #include "gpu/buffer.h"
 #include "gpu/pipeline_cache.h"
@@ -44,14 +46,17 @@ struct SamplingParams {
   bool token_mask = false;
 };
 
-// Which row of logits a sampler's steps read, `stride` values apart (0: the
-// vocabulary), and which element of the tokens they write: the row's own (a
-// batch's rows each have a sampler).
+// Where a sampler row's steps read and write: row `index` of the logits,
+// `stride` values apart (0: the vocabulary), and element `index` of the tokens.
 struct SamplerRow {
   uint32_t index = 0;
   uint32_t stride = 0;
 };
 
+// Several sampler rows (a batch's sequences, or one for a single
+// generation), each with its own parameters, draw counter, repetition window
+// and token mask, drawing together: a step for any set of rows is the same
+// four dispatches (penalty, mask, span maxima, draw), whatever their number.
 class GpuSampler {
  public:
   // The most tokens the repetition window may hold on the GPU.
@@ -65,54 +70,69 @@ class GpuSampler {
   // Compiles the pipelines now (at load), so the first step does not.
   static void prepare_pipelines(gpu::Device& device, ShaderChecks checks = ShaderChecks::None);
 
-  // `logits`: f32, at least `vocab` values (rows of them for record_batch) (only [0, vocab) are drawn);
-  // `tokens`: i32, where step draws are written (element 0). Both must
-  // outlive the sampler. With `penalize`, the penalty is applied to `logits`
-  // in place (they are rewritten by the next forward pass anyway).
-  // `checks`: the runtime checks wgpu adds to its kernels (the model's
-  // Tuning::shader_checks, so WGRT_SHADER_CHECKS covers sampling too).
+  // `rows` sampler rows over `logits` (f32; only [0, vocab) of a row are
+  // drawn) writing into `tokens` (i32); both must outlive the sampler. Every
+  // row starts greedy, reading logits row r into tokens[r], until configure().
+  // A penalty rewrites the logits in place (the next forward pass rewrites
+  // them anyway). `checks`: the runtime checks wgpu adds to its kernels (the
+  // model's Tuning::shader_checks, so WGRT_SHADER_CHECKS covers sampling too).
+  // Its buffers hold the largest window, bias list and mask a row may have,
+  // so a row is reconfigured without allocating.
   GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
-             const SamplingParams& params, SamplerRow row = {}, ShaderChecks checks = ShaderChecks::None);
+             uint32_t rows = 1, ShaderChecks checks = ShaderChecks::None);
 
-  // Starts a generation: the repetition window gets the last tokens of
-  // `history` (the prompt) and the draw counter `counter` (normally 0).
-  // Queued writes: ordered before the next submit.
-  void reset(std::span<const int32_t> history, uint32_t counter = 0);
-  // Which row of logits later steps read (queued: ordered before the next
-  // submit); the token still goes to tokens[Row::index]. A batch sampler
-  // reads row 0 after a prompt (one sequence's pass) and its own row after
-  // a batched step.
-  void read_row(uint32_t row);
-  // One step: penalty (if on), the maxima of spans of the logits over many
-  // workgroups, then one draw into tokens[row]; the window and the counter
-  // advance on the GPU.
-  void record(gpu::CommandBatch& batch) const;
-  // Batches for tests, from the logits as they are (no penalty): `rows`
-  // rows of `vocab` logits each, and from each row `draws` draws with
-  // counters counter .. counter + draws - 1, into tokens[row * draws + d].
-  // With draws > 1 no state changes; reset() goes back to steps. One row
-  // takes its maximum from the spans as a step does; several rows each walk
-  // their own row.
-  void record_batch(gpu::CommandBatch& batch, uint32_t rows, uint32_t draws) const;
-  // Applies the repetition penalty to the logits in place (what record()
+  uint32_t rows() const { return uint32_t(rows_.size()); }
+  // Gives row r its parameters and place, and starts it (reset(r, history)).
+  // Queued writes, as everything below: ordered before the next submit.
+  void configure(uint32_t r, const SamplingParams& params, SamplerRow place = {},
+                 std::span<const int32_t> history = {});
+  // Starts a generation on row r: its repetition window gets the last
+  // tokens of `history` (the prompt) and its draw counter `counter`.
+  void reset(uint32_t r, std::span<const int32_t> history, uint32_t counter = 0);
+  // Which row of logits row r's later steps read; its token still goes to
+  // tokens[place.index]. A batch's row reads row 0 after its own prompt (one
+  // sequence's pass) and its own row after a batched step.
+  void read_row(uint32_t r, uint32_t logits_row);
+  // The tokens row r's later steps may draw (its params.token_mask): bit
+  // i % 32 of word i / 32 allows token i; ceil(vocab / 32) words.
+  void set_mask(uint32_t r, std::span<const uint32_t> words);
+  const SamplingParams& params(uint32_t r) const { return rows_.at(r).params; }
+
+  // One step for each of `rows` (distinct, each < rows()): bias and penalty
+  // (where a row has them), mask (where it has one), the maxima of spans of
+  // its logits, then one draw into its token; each window and counter
+  // advances on the GPU. The rows drawing are written for the GPU when they
+  // differ from the last record's: one record per submit.
+  void record(gpu::CommandBatch& batch, std::span<const uint32_t> rows);
+  // Batches for tests, from row 0's logits as they are (no penalty): `count`
+  // rows of `vocab` logits from its logits row on, and from each `draws`
+  // draws with counters counter .. counter + draws - 1, into
+  // tokens[row * draws + d]. With draws > 1 no state changes; reset() goes
+  // back to steps. One row takes its maximum from the spans as a step does;
+  // several rows each walk their own row.
+  void record_batch(gpu::CommandBatch& batch, uint32_t count, uint32_t draws);
+  // Applies row 0's bias and penalty to the logits in place (what record()
   // does first), for tests that then call record_batch().
-  void record_penalty(gpu::CommandBatch& batch) const;
-
-  // The tokens later steps may draw (params.token_mask): bit i % 32 of word
-  // i / 32 allows token i; ceil(vocab / 32) words. Queued: ordered before
-  // the next submit.
-  void set_mask(std::span<const uint32_t> words);
-
-  const SamplingParams& params() const { return params_; }
+  void record_penalty(gpu::CommandBatch& batch);
 
  private:
+  struct Row {
+    SamplingParams params;
+    uint32_t window = 0;
+    bool penalizing = false;  // a bias or a penalty: the penalize pass serves it
+  };
+  const Row& row(uint32_t r) const;
+  void list_rows(std::span<const uint32_t> rows);
+
   gpu::Device& device_;
-  SamplingParams params_;
-  uint32_t window_ = 0;
-  bool penalizing_ = false;  // a bias or a penalty: the penalize pass runs
-  uint32_t spans_ = 0;  // partial_max workgroups: ceil(vocab / its span), 0 for none
+  std::vector<Row> rows_;
+  std::vector<uint32_t> listed_;  // the rows the GPU's list holds now
+  const gpu::Buffer* logits_ = nullptr;
+  const gpu::Buffer* tokens_ = nullptr;
+  uint32_t spans_ = 0;  // partial_max workgroups a row: ceil(vocab / its span), 0 for none
   uint32_t vocab_ = 0;
-  gpu::Buffer state_, ring_, uniform_, partials_, mask_;
+  uint64_t mask_words_ = 0;  // a row's
+  gpu::Buffer state_, ring_, params_, partials_, mask_;
   const gpu::ComputePipeline* sample_ = nullptr;
   const gpu::ComputePipeline* penalize_ = nullptr;
   const gpu::ComputePipeline* partial_max_ = nullptr;

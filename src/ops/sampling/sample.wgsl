@@ -14,11 +14,16 @@
 // vocabulary. Random numbers come from a counter-based hash of (seed, step,
 // token), so the same seed gives the same tokens however steps are submitted.
 //
-// Workgroup w reads row w of the logits. A step (state[2] <= 1) makes one
-// draw per row; with one row it also appends the token to the repetition
-// ring and advances the draw counter. Tests ask for many draws per row
-// (state[2] > 1): the distribution is cut once, then each thread draws with
-// its own counters, so 20,000 draws take one dispatch.
+// One sampler holds several rows (a batch's sequences), each with its own
+// parameters, draw counter, repetition ring and mask, and one step draws for
+// any set of them in the same four dispatches: workgroup row y serves sampler
+// row state[y] (the host lists the rows that draw at the head of `state`).
+//
+// A step makes one draw per listed row from its row of logits, appends the
+// token to its repetition ring and advances its draw counter. Tests ask for
+// many draws from one sampler row (its draws-per-step > 1): workgroup w
+// reads row w of the logits, the distribution is cut once, then each thread
+// draws with its own counters, so 20,000 draws take one dispatch.
 //
 // `penalize` (one workgroup, before `sample`) adds the logit biases, then
 // applies the repetition, presence and frequency penalties in place to the
@@ -33,6 +38,7 @@
 // that `sample`'s first pass reads a few hundred partials instead of the
 // whole vocabulary: one workgroup walking 128K logits alone is latency-bound.
 //! import common/prelude.wgsl
+//! import sampling/sample_cut.wgsl
 
 const WG: u32 = 256u;
 const CAP: u32 = 1024u;  // survivors sorted in workgroup memory
@@ -53,18 +59,28 @@ struct Params {
   presence: f32,     // subtracted once per distinct token in the window; 0: off
   frequency: f32,    // subtracted once per occurrence in the window; 0: off
   bias_count: u32,   // (token, bias bits) pairs in ring after the window's slots
-  row: u32,          // a step's row of logits and element of out (a batch's rows have a sampler each)
+  row: u32,          // a step's row of logits
   row_stride: u32,   // logits per row (>= vocab)
   out_index: u32,    // a step's element of out
+  state_at: u32,     // where this sampler row's state, ring, mask and partials start
+  ring_at: u32,
+  mask_at: u32,      // in words; the mask applies only when `masked` is 1
+  partials_at: u32,
+  masked: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read_write> logits: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<i32>;
-// state[0]: draws made so far (the counter of the next one); state[1]: tokens
-// ever appended to the ring (its valid slots are the last `window` of them).
+// First the sampler rows a dispatch serves (workgroup row y: row state[y]),
+// then per sampler row from params.state_at: draws made so far (the counter
+// of the next one), tokens ever appended to its ring (its valid slots are the
+// last `window` of them), and draws per step.
 @group(0) @binding(2) var<storage, read_write> state: array<u32>;
 @group(0) @binding(3) var<storage, read_write> ring: array<i32>;
-@group(0) @binding(4) var<uniform> params: Params;
+@group(0) @binding(4) var<storage, read> rows: array<Params>;
 // partial_max's result per span: (the largest logit's bits, its lowest index).
 @group(0) @binding(5) var<storage, read_write> partials: array<vec2<u32>>;
 // Bit i % 32 of word i / 32: token i may be drawn (apply_mask).
@@ -82,6 +98,14 @@ var<workgroup> bc_u: u32;
 var<workgroup> bc_u2: u32;
 var<workgroup> bc_draws: u32;
 var<private> row_base: u32;  // this workgroup's row of logits
+var<workgroup> bc_row: Params;
+
+// The parameters of the sampler row that workgroup row y serves, loaded as a
+// workgroup-uniform value: the draw's control flow, barriers inside, follows them.
+fn load_row(lid: u32, y: u32) -> Params {
+  if (lid == 0u) { bc_row = rows[state[y]]; }
+  return workgroupUniformLoad(&bc_row);
+}
 
 fn logit(i: u32) -> f32 { return logits[row_base + i]; }
 
@@ -100,7 +124,7 @@ fn keep_bindings(lid: u32) {
     state[0] = 0u;
     ring[0] = 0;
     partials[0] = vec2<u32>(mask[0]);
-    logits[0] = params.temperature;
+    logits[0] = rows[0].temperature;
   }
 }
 
@@ -122,8 +146,8 @@ fn hash4(v_in: vec4<u32>) -> vec4<u32> {
 }
 
 // Uniform in (0, 1) from 24 random bits, never exactly 0 or 1.
-fn uniform01(counter: u32, lane: u32) -> f32 {
-  let h = hash4(vec4<u32>(lane, counter, params.seed_lo, params.seed_hi ^ 0x5bd1e995u));
+fn uniform01(counter: u32, lane: u32, seed: vec2<u32>) -> f32 {
+  let h = hash4(vec4<u32>(lane, counter, seed.x, seed.y ^ 0x5bd1e995u));
   return (f32(h.x >> 8u) + 0.5) * (1.0 / 16777216.0);
 }
 
@@ -203,138 +227,13 @@ fn scan_f(lid: u32) {
   workgroupBarrier();
 }
 
-// The top-k cut: candidates are tokens whose key is above `kth`, or equal to
-// it at an index <= `tie`.
-struct Cut {
-  kth: u32,
-  tie: u32,
-}
-
-fn in_cut(c: Cut, k: u32, i: u32) -> bool {
-  return k > c.kth || (k == c.kth && i <= c.tie);
-}
-
-// Radix select of the top_k-th key in (logit desc, index asc) order.
-fn top_k_cut(lid: u32, vocab: u32) -> Cut {
-  var prefix = 0u;
-  var mask = 0u;
-  var remaining = params.top_k;  // how many of the keys matching prefix are still to take
-  var equal = 0u;
-  for (var round8 = 0u; round8 < 4u; round8++) {
-    let shift = 24u - 8u * round8;
-    atomicStore(&hist[lid], 0u);
-    workgroupBarrier();
-    for (var i = lid; i < vocab; i += WG) {
-      let k = okey(logit(i));
-      if ((k & mask) == prefix) { atomicAdd(&hist[(k >> shift) & 255u], 1u); }
-    }
-    workgroupBarrier();
-    red_u[lid] = atomicLoad(&hist[255u - lid]);  // bins from the top
-    scan_u(lid);
-    let above = select(0u, red_u[max(lid, 1u) - 1u], lid > 0u);
-    if (red_u[lid] >= remaining && above < remaining) {
-      bc_u = 255u - lid;
-      bc_u2 = above;
-    }
-    let bin = workgroupUniformLoad(&bc_u);
-    let taken = workgroupUniformLoad(&bc_u2);
-    prefix |= bin << shift;
-    mask |= 255u << shift;
-    remaining -= taken;
-    if (lid == 0u) { bc_u = atomicLoad(&hist[bin]); }
-    equal = workgroupUniformLoad(&bc_u);
-  }
-  var cut = Cut(prefix, NONE);
-  if (equal > remaining) {
-    // More tokens share the k-th logit than fit: the lowest indices win.
-    // Contiguous chunks per thread, so thread order is index order.
-    let chunk = (vocab + WG - 1u) / WG;
-    let begin = min(lid * chunk, vocab);
-    let end = min(begin + chunk, vocab);
-    var n = 0u;
-    for (var i = begin; i < end; i++) { n += select(0u, 1u, okey(logit(i)) == prefix); }
-    red_u[lid] = n;
-    scan_u(lid);
-    let before = red_u[lid] - n;
-    if (before < remaining && red_u[lid] >= remaining) {
-      var seen = before;
-      for (var i = begin; i < end; i++) {
-        if (okey(logit(i)) == prefix) {
-          seen++;
-          if (seen == remaining) { bc_u = i; }
-        }
-      }
-    }
-    cut.tie = workgroupUniformLoad(&bc_u);
-  }
-  return cut;
-}
-
-// "a comes before b": larger logit, then lower index.
-fn before(a: u32, b: u32) -> bool {
-  return list_l[a] > list_l[b] || (list_l[a] == list_l[b] && list_i[a] < list_i[b]);
-}
-
-// Sorts the n survivors in (logit desc, index asc) order, replaces their
-// logits with cumulative probabilities, and returns how many top-p keeps.
-fn sort_and_cut(lid: u32, n: u32, top: f32, inv_t: f32, z: f32) -> u32 {
-  var size = 2u;
-  while (size < n) { size <<= 1u; }
-  for (var t = n + lid; t < size; t += WG) {
-    list_l[t] = f32_bits(0xff800000u);  // -inf: sorts last
-    list_i[t] = NONE;
-  }
-  for (var k = 2u; k <= size; k <<= 1u) {
-    for (var j = k >> 1u; j > 0u; j >>= 1u) {
-      workgroupBarrier();
-      for (var t = lid; t < size; t += WG) {
-        let o = t ^ j;
-        if (o > t && before(t, o) != ((t & k) == 0u)) {
-          let l = list_l[t];
-          list_l[t] = list_l[o];
-          list_l[o] = l;
-          let i = list_i[t];
-          list_i[t] = list_i[o];
-          list_i[o] = i;
-        }
-      }
-    }
-  }
-  workgroupBarrier();
-  // Each thread owns 4 consecutive entries (size <= CAP = 4 * WG).
-  let base = lid * 4u;
-  var part: array<f32, 4>;
-  var acc = 0.0;
-  for (var q = 0u; q < 4u; q++) {
-    let t = base + q;
-    if (t < n) { acc += exp((list_l[t] - top) * inv_t) / z; }
-    part[q] = acc;
-  }
-  red_f[lid] = acc;
-  scan_f(lid);
-  let offset = select(0.0, red_f[max(lid, 1u) - 1u], lid > 0u);
-  workgroupBarrier();
-  for (var q = 0u; q < 4u; q++) {
-    let t = base + q;
-    if (t < size) { list_l[t] = offset + part[q]; }
-  }
-  workgroupBarrier();
-  // Entry t stays when the mass before it is below top_p (the first always).
-  var kept = 0u;
-  for (var q = 0u; q < 4u; q++) {
-    let t = base + q;
-    if (t < n && (t == 0u || list_l[t - 1u] < params.top_p)) { kept++; }
-  }
-  return sum_u(lid, kept);
-}
-
 // Inverse CDF over the first n_keep sorted survivors: the first whose
 // cumulative probability exceeds a uniform draw scaled to their mass.
-fn pick_from_list(n_keep: u32, counter: u32) -> u32 {
+fn pick_from_list(n_keep: u32, counter: u32, seed: vec2<u32>) -> u32 {
   // No survivor (NaN or infinite logits: a broken model or an extreme
   // penalty): NONE, which the host refuses, rather than a read before the list.
   if (n_keep == 0u) { return NONE; }
-  let goal = uniform01(counter, NONE) * list_l[n_keep - 1u];
+  let goal = uniform01(counter, NONE, seed) * list_l[n_keep - 1u];
   var lo = 0u;
   var hi = n_keep - 1u;
   while (lo < hi) {
@@ -354,16 +253,19 @@ struct Plan {
   floor_key: u32,  // Gumbel: top-p keeps keys >= floor_key
   top: f32,
   inv_t: f32,
+  log_min_p: f32,   // the sampler row's, as below
+  vocab: u32,
+  seed: vec2<u32>,
 }
 
 fn kept(plan: Plan, i: u32, l: f32) -> bool {
   let k = okey(l);
   return k >= plan.floor_key && (!plan.use_cut || in_cut(plan.cut, k, i)) &&
-         (l - plan.top) * plan.inv_t >= params.log_min_p;
+         (l - plan.top) * plan.inv_t >= plan.log_min_p;
 }
 
 fn gumbel_score(plan: Plan, l: f32, counter: u32, i: u32) -> f32 {
-  return (l - plan.top) * plan.inv_t - log(-log(uniform01(counter, i)));
+  return (l - plan.top) * plan.inv_t - log(-log(uniform01(counter, i, plan.seed)));
 }
 
 // Mass (softmax at the temperature, normalized by z) of the candidates whose
@@ -377,7 +279,7 @@ fn mass_from(lid: u32, vocab: u32, plan: Plan, z: f32) -> f32 {
   return sum_f(lid, m);
 }
 
-fn plan_draw(lid: u32, from_partials: bool) -> Plan {
+fn plan_draw(lid: u32, from_partials: bool, params: Params) -> Plan {
   let vocab = params.vocab;
   var best = f32_bits(0xff800000u);
   var best_i = NONE;
@@ -385,7 +287,7 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
     // Spans in index order: a later span with an equal maximum loses, as a
     // later index does below.
     for (var p = lid; p < params.partials; p += WG) {
-      let v = partials[p];
+      let v = partials[params.partials_at + p];
       let l = bitcast<f32>(v.x);
       if (l > best || best_i == NONE) {
         best = l;
@@ -401,7 +303,8 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
       }
     }
   }
-  var plan = Plan(0u, argmax(lid, best, best_i), 0u, Cut(0u, NONE), false, 0u, 0.0, 0.0);
+  var plan = Plan(0u, argmax(lid, best, best_i), 0u, Cut(0u, NONE), false, 0u, 0.0, 0.0, params.log_min_p, vocab,
+                  vec2<u32>(params.seed_lo, params.seed_hi));
   plan.top = workgroupUniformLoad(&bc_f);
   if (params.temperature == 0.0) {
     // A NaN or infinite maximum (NaN weights make every logit NaN): no
@@ -411,7 +314,7 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
   }
   plan.inv_t = 1.0 / params.temperature;
   plan.use_cut = params.top_k > 0u && params.top_k < vocab;
-  if (plan.use_cut) { plan.cut = top_k_cut(lid, vocab); }
+  if (plan.use_cut) { plan.cut = top_k_cut(lid, vocab, params.top_k); }
 
   // Softmax's normalizer over the top-k candidates, and the survivors of
   // min-p among them gathered into workgroup memory.
@@ -437,7 +340,7 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
   let n = workgroupUniformLoad(&bc_u2);
   if (n <= CAP) {
     plan.mode = 1u;
-    plan.n_keep = sort_and_cut(lid, n, plan.top, plan.inv_t, zsum);
+    plan.n_keep = sort_and_cut(lid, n, plan.top, plan.inv_t, zsum, params.top_p);
     return plan;
   }
   // Too many survivors to sort: top-p's cut is the largest key whose upper
@@ -461,12 +364,12 @@ fn plan_draw(lid: u32, from_partials: bool) -> Plan {
 fn draw_together(lid: u32, plan: Plan, counter: u32) -> u32 {
   if (plan.mode == 0u) { return plan.token; }
   if (plan.mode == 1u) {
-    if (lid == 0u) { bc_u = pick_from_list(plan.n_keep, counter); }
+    if (lid == 0u) { bc_u = pick_from_list(plan.n_keep, counter, plan.seed); }
     return workgroupUniformLoad(&bc_u);
   }
   var best = f32_bits(0xff800000u);
   var best_i = NONE;
-  for (var i = lid; i < params.vocab; i += WG) {
+  for (var i = lid; i < plan.vocab; i += WG) {
     let l = logit(i);
     if (kept(plan, i, l)) {
       let g = gumbel_score(plan, l, counter, i);
@@ -482,10 +385,10 @@ fn draw_together(lid: u32, plan: Plan, counter: u32) -> u32 {
 // One draw by one thread (batches of draws in tests): the same choice.
 fn draw_alone(plan: Plan, counter: u32) -> u32 {
   if (plan.mode == 0u) { return plan.token; }
-  if (plan.mode == 1u) { return pick_from_list(plan.n_keep, counter); }
+  if (plan.mode == 1u) { return pick_from_list(plan.n_keep, counter, plan.seed); }
   var best = f32_bits(0xff800000u);
   var best_i = NONE;
-  for (var i = 0u; i < params.vocab; i++) {
+  for (var i = 0u; i < plan.vocab; i++) {
     let l = logit(i);
     if (kept(plan, i, l)) {
       let g = gumbel_score(plan, l, counter, i);
@@ -498,19 +401,22 @@ fn draw_alone(plan: Plan, counter: u32) -> u32 {
   return best_i;
 }
 
-// Workgroup w reads row w of the logits (rows of `vocab` values). state[2]
-// says how many draws each row makes: 0 or 1 is a step (one draw, written to
-// out[w]; with one row, the ring and the counter advance); more writes
-// out[w * draws + d] with counters state[0] + d and changes no state.
+// Workgroup (w, y) serves sampler row state[y] and reads row params.row + w
+// of the logits. The row's draws per step: 0 or 1 is a step (one draw, into
+// out[out_index + w]; with one workgroup per sampler row its ring and counter
+// advance); more writes out[w * draws + d] with counters counter + d and
+// changes no state.
 @compute @workgroup_size(WG)
 fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>) {
   keep_bindings(lid);
+  let params = load_row(lid, wid.y);
   row_base = (params.row + wid.x) * params.row_stride;
-  let plan = plan_draw(lid, nwg.x == 1u && params.partials > 0u);
-  if (lid == 0u) { bc_draws = state[2]; }
+  let plan = plan_draw(lid, nwg.x == 1u && params.partials > 0u, params);
+  let st = params.state_at;
+  if (lid == 0u) { bc_draws = state[st + 2u]; }
   let draws = workgroupUniformLoad(&bc_draws);
-  let counter = state[0];
+  let counter = state[st];
   if (draws > 1u) {
     for (var d = lid; d < draws; d += WG) { out[wid.x * draws + d] = i32(draw_alone(plan, counter + d)); }
     return;
@@ -519,18 +425,19 @@ fn sample(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid:
   if (lid != 0u) { return; }
   out[params.out_index + wid.x] = i32(token);
   if (nwg.x == 1u) {
-    state[0] = counter + 1u;
+    state[st] = counter + 1u;
     if (params.window > 0u) {
-      ring[state[1] % params.window] = i32(token);
-      state[1] += 1u;
+      ring[params.ring_at + state[st + 1u] % params.window] = i32(token);
+      state[st + 1u] += 1u;
     }
   }
 }
 
-// Row 0 only (a step, or a batch of one row).
+// Workgroup (x, y): span x of sampler row state[y]'s row of logits.
 @compute @workgroup_size(WG)
 fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   keep_bindings(lid);
+  let params = load_row(lid, wid.y);
   var best = f32_bits(0xff800000u);
   var best_i = NONE;
   for (var j = 0u; j < SPAN / WG; j++) {
@@ -544,27 +451,29 @@ fn partial_max(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
     }
   }
   let top = argmax(lid, best, best_i);
-  if (lid == 0u) { partials[wid.x] = vec2<u32>(bitcast<u32>(bc_f), top); }
+  if (lid == 0u) { partials[params.partials_at + wid.x] = vec2<u32>(bitcast<u32>(bc_f), top); }
 }
 
 @compute @workgroup_size(WG)
-fn penalize(@builtin(local_invocation_index) lid: u32) {
+fn penalize(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   keep_bindings(lid);
+  let params = load_row(lid, wid.y);
+  let r0 = params.ring_at;
   // Biases first (the penalties apply to the biased logits), then each
   // distinct token of the window once, at its first slot.
   for (var b = lid; b < params.bias_count; b += WG) {
-    let token = ring[params.window + 2u * b];
+    let token = ring[r0 + params.window + 2u * b];
     let at = params.row * params.row_stride + u32(token);
-    logits[at] += bitcast<f32>(ring[params.window + 2u * b + 1u]);
+    logits[at] += bitcast<f32>(ring[r0 + params.window + 2u * b + 1u]);
   }
   storageBarrier();
-  let valid = min(state[1], params.window);
+  let valid = min(state[params.state_at + 1u], params.window);
   for (var t = lid; t < valid; t += WG) {
-    let token = ring[t];
+    let token = ring[r0 + t];
     var repeated = false;
     var count = 0u;
     for (var j = 0u; j < valid; j++) {
-      if (ring[j] == token) {
+      if (ring[r0 + j] == token) {
         count += 1u;
         if (j < t) { repeated = true; }
       }
@@ -578,13 +487,16 @@ fn penalize(@builtin(local_invocation_index) lid: u32) {
   }
 }
 
-// Every workgroup a stride of the row (any vocabulary fits the grid).
+// Every workgroup of row y a stride of sampler row state[y]'s logits (any
+// vocabulary fits the grid); a row without a mask is left as it is.
 @compute @workgroup_size(WG)
 fn apply_mask(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>) {
   keep_bindings(lid);
+  let params = load_row(lid, wid.y);
+  if (params.masked == 0u) { return; }
   for (var i = wid.x * WG + lid; i < params.vocab; i += nwg.x * WG) {
-    if ((mask[i / 32u] & (1u << (i % 32u))) == 0u) {
+    if ((mask[params.mask_at + i / 32u] & (1u << (i % 32u))) == 0u) {
       logits[params.row * params.row_stride + i] = f32_bits(0xff800000u);
     }
   }
