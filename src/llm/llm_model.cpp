@@ -127,15 +127,23 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
   }
 }
 
+uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured) {
+  // A batched decode step is `slots` rows through each linear, a short
+  // prompt (a chat's next turn, a prompt's last chunk) its tokens: the
+  // multi-row GEMV takes up to kBatchedGemvRows of them, the GEMM more.
+  // Measured on the H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV
+  // step grows ~0.65 ms a row (21 ms at 32) while its GEMM costs a flat
+  // ~11 ms up to 64 rows; a 70B's 3-token prompt took 0.60 s through the GEMM
+  // (session 24), 17 decode steps. On a CPU adapter the multi-row GEMV gains
+  // little and costs pipelines to compile at load (lavapipe): batches only.
+  const int64_t rows = cpu_adapter ? slots : kBatchedGemvRows;
+  return std::max<uint32_t>(configured, uint32_t(std::min<int64_t>(rows, kBatchedGemvRows)));
+}
+
 std::unique_ptr<ExecutableGraph> LlmModel::load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
                                                       const std::string& upload_label) {
   LoadOptions lopt = graph_options(options);
-  // A batched decode step is `slots` rows through each linear: the multi-row
-  // GEMV takes up to kBatchedGemvRows of them, the GEMM more. Measured on the
-  // H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV step grows ~0.65 ms
-  // a row (21 ms at 32) while its GEMM costs a flat ~11 ms up to 64 rows.
-  lopt.tuning.gemv_batch_rows =
-      std::max<uint32_t>(lopt.tuning.gemv_batch_rows, uint32_t(std::min<int64_t>(options.slots, kBatchedGemvRows)));
+  lopt.tuning.gemv_batch_rows = gemv_rows_for(device.cpu_adapter(), options.slots, lopt.tuning.gemv_batch_rows);
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
     lopt.on_stage = [&](const char* stage) { options.on_progress(0, 1, stage); };

@@ -105,6 +105,23 @@ def test_default_int8_activation_gemvs_stay_close(tmp_path, reference, extra):
     assert ids == ref_ids
 
 
+def test_short_prompts_through_the_multi_row_gemv_match_reference(tmp_path, reference, monkeypatch):
+    # On a GPU an LLM's prompts of up to 16 tokens run through the multi-row
+    # GEMV, not the GEMM (llm_model.cpp, gemv_rows_for); lavapipe keeps the
+    # GEMM, so this forces the GPU's choice. Its sums differ from the GEMM's
+    # (other order): the logits must differ from the default run's, or the
+    # GEMV did not run.
+    ref_ids, ref_logits = reference
+    _, gemm_logits = run_wgrt(tmp_path)
+    monkeypatch.setenv("WGRT_GEMV_BATCH_ROWS", "16")
+    ids, logits = run_wgrt(tmp_path)
+    diff = float(np.abs(logits - ref_logits).max())
+    print(f"5-token prompt through the multi-row GEMV: max |logit difference| = {diff:.3g}")
+    assert diff <= LOGIT_TOL
+    assert ids == ref_ids
+    assert not np.array_equal(logits, gemm_logits)
+
+
 def test_chunked_prefill_gives_the_same_result(tmp_path, reference):
     # Two tokens per forward pass: the prompt runs as 3 chunks through the
     # same graph at live S = 2, 2, 1 before decoding at S = 1.
