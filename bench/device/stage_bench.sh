@@ -33,15 +33,17 @@ done
 
 # Without a local CUDA build, a trimmed llama.cpp source tree (4.5 MB) lets
 # run_all.sh build llama-bench-cuda on the H200 machine (bench/peer/build_cuda_here.sh).
+# Of the web UI it keeps what configures llama-server without one (tools/ui's
+# CMakeLists.txt and ui.*.in, scripts/ui-assets.cmake); it is remade when this script changes.
 if [ ! -f "$peer/llama-bench-cuda" ]; then
   llsrc=$(ls -d .bench/peer/src/llama_cpp_python-*/vendor 2>/dev/null | tail -1 || true)
   if [ -n "$llsrc" ]; then
     tarball=.bench/peer/llama.cpp-src.tar.xz
-    [ -f "$tarball" ] || tar cJf "$tarball" -C "$llsrc" --exclude='llama.cpp/tools/ui' --exclude='*.md' \
+    [ "$tarball" -nt bench/device/stage_bench.sh ] || tar cJf "$tarball" -C "$llsrc" --exclude='llama.cpp/tools/ui/'{src,tests,static,scripts,package-lock.json} --exclude='*.md' \
       --exclude='llama.cpp/ggml/src/ggml-sycl' --exclude='llama.cpp/ggml/src/ggml-hexagon' \
       --exclude='llama.cpp/ggml/src/ggml-opencl' --exclude='llama.cpp/ggml/src/ggml-metal' \
       llama.cpp/CMakeLists.txt llama.cpp/cmake llama.cpp/ggml llama.cpp/src llama.cpp/include \
-      llama.cpp/common llama.cpp/vendor llama.cpp/tools llama.cpp/app llama.cpp/licenses
+      llama.cpp/common llama.cpp/vendor llama.cpp/tools llama.cpp/app llama.cpp/licenses llama.cpp/scripts/ui-assets.cmake
     cp "$tarball" "$out/"
     [ -f "$out/libcudart.so.13.xz" ] || xz -c -T0 -6 /usr/local/cuda/lib64/libcudart.so.13 >"$out/libcudart.so.13.xz"
     echo "stage_bench: no local llama-bench-cuda; staged its source for a build on the H200 machine" >&2
