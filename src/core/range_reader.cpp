@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -30,13 +28,6 @@ void RangeReader::check_range(uint64_t offset, uint64_t bytes) const {
 
 namespace {
 
-// How far past each read FileReader asks the kernel to read ahead. Loading
-// reads a file front to back, but in pieces on several workers at once, which
-// the kernel's own readahead takes for random reads: from a cold cache a
-// 37 GiB file uploaded at 1.5 GB/s from a disk that reads 2.0 (H100 host,
-// bench/RESULTS.md session 24) and the 930 MiB test file at 0.5 GB/s here.
-constexpr uint64_t kReadAheadBytes = uint64_t{64} << 20;
-
 class FileReader final : public RangeReader {
  public:
   FileReader(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
@@ -60,22 +51,9 @@ class FileReader final : public RangeReader {
       }
       done += uint64_t(n);
     }
-    read_ahead(offset + out.size());
   }
 
  private:
-  // Asks for [end, end + kReadAheadBytes) unless an earlier read asked for
-  // most of it already (one hint a few chunks, not one a piece).
-  void read_ahead(uint64_t end) const {
-    uint64_t asked = asked_until_.load(std::memory_order_relaxed);
-    if (end + kReadAheadBytes / 2 <= asked || end >= size_) return;
-    const uint64_t from = std::max(asked, end), until = std::min(size_, end + kReadAheadBytes);
-    if (from >= until || !asked_until_.compare_exchange_strong(asked, until, std::memory_order_relaxed)) return;
-    // Only a hint: a failure changes nothing but speed.
-    (void)::posix_fadvise(fd_, off_t(from), off_t(until - from), POSIX_FADV_WILLNEED);
-  }
-
-  mutable std::atomic<uint64_t> asked_until_{0};
   int fd_;
   uint64_t size_;
   std::string path_;
