@@ -127,23 +127,26 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
   }
 }
 
-uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured) {
+uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured, int64_t hidden) {
   // A batched decode step is `slots` rows through each linear, a short
   // prompt (a chat's next turn, a prompt's last chunk) its tokens: the
-  // multi-row GEMV takes up to kBatchedGemvRows of them, the GEMM more.
-  // Measured on the H100 (bench/RESULTS.md, 2026-12-06): Llama-1B's GEMV
-  // step grows ~0.65 ms a row (21 ms at 32) while its GEMM costs a flat
-  // ~11 ms up to 64 rows; a 70B's 3-token prompt took 0.60 s through the GEMM
-  // (session 24), 17 decode steps. On a CPU adapter the multi-row GEMV gains
-  // little and costs pipelines to compile at load (lavapipe): batches only.
-  const int64_t rows = cpu_adapter ? slots : kBatchedGemvRows;
-  return std::max<uint32_t>(configured, uint32_t(std::min<int64_t>(rows, kBatchedGemvRows)));
+  // multi-row GEMV takes up to kBatchedGemvRows of them (8 from a hidden size
+  // of 4,096), the GEMM more. Measured on the H100 (bench/RESULTS.md): the
+  // GEMM costs a flat ~11 ms (Llama-1B) or ~46 ms (8B) a pass up to 64
+  // rows, which a 3-token prompt of a 70B paid as 0.60 s, 17 decode steps;
+  // the 8B's multi-row GEMV (f32 x) 35 ms at 8 rows, 68 ms at 16; Llama-1B's
+  // ~11 ms at 16. On a CPU adapter the multi-row GEMV gains little and costs
+  // pipelines to compile at load (lavapipe): batches only.
+  const int64_t most = hidden >= 4096 ? 8 : kBatchedGemvRows;
+  const int64_t rows = cpu_adapter ? slots : most;
+  return std::max<uint32_t>(configured, uint32_t(std::min<int64_t>(rows, most)));
 }
 
 std::unique_ptr<ExecutableGraph> LlmModel::load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
                                                       const std::string& upload_label) {
   LoadOptions lopt = graph_options(options);
-  lopt.tuning.gemv_batch_rows = gemv_rows_for(device.cpu_adapter(), options.slots, lopt.tuning.gemv_batch_rows);
+  lopt.tuning.gemv_batch_rows =
+      gemv_rows_for(device.cpu_adapter(), options.slots, lopt.tuning.gemv_batch_rows, config_.dim);
   if (options.on_progress) {
     lopt.on_upload = [&](uint64_t done, uint64_t total) { options.on_progress(done, total, upload_label.c_str()); };
     lopt.on_stage = [&](const char* stage) { options.on_progress(0, 1, stage); };

@@ -27,12 +27,13 @@
 
 namespace wgrt::llm {
 
-// The most rows of a batched decode step the multi-row GEMV takes; a larger
-// batch goes through the GEMM (WGRT_GEMV_BATCH_ROWS raises it, up to 32).
+// The most rows of a batched decode step the multi-row GEMV takes (fewer for
+// wide models: gemv_rows_for); a larger batch goes through the GEMM
+// (WGRT_GEMV_BATCH_ROWS raises it, up to 32).
 constexpr int64_t kBatchedGemvRows = 16;
 // The most rows the GEMV takes (Tuning::gemv_batch_rows) for an LLM of
-// `slots` sequences, `configured` or more.
-uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured);
+// `slots` sequences and a hidden size of `hidden` (0: unknown), `configured` or more.
+uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured, int64_t hidden);
 
 struct LlmLoadOptions {
   std::string path;             // .gguf or .pte; "" -> the default model (default_model.h)

@@ -102,6 +102,10 @@ uint32_t multi_rows_for(bool planar, bool int8_x, uint32_t row_blocks, uint32_t 
   return std::min(8u, chunk_units / lanes);
 }
 
+const char* shader_for(bool planar, bool int8_x) {
+  return !planar ? "linear/gemv.wgsl" : int8_x ? "linear/gemv_planar_q8.wgsl" : "linear/gemv_planar.wgsl";
+}
+
 }  // namespace
 
 GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu::OverrideConstants& constants) {
@@ -130,13 +134,26 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
     g.constants.push_back({"PROBE", double(probe)});
   }
   if (g.row_blocks > 1) g.constants.push_back({"ROW_BLOCKS", double(g.row_blocks)});
-  g.multi_rows = multi_rows_for(matrix.planar, q8, g.row_blocks, lanes, tuning.gemv_blocks_per_lane);
+  // Several rows of x (a batched step, a short prompt) keep x in f32 unless
+  // an int8 rounding is forced: the int8-x kernel quantizes each row of x in
+  // every workgroup, which several rows make the larger cost. Measured on the
+  // H100 (bench/RESULTS.md session 24), the 8B's fused gate/up at 4 rows 862
+  // us with int8 x, 561 with f32 x; its batched decode at 4 rows 162 tok/s
+  // (below one sequence's 198) against 217. Each row's sums then equal its
+  // one-row step's only where both keep f32 x (WGRT_GEMV_ACT=f32).
+  const bool q8_multi = q8 && tuning.gemv_activation != GemvActivation::Auto;
+  // (Where both kernels stage x alike, multi_rows_for keeps each row's sums its one-row step's.)
+  g.multi_rows =
+      multi_rows_for(matrix.planar, q8_multi, q8 == q8_multi ? g.row_blocks : 1, lanes, tuning.gemv_blocks_per_lane);
   if (g.multi_rows > 1) {
     g.multi_constants = g.constants;
-    std::erase_if(g.multi_constants, [](const auto& kv) { return kv.first == "ROW_BLOCKS"; });
+    std::erase_if(g.multi_constants, [&](const auto& kv) {
+      return kv.first == "ROW_BLOCKS" || (kv.first == "XQ_LEVELS" && !q8_multi);
+    });
     g.multi_constants.push_back({"XROWS", double(g.multi_rows)});
   }
-  g.shader = !matrix.planar ? "linear/gemv.wgsl" : q8 ? "linear/gemv_planar_q8.wgsl" : "linear/gemv_planar.wgsl";
+  g.shader = shader_for(matrix.planar, q8);
+  g.multi_shader = shader_for(matrix.planar, q8_multi);
   return g;
 }
 

@@ -30,6 +30,7 @@ struct GemvMatrix {
 
 struct GemvChoice {
   const char* shader = nullptr;  // e.g. "linear/gemv_planar.wgsl"
+  const char* multi_shader = nullptr;  // the multi-row GEMV's (x may stay f32 there)
   uint32_t rows_per_group = 0;   // weight rows per workgroup row block (ROWS)
   uint32_t row_blocks = 1;       // row blocks per workgroup (ROW_BLOCKS)
   gpu::OverrideConstants constants;

@@ -235,7 +235,7 @@ LinearKernels choose_kernels(OpContext& ctx, const LinearCall& c, const GemvChoi
   // The multi-row GEMV only where the GEMV takes several rows (Tuning::gemv_batch_rows).
   kern.multi_rows = ctx.tuning().gemv_batch_rows > 1 ? gemv.multi_rows : 1;
   if (kern.multi_rows > 1) {
-    kern.gemv_multi = &ctx.pipeline(gemv.shader, "main", gemv.multi_constants, {rope_slot, xq_slot});
+    kern.gemv_multi = &ctx.pipeline(gemv.multi_shader, "main", gemv.multi_constants, {rope_slot, xq_slot});
   }
   // With x_quant or a fused RMSNorm the GEMMs read rows normalized (and
   // requantized) already: x_rows' pass.
