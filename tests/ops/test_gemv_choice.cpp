@@ -1,8 +1,8 @@
 // Which GEMV kernel decode uses for each matrix shape (ops/linear/
 // gemv_choice.cpp): x rounded twice to int8 where measurements said it pays
 // (many rows, or matrices wide both ways: every matrix of an 8B), f32 x
-// elsewhere and on CPU adapters; several rows of x (multi-row GEMV) in f32
-// unless a rounding is forced. The kernels' numerics are checked in
+// elsewhere and on CPU adapters; several rows of x (multi-row GEMV) of
+// K >= 4,096 in f32 unless a rounding is forced. The kernels' numerics are checked in
 // test_quant_linear.cpp and test_gemv_rows.cpp; the 8B-shaped logits with
 // two roundings in tests/e2e/test_default_limits.py.
 #include <gtest/gtest.h>
@@ -55,7 +55,7 @@ TEST(GemvChoiceTest, CpuAdaptersAndTheOptionDecide) {
   EXPECT_EQ(xq_levels(tuning, 2048, 2048), 1);
 }
 
-TEST(GemvChoiceTest, SeveralRowsOfXStayF32UnlessARoundingIsForced) {
+TEST(GemvChoiceTest, SeveralRowsOfWideXStayF32UnlessARoundingIsForced) {
   GemvMatrix m;
   m.k = 4096;
   m.n = 28672;
@@ -73,6 +73,14 @@ TEST(GemvChoiceTest, SeveralRowsOfXStayF32UnlessARoundingIsForced) {
   EXPECT_EQ(std::string(g.multi_shader), "linear/gemv_planar.wgsl");
   EXPECT_GT(g.multi_rows, 1u);
   EXPECT_FALSE(has(g.multi_constants, "XQ_LEVELS"));
+  // Llama-1B's gate/up (K 2,048) keeps int8 x for several rows too.
+  m.k = 2048;
+  m.n = 16384;
+  g = choose_gemv(tuning, m, {});
+  EXPECT_EQ(std::string(g.multi_shader), "linear/gemv_planar_q8.wgsl");
+  EXPECT_TRUE(has(g.multi_constants, "XQ_LEVELS"));
+  m.k = 4096;
+  m.n = 28672;
   tuning.gemv_activation = GemvActivation::Q8x2;
   g = choose_gemv(tuning, m, {});
   EXPECT_EQ(std::string(g.multi_shader), "linear/gemv_planar_q8.wgsl");

@@ -134,14 +134,18 @@ GemvChoice choose_gemv(const Tuning& tuning, const GemvMatrix& matrix, const gpu
     g.constants.push_back({"PROBE", double(probe)});
   }
   if (g.row_blocks > 1) g.constants.push_back({"ROW_BLOCKS", double(g.row_blocks)});
-  // Several rows of x (a batched step, a short prompt) keep x in f32 unless
-  // an int8 rounding is forced: the int8-x kernel quantizes each row of x in
-  // every workgroup, which several rows make the larger cost. Measured on the
-  // H100 (bench/RESULTS.md session 24), the 8B's fused gate/up at 4 rows 862
-  // us with int8 x, 561 with f32 x; its batched decode at 4 rows 162 tok/s
-  // (below one sequence's 198) against 217. Each row's sums then equal its
-  // one-row step's only where both keep f32 x (WGRT_GEMV_ACT=f32).
-  const bool q8_multi = q8 && tuning.gemv_activation != GemvActivation::Auto;
+  // Several rows of x (a batched step, a short prompt) of a matrix with K >=
+  // 4,096 keep x in f32 unless an int8 rounding is forced: there the int8-x
+  // kernel's staging of every row costs more than its integer dot products
+  // save. Measured on the H100 (bench/RESULTS.md session 24): the 8B's fused
+  // gate/up (K 4,096) at 4 rows 862 us with int8 x, 561 with f32 x, its
+  // batched decode at 4 rows 162 tok/s (below one sequence's 198) against
+  // 218; but Llama-1B's int8-x matrices (K 2,048: gate/up, head) lost with
+  // f32 x, batched decode at 8 rows 1,221 -> 1,078 tok/s. Where the two
+  // kernels differ, a row's sums are not its one-row step's
+  // (WGRT_GEMV_ACT=f32 keeps them equal).
+  constexpr uint32_t kMinF32RowsK = 4096;
+  const bool q8_multi = q8 && (tuning.gemv_activation != GemvActivation::Auto || matrix.k < kMinF32RowsK);
   // (Where both kernels stage x alike, multi_rows_for keeps each row's sums its one-row step's.)
   g.multi_rows =
       multi_rows_for(matrix.planar, q8_multi, q8 == q8_multi ? g.row_blocks : 1, lanes, tuning.gemv_blocks_per_lane);
