@@ -174,6 +174,14 @@ size_t BatchGenerator::free_ring_slot() {
   }
 }
 
+BatchGenerator::Sequence* BatchGenerator::oldest_prefilling() const {
+  Sequence* oldest = nullptr;
+  for (const auto& seq : slots_) {
+    if (seq && seq->prefilling && (oldest == nullptr || seq->id < oldest->id)) oldest = seq.get();
+  }
+  return oldest;
+}
+
 // The next chunk of the oldest admitted prompt; its last chunk draws the first token.
 void BatchGenerator::prefill_chunk(Sequence& seq) {
   const std::vector<TokenId>& prompt = seq.request.prompt;
@@ -402,12 +410,18 @@ bool BatchGenerator::step() {
     }
   }
   admit();
-  // The oldest admitted prompt gets one chunk per round.
-  Sequence* prefill = nullptr;
-  for (auto& seq : slots_) {
-    if (seq && seq->prefilling && (prefill == nullptr || seq->id < prefill->id)) prefill = seq.get();
+  // Prompts get a chunk of tokens per round, oldest first: a long prompt
+  // runs a chunk a round, while a burst of short ones (many requests at
+  // once) all run in one round and decode together from the next step.
+  int64_t budget = model_.chunk();
+  for (bool first = true;; first = false) {
+    Sequence* prefill = oldest_prefilling();
+    if (prefill == nullptr) break;
+    const int64_t n = std::min<int64_t>(int64_t(prefill->request.prompt.size() - prefill->prompt_done), model_.chunk());
+    if (!first && n > budget) break;
+    prefill_chunk(*prefill);  // (may end it: a dead end at its first draw)
+    budget -= n;
   }
-  if (prefill != nullptr) prefill_chunk(*prefill);
   bool submitted = decode_step();
   // Keep in_flight steps queued; take the oldest once that many are, and
   // every step holding a constrained draw (its next mask needs the token).

@@ -2,7 +2,8 @@
 // KV cache holds several slots (LlmLoadOptions::slots).
 //
 // Requests wait in arrival order for a free slot. Each round (step()) runs
-// one chunk of one admitted prompt, then queues one batched decode step that
+// up to a chunk of admitted prompts' tokens (oldest first: one long prompt's
+// chunk, or many short prompts), then queues one batched decode step that
 // advances every decoding sequence by a token in one forward pass
 // (LlmModel::submit_batch), so a long prompt never holds the others up for
 // more than a chunk. Each sequence has its own row of one GPU sampler (its
@@ -99,6 +100,7 @@ class BatchGenerator {
   bool mask_next_draw(Sequence& seq);
   bool constrained_in_flight() const;
   size_t free_ring_slot();
+  Sequence* oldest_prefilling() const;
   void take_event();
   void deliver(Sequence& seq, TokenId token);
   void stop(Sequence& seq);

@@ -215,11 +215,48 @@ TEST_F(BatchGenerationTest, ABatchedStepIssuesAsManyDispatchesAsOneSequencesStep
   EXPECT_GT(one, 0u);
 }
 
+// A round runs up to a chunk of prompt tokens, oldest prompt first: a burst
+// of short prompts all run in the first round (they decode together from the
+// next), while a long prompt runs a chunk a round and holds the others back
+// by no more than that.
+TEST_F(BatchGenerationTest, ARoundRunsAChunkOfPromptTokensOldestFirst) {
+  auto cached = [](llm::LlmModel& m) {
+    int64_t sum = 0;
+    for (size_t s = 0; s < m.slots(); ++s) {
+      m.select_slot(s);
+      sum += m.cached();
+    }
+    return sum;
+  };
+  auto model = load(4, 16);
+  {
+    llm::BatchGenerator gen(*model, 2);
+    for (int32_t i = 0; i < 4; ++i) add(gen, prompt(3, i), greedy(4));
+    gen.step();
+    for (size_t s = 0; s < model->slots(); ++s) {
+      model->select_slot(s);
+      EXPECT_GE(model->cached(), 3) << "slot " << s << " has not run its prompt in the first round";
+    }
+    gen.run();
+  }
+  for (uint64_t k = 1; k <= 4; ++k) EXPECT_EQ(out_[k].size(), 4u) << "request " << k;
+  model->reset(true);
+  llm::BatchGenerator gen(*model, 2);
+  add(gen, prompt(40, 9), greedy(2));  // three chunks: 16, 16, 8
+  for (int32_t i = 0; i < 3; ++i) add(gen, prompt(3, 10 + i), greedy(2));
+  gen.step();
+  EXPECT_EQ(cached(*model), 16);  // the long prompt's first chunk, nothing else
+  gen.step();
+  EXPECT_EQ(cached(*model), 32);
+  gen.run();
+  for (uint64_t k = 5; k <= 8; ++k) EXPECT_EQ(out_[k].size(), 2u) << "request " << k;
+}
+
 TEST_F(BatchGenerationTest, ATimedStepReportsTheBatchedPassKernelByKernel) {
   auto model = load(4);
   llm::BatchGenerator gen(*model, 2);
   for (int32_t i = 0; i < 3; ++i) add(gen, prompt(2, i), greedy(8));
-  for (int i = 0; i < 3; ++i) gen.step();  // each round prefills one prompt
+  for (int i = 0; i < 3; ++i) gen.step();  // the prompts, then decode steps
   EXPECT_TRUE(gen.step_timings().empty());
   gen.time_next_step();
   gen.step();
