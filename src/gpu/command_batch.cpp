@@ -1,5 +1,7 @@
 #include "gpu/command_batch.h"
 
+#include <atomic>
+
 #include <webgpu.h>
 
 #include <cstring>
@@ -22,6 +24,8 @@ Error submit_failed() { return Error(ErrorCode::Internal, "submitting GPU work: 
 
 CommandBatch::CommandBatch(Device& device, bool time_dispatches)
     : device_(device), timing_(time_dispatches && device.features().timestamp_query) {
+  static std::atomic<uint64_t> serials{0};
+  serial_ = ++serials;
   device_.throw_if_lost();
   if (timing_ && device_.consume_injected_failure(Device::Site::QuerySet)) {
     throw Error(ErrorCode::OutOfMemory, "creating the dispatch timestamp query set: injected failure (test hook)");

@@ -56,6 +56,9 @@ class CommandBatch {
   const std::vector<DispatchTiming>& timings() const { return timings_; }
   // The index of the last submit (flush or submit), for ReadbackRing.
   uint64_t submission() const { return submission_; }
+  // Distinct for every batch the process makes (an address may be reused):
+  // for state written once per batch (ops::GpuSampler's rows).
+  uint64_t serial() const { return serial_; }
 
  private:
   void end_pass();
@@ -73,6 +76,7 @@ class CommandBatch {
   bool submitted_ = false;
   size_t dispatches_ = 0;
   uint64_t submission_ = 0;
+  uint64_t serial_ = 0;
   Handle<WGPUQuerySet> queries_;
   uint32_t query_capacity_ = 0;
   Buffer query_resolve_;

@@ -501,6 +501,15 @@ TEST_F(GpuSamplerTest, RowsOutsideTheSamplerAreRefused) {
   // A place past the buffers: row 2 of the logits, element 2 of the tokens.
   EXPECT_THROW(rows.configure(1, plain(0), ops::SamplerRow{2, 100}), Error);
   EXPECT_THROW(GpuSampler(device(), logit_buf, out, 100, 0), Error);
+  // One list of rows a submit: other rows into the same batch are refused,
+  // the same rows again (or other rows in the next batch) are not.
+  const uint32_t zero[] = {0}, one[] = {1};
+  gpu::CommandBatch two_lists(device());
+  rows.record(two_lists, zero);
+  EXPECT_NO_THROW(rows.record(two_lists, zero));
+  EXPECT_THROW(rows.record(two_lists, one), Error);
+  gpu::CommandBatch next(device());
+  EXPECT_NO_THROW(rows.record(next, one));
 }
 
 TEST(GpuSamplerValidate, NamesTheBadOption) {

@@ -225,25 +225,32 @@ void GpuSampler::reset(uint32_t r, std::span<const int32_t> history, uint32_t co
   if (n > 0) ring_.write(r * kRingWords * 4, history.data() + (history.size() - n), n * 4);
 }
 
-void GpuSampler::list_rows(std::span<const uint32_t> rows) {
+void GpuSampler::list_rows(const gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
   if (rows.empty() || rows.size() > rows_.size()) {
     throw Error(ErrorCode::InvalidArgument, "sampling: a step for 1 to " + std::to_string(rows_.size()) +
                                                 " rows, got " + std::to_string(rows.size()));
   }
   for (uint32_t r : rows) row(r);
-  if (std::equal(rows.begin(), rows.end(), listed_.begin(), listed_.end())) return;
+  const bool same = std::equal(rows.begin(), rows.end(), listed_.begin(), listed_.end());
+  // The list is one buffer, written ahead of the submit: a second list in
+  // the same batch would overwrite the first one's before either runs.
+  if (!same && batch.serial() == listed_for_) {
+    throw Error(ErrorCode::Internal, "sampling: two steps for different rows recorded into one submit");
+  }
+  listed_for_ = batch.serial();
+  if (same) return;
   state_.write(0, rows.data(), rows.size() * 4);
   listed_.assign(rows.begin(), rows.end());
 }
 
 void GpuSampler::record_penalty(gpu::CommandBatch& batch) {
   const uint32_t first = 0;
-  list_rows(std::span(&first, 1));
+  list_rows(batch, std::span(&first, 1));
   if (rows_[0].penalizing) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
 }
 
 void GpuSampler::record(gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
-  list_rows(rows);
+  list_rows(batch, rows);
   const uint32_t n = uint32_t(rows.size());
   bool penalizing = false, masked = false;
   for (uint32_t r : rows) {
@@ -268,7 +275,7 @@ void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t count, uint32_t
                                                 " rows of " + std::to_string(draws));
   }
   const uint32_t first = 0;
-  list_rows(std::span(&first, 1));
+  list_rows(batch, std::span(&first, 1));
   state_.write((rows_.size() + 2) * 4, &draws, 4);
   // One row reads its maximum from partial_max's spans, as a step does.
   if (count == 1 && spans_ > 0) batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");

@@ -102,7 +102,8 @@ class GpuSampler {
   // (where a row has them), mask (where it has one), the maxima of spans of
   // its logits, then one draw into its token; each window and counter
   // advances on the GPU. The rows drawing are written for the GPU when they
-  // differ from the last record's: one record per submit.
+  // differ from the last record's: a second record for other rows into the
+  // same batch is refused (Error(Internal)).
   void record(gpu::CommandBatch& batch, std::span<const uint32_t> rows);
   // Batches for tests, from row 0's logits as they are (no penalty): `count`
   // rows of `vocab` logits from its logits row on, and from each `draws`
@@ -122,11 +123,12 @@ class GpuSampler {
     bool penalizing = false;  // a bias or a penalty: the penalize pass serves it
   };
   const Row& row(uint32_t r) const;
-  void list_rows(std::span<const uint32_t> rows);
+  void list_rows(const gpu::CommandBatch& batch, std::span<const uint32_t> rows);
 
   gpu::Device& device_;
   std::vector<Row> rows_;
   std::vector<uint32_t> listed_;  // the rows the GPU's list holds now
+  uint64_t listed_for_ = 0;       // the batch (CommandBatch::serial) they were listed for
   const gpu::Buffer* logits_ = nullptr;
   const gpu::Buffer* tokens_ = nullptr;
   uint32_t spans_ = 0;  // partial_max workgroups a row: ceil(vocab / its span), 0 for none
