@@ -193,7 +193,8 @@ Command add_serve(CLI::App& app) {
       ->type_name("N")
       ->group("");  // hidden
   cmd->add_option("--test-fail-allocation-at-request", c->server.fail_allocation_at_request_for_test,
-                  "testing: a GPU buffer allocation fails as the Nth request starts")
+                  "testing: a GPU buffer allocation fails as the Nth request starts, if it runs alone (logprobs: a batched "
+                  "request allocates none)")
       ->type_name("N")
       ->group("");
   return {cmd, [c] { return serve(*c); }};
