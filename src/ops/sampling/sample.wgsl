@@ -25,16 +25,17 @@
 // reads row w of the logits, the distribution is cut once, then each thread
 // draws with its own counters, so 20,000 draws take one dispatch.
 //
-// `penalize` (one workgroup, before `sample`) adds the logit biases, then
-// applies the repetition, presence and frequency penalties in place to the
-// logits of the distinct tokens in the ring.
+// `penalize` (a workgroup per listed row, before `sample`) adds the row's
+// logit biases, then applies its repetition, presence and frequency
+// penalties in place to the logits of the distinct tokens in its ring.
 //
-// `apply_mask` (after `penalize`, for a sampler with a token mask) sets the logit of
-// every token whose bit in `mask` is clear to -inf, in place: constrained
-// decoding's allowed tokens, found on the host while the forward pass ran.
+// `apply_mask` (after `penalize`; rows with a token mask) sets the logit of
+// every token whose bit in the row's mask is clear to -inf, in place:
+// constrained decoding's allowed tokens, found on the host while the
+// forward pass ran.
 //
-// `partial_max` (before `sample`, for one row) finds the largest logit and
-// its lowest index in each span of SPAN logits, one workgroup per span, so
+// `partial_max` (before a step's `sample`) finds, for each listed row, the
+// largest logit and its lowest index in each span of SPAN logits, one workgroup per span, so
 // that `sample`'s first pass reads a few hundred partials instead of the
 // whole vocabulary: one workgroup walking 128K logits alone is latency-bound.
 //! import common/prelude.wgsl
