@@ -182,10 +182,14 @@ BatchGenerator::Sequence* BatchGenerator::oldest_prefilling() const {
   return oldest;
 }
 
-// The next chunk of the oldest admitted prompt; its last chunk draws the first token.
+size_t BatchGenerator::next_chunk(const Sequence& seq) const {
+  return std::min(seq.request.prompt.size() - seq.prompt_done, size_t(model_.chunk()));
+}
+
+// The next chunk of an admitted prompt; its last chunk draws the first token.
 void BatchGenerator::prefill_chunk(Sequence& seq) {
   const std::vector<TokenId>& prompt = seq.request.prompt;
-  const size_t n = std::min(prompt.size() - seq.prompt_done, size_t(model_.chunk()));
+  const size_t n = next_chunk(seq);
   const bool last = seq.prompt_done + n == prompt.size();
   const bool draw = last && seq.request.options.max_tokens > 0;
   if (draw && !mask_next_draw(seq)) return;  // a dead end: the sequence has ended
@@ -417,7 +421,7 @@ bool BatchGenerator::step() {
   for (bool first = true;; first = false) {
     Sequence* prefill = oldest_prefilling();
     if (prefill == nullptr) break;
-    const int64_t n = std::min<int64_t>(int64_t(prefill->request.prompt.size() - prefill->prompt_done), model_.chunk());
+    const int64_t n = int64_t(next_chunk(*prefill));
     if (!first && n > budget) break;
     prefill_chunk(*prefill);  // (may end it: a dead end at its first draw)
     budget -= n;

@@ -101,6 +101,7 @@ class BatchGenerator {
   bool constrained_in_flight() const;
   size_t free_ring_slot();
   Sequence* oldest_prefilling() const;
+  size_t next_chunk(const Sequence& seq) const;  // prompt tokens its next pass runs
   void take_event();
   void deliver(Sequence& seq, TokenId token);
   void stop(Sequence& seq);

@@ -97,7 +97,7 @@ void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
                        uint32_t rows, ShaderChecks checks)
-    : device_(device), rows_(rows), vocab_(vocab) {
+    : device_(device), rows_(rows), logits_(&logits), tokens_(&tokens), vocab_(vocab) {
   if (rows == 0 || vocab == 0) {
     throw Error(ErrorCode::InvalidArgument, "sampling: a sampler needs at least one row and one token, got " +
                                                 std::to_string(rows) + " rows of " + std::to_string(vocab));
@@ -129,8 +129,6 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
   penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
   mask_group_ = gpu::BindGroup::create(device, *apply_mask_, bindings);
-  logits_ = &logits;
-  tokens_ = &tokens;
   SamplingParams greedy;
   greedy.temperature = 0;
   for (uint32_t r = 0; r < rows; ++r) configure(r, greedy, SamplerRow{r, 0});

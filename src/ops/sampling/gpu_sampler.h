@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-
 #include "gpu/buffer.h"
 #include "gpu/pipeline_cache.h"
 
@@ -81,7 +80,6 @@ class GpuSampler {
   GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
              uint32_t rows = 1, ShaderChecks checks = ShaderChecks::None);
 
-  uint32_t rows() const { return uint32_t(rows_.size()); }
   // Gives row r its parameters and place, and starts it (reset(r, history)).
   // Queued writes, as everything below: ordered before the next submit.
   void configure(uint32_t r, const SamplingParams& params, SamplerRow place = {},
@@ -96,7 +94,6 @@ class GpuSampler {
   // The tokens row r's later steps may draw (its params.token_mask): bit
   // i % 32 of word i / 32 allows token i; ceil(vocab / 32) words.
   void set_mask(uint32_t r, std::span<const uint32_t> words);
-  const SamplingParams& params(uint32_t r) const { return rows_.at(r).params; }
 
   // One step for each of `rows` (distinct, each < rows()): bias and penalty
   // (where a row has them), mask (where it has one), the maxima of spans of
