@@ -266,8 +266,9 @@ class Llm {
   // weight format).
   const std::string& path() const;
   std::string description() const;
-  // Whether GenerateOptions::gpu_sampling can take effect for this model
-  // (false: it samples on the CPU whatever the option says).
+  // Whether GenerateOptions::gpu_sampling can take effect for this model:
+  // true for every model now that sampling is the end of its graph (a .pte
+  // whose memory plan shares the token input with the logits too).
   bool can_sample_on_gpu() const;
   int64_t context() const;
   // Any thread. The adapter of each device the model is on, in layer order

@@ -47,6 +47,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
   eg->scratch_ = std::make_unique<ScratchPool>(device, options.tuning.scratch_pool);
   if (options.on_stage) options.on_stage("creating kernels");
   for (size_t i = 0; i < st.graph.ops.size(); ++i) {
+    st.op_first_dispatch.push_back(st.dispatches.size());
     OpContext ctx(device, st, eg->memory_, *eg->scratch_, i);
     try {
       registry.find(st.graph.ops[i].name)->lower(ctx);
@@ -172,20 +173,32 @@ void ExecutableGraph::check_device_input(size_t i, const DeviceTensorView& in, c
 }
 
 // Bind groups for the dispatches that read an input given as a device tensor,
-// with the caller's buffer in the input's place; empty groups elsewhere. They
-// live for one call only: the graph's own bind groups are never replaced, so
-// a caller's buffer freed after the call is never bound again.
-std::vector<gpu::BindGroup> ExecutableGraph::rebind_inputs(std::span<const InputView> inputs) {
+// with the caller's buffer in the input's place; empty groups elsewhere. A
+// caller's buffer's live for one call only: the graph's own bind groups are
+// never replaced, so a buffer freed after the call is never bound again. Where
+// every such buffer is the graph's own (a step fed the tokens its sampler
+// wrote), they are kept for the next call with the same buffers.
+const std::vector<gpu::BindGroup>& ExecutableGraph::rebind_inputs(std::span<const InputView> inputs) {
+  static const std::vector<gpu::BindGroup> kNone;
+  call_groups_.clear();
   const Graph& g = state_.graph;
-  // The common case (host inputs only, every token of a generation) allocates nothing.
-  // So does a device input that is the graph's own buffer for it (a token
-  // sampled on the GPU into the token input).
+  // The common case (host inputs only) allocates nothing, nor does a device
+  // input that is the graph's own buffer for it.
   bool foreign = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
     foreign |= dev != nullptr && (!memory_.has_buffer(g.inputs[i]) || dev->buffer != &memory_.buffer(g.inputs[i]));
   }
-  if (!foreign) return {};
+  if (!foreign) return kNone;
+  std::vector<const gpu::Buffer*> per_input(inputs.size(), nullptr);
+  bool all_own = true;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
+    if (dev == nullptr || (memory_.has_buffer(g.inputs[i]) && dev->buffer == &memory_.buffer(g.inputs[i]))) continue;
+    per_input[i] = dev->buffer;
+    all_own = all_own && owns_buffer(dev->buffer);
+  }
+  if (all_own && per_input == kept_rebinding_) return kept_groups_;
   std::vector<const gpu::Buffer*> external(g.values.size(), nullptr);
   std::vector<size_t> input_index(g.values.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -220,7 +233,35 @@ std::vector<gpu::BindGroup> ExecutableGraph::rebind_inputs(std::span<const Input
       throw e.with_context("binding a device tensor input for " + d.label);
     }
   }
-  return groups;
+  if (all_own) {
+    kept_rebinding_ = std::move(per_input);
+    kept_groups_ = std::move(groups);
+    return kept_groups_;
+  }
+  call_groups_ = std::move(groups);
+  return call_groups_;
+}
+
+bool ExecutableGraph::owns_buffer(const gpu::Buffer* buffer) const {
+  for (ValueId v = 0; v < state_.graph.values.size(); ++v) {
+    if (memory_.has_buffer(v) && &memory_.buffer(v) == buffer) return true;
+  }
+  return false;
+}
+
+size_t ExecutableGraph::op_index(std::string_view name) const {
+  const auto& ops = state_.graph.ops;
+  size_t found = ops.size(), count = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].name != name) continue;
+    found = i;
+    ++count;
+  }
+  if (count != 1) {
+    throw Error(ErrorCode::InvalidArgument, "the graph has " + std::to_string(count) + " ops named " +
+                                                std::string(name) + "; one was asked for");
+  }
+  return found;
 }
 
 void ExecutableGraph::propagate_resizes() {
@@ -230,9 +271,9 @@ void ExecutableGraph::propagate_resizes() {
   ResizeContext ctx(device_, state_);
   for (HookEntry& h : state_.hooks) {
     const bool hit = std::any_of(h.deps.begin(), h.deps.end(), [&](ValueId v) { return state_.changed[v] != 0; });
-    if (!hit) continue;
+    if (!hit && !h.every_run) continue;
     h.fn(ctx);
-    ++fired;
+    fired += hit ? 1 : 0;  // counts what shapes set off
   }
   std::fill(state_.changed.begin(), state_.changed.end(), 0);
   state_.uniforms.flush();
@@ -276,7 +317,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
     if (host == nullptr || std::holds_alternative<SymInt>(g.values[g.inputs[i]])) continue;
     device_bytes[i] = to_device_layout(host->dtype, host->data, "input " + std::to_string(i));
   }
-  const std::vector<gpu::BindGroup> rebound = rebind_inputs(inputs);
+  const std::vector<gpu::BindGroup>& rebound = rebind_inputs(inputs);
 
   LiveShapes before = set_live_shapes(inputs);
   std::vector<uint64_t> live_bytes(n_out, 0);
@@ -313,7 +354,6 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   times.prepare_ms = ms_since(t_start);
   const auto t_encode = Clock::now();
   gpu::CommandBatch batch(device_, options.time_dispatches);
-  if (options.encode_before) options.encode_before(batch);
   encode(batch, inputs, rebound, fresh, live_bytes, options, traffic);
   if (options.encode_after) options.encode_after(batch);
   const auto t_submit = Clock::now();
@@ -329,6 +369,7 @@ std::vector<OutputTensor> ExecutableGraph::run(std::span<const InputView> inputs
   const auto t_read = Clock::now();
   std::vector<OutputTensor> outputs = read_outputs(std::move(fresh), live_bytes, options, traffic);
   traffic_ = std::move(traffic);
+  call_groups_.clear();  // a caller's buffer is bound for this call only
   times.readback_ms = ms_since(t_read);
   host_times_ = times;
   return outputs;
@@ -450,7 +491,8 @@ void ExecutableGraph::encode(gpu::CommandBatch& batch, std::span<const InputView
                              const std::vector<uint64_t>& live_bytes, const ExecuteOptions& options,
                              ExecuteTraffic& traffic) {
   const Graph& g = state_.graph;
-  for (size_t di = 0; di < state_.dispatches.size(); ++di) {
+  const size_t first = options.first_op == 0 ? 0 : state_.op_first_dispatch.at(options.first_op);
+  for (size_t di = first; di < state_.dispatches.size(); ++di) {
     const RecordedDispatch& d = state_.dispatches[di];
     const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
     traffic.rebound_dispatches += swapped ? 1 : 0;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "graph/memory_plan.h"
 #include "graph/op_registry.h"
 #include "graph/scratch_pool.h"
+#include "wgrt/error.h"
 #include "wgrt/memory_stats.h"
 
 namespace wgrt {
@@ -82,11 +84,12 @@ struct ExecuteOptions {
   std::vector<bool> device_outputs;
   DeviceAllocator* allocator = nullptr;
   // Records more work into the same submit, after the graph's dispatches and
-  // output copies (e.g. sampling the next token from the logits).
+  // output copies (e.g. copies of results into a readback ring).
   std::function<void(gpu::CommandBatch&)> encode_after;
-  // Records work into the same submit ahead of the graph's (after the
-  // inputs are uploaded): e.g. copies that put device-resident inputs in place.
-  std::function<void(gpu::CommandBatch&)> encode_before;
+  // Runs only the dispatches of ops from this index on (op_index()): the
+  // graph's tail again, for the same inputs as the run before (a constrained
+  // draw, once the host has found its mask). 0: every op.
+  size_t first_op = 0;
   // false: submit and return at once, reading nothing back (outputs come
   // with their live shapes and no data); last_submission() identifies the
   // submit. Steps queued this way run in order on the GPU.
@@ -151,6 +154,20 @@ class ExecutableGraph {
   // all of the run's.
   bool submits_once() const { return submit_every_ == 0; }
   size_t dispatch_count() const { return state_.dispatches.size(); }
+  // The index of the one op named `name`; Error(InvalidArgument) when the
+  // graph has none or several.
+  size_t op_index(std::string_view name) const;
+  // The state the op named `name` keeps for its callers (OpContext::keep_state),
+  // as a T; Error(Internal) when it keeps none or another type.
+  template <typename T>
+  T& op_state(std::string_view name) {
+    const size_t op = op_index(name);
+    for (auto& [index, state] : state_.op_states) {
+      if (index != op) continue;
+      if (auto* typed = std::any_cast<std::shared_ptr<T>>(&state)) return **typed;
+    }
+    throw Error(ErrorCode::Internal, "op " + std::string(name) + " keeps no state of the type asked for");
+  }
   // Resize hooks that ran during the last execute (0 when no shape changed).
   uint64_t hooks_fired_last_execute() const { return hooks_fired_last_; }
   const gpu::Buffer& tensor_buffer(ValueId id) const { return memory_.buffer(id); }
@@ -160,7 +177,10 @@ class ExecutableGraph {
   ExecutableGraph(gpu::Device& device, Graph graph);
   void check_inputs(std::span<const InputView> inputs) const;
   void check_device_input(size_t i, const DeviceTensorView& in, const Tensor& t) const;
-  std::vector<gpu::BindGroup> rebind_inputs(std::span<const InputView> inputs);
+  // Bind groups for the dispatches that read an input given as a device
+  // tensor, with its buffer in the input's place; empty groups elsewhere.
+  const std::vector<gpu::BindGroup>& rebind_inputs(std::span<const InputView> inputs);
+  bool owns_buffer(const gpu::Buffer* buffer) const;
   void propagate_resizes();
 
   // One call in three steps. The first is all-or-nothing: it sets the
@@ -195,6 +215,13 @@ class ExecutableGraph {
   uint64_t hooks_fired_last_ = 0;
   uint64_t last_submission_ = 0;
   ExecuteTraffic traffic_;
+  // The last rebinding whose device inputs were all the graph's own buffers
+  // (per input, the buffer or null) and its bind groups: they live as long
+  // as the graph, so the groups are kept (a decode step fed from the graph's
+  // sampled tokens rebinds nothing new).
+  std::vector<const gpu::Buffer*> kept_rebinding_;
+  std::vector<gpu::BindGroup> kept_groups_;
+  std::vector<gpu::BindGroup> call_groups_;  // a caller's buffers' groups, for one call
 };
 
 }  // namespace wgrt

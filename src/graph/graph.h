@@ -35,6 +35,9 @@ struct Graph {
 
 class GraphBuilder {
  public:
+  GraphBuilder() = default;
+  // Goes on building `graph` (a client adding ops to an importer's graph).
+  explicit GraphBuilder(Graph graph) : graph_(std::move(graph)) {}
   ValueId add_tensor(DType dtype, Dims max_dims, int32_t mem_obj_id = -1);
   // The builder copies the bytes (host layout, numel * host_size(dtype)).
   ValueId add_constant(DType dtype, Dims dims, std::span<const uint8_t> bytes);

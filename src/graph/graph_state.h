@@ -4,6 +4,7 @@
 // only through OpContext and ResizeContext.
 #pragma once
 
+#include <any>
 #include <deque>
 #include <functional>
 #include <span>
@@ -43,12 +44,19 @@ inline constexpr ValueId kNotAnInput = ~ValueId{0};
 struct HookEntry {
   std::vector<ValueId> deps;  // fires when any of these changed
   ResizeHook fn;
+  // Fires on every run: its op sizes dispatches from state it owns, set
+  // between runs through its handle (ExecutableGraph::op_state), not from values.
+  bool every_run = false;
 };
 
 struct GraphState {
   Graph graph;
   Tuning tuning;  // LoadOptions::tuning, for the ops' choices
   std::vector<RecordedDispatch> dispatches;
+  std::vector<size_t> op_first_dispatch;  // per op: the index of its first dispatch
+  // State an op keeps for its callers (a sampler's rows), by op index: the
+  // graph holds it as long as it holds the op's dispatches.
+  std::vector<std::pair<size_t, std::any>> op_states;
   UniformArena uniforms;                   // flushed at the end of every resize pass
   std::vector<HookEntry> hooks;
   std::deque<gpu::Buffer> graph_scratch;   // whole-graph scratch, never pooled

@@ -98,4 +98,9 @@ void OpContext::on_resize(std::vector<ValueId> deps, ResizeHook hook) {
   state_.hooks.push_back({std::move(deps), std::move(hook)});
 }
 
+void OpContext::on_every_run(ResizeHook hook) {
+  hook(*this);
+  state_.hooks.push_back({{}, std::move(hook), true});
+}
+
 }  // namespace wgrt

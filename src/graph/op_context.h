@@ -11,6 +11,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,6 +81,16 @@ class OpContext : public ResizeContext {
   void watch_input_data(ValueId id, bool required = true);
   // Registers `hook` to run whenever a value in `deps` changed, and runs it now.
   void on_resize(std::vector<ValueId> deps, ResizeHook hook);
+  // Registers `hook` to run at the start of every run (and runs it now): for
+  // dispatches sized by the op's own state, which callers set between runs.
+  void on_every_run(ResizeHook hook);
+  // Keeps `state` for the graph's callers, who reach it by the op's name
+  // (ExecutableGraph::op_state<T>): how an op with state of its own (the
+  // sampler's rows) is configured between runs.
+  template <typename T>
+  void keep_state(std::shared_ptr<T> state) {
+    state_.op_states.emplace_back(op_index_, std::any(std::move(state)));
+  }
 
  private:
   const MemoryPlan& memory_;

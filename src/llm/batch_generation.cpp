@@ -49,10 +49,7 @@ BatchGenerator::BatchGenerator(LlmModel& model, int32_t in_flight)
     : model_(model),
       in_flight_(in_flight),
       slots_(model.slots()),
-      next_tokens_(gpu::Buffer::create(model.device(), model.slots() * sizeof(int32_t), gpu::BufferKind::Storage,
-                                       "batch next tokens")),
-      sampler_(model.device(), model.logits_buffer(), next_tokens_, uint32_t(model.sampling_vocab()),
-               uint32_t(model.slots()), model.shader_checks()),
+      sampler_(model.sampler()),
       // Every decode step and every prompt's last chunk takes a ring slot.
       ring_(model.device(), size_t(std::max(in_flight, 1)) + 2, model.slots() * sizeof(int32_t)),
       ring_busy_(ring_.slots(), false),
@@ -60,10 +57,6 @@ BatchGenerator::BatchGenerator(LlmModel& model, int32_t in_flight)
   if (in_flight < 1) {
     throw Error(ErrorCode::InvalidArgument,
                 "steps in flight must be >= 1 (1 waits for each token), got " + std::to_string(in_flight));
-  }
-  if (!model.can_sample_on_gpu()) {
-    throw Error(ErrorCode::NotSupported, model.path() + ": batched generation samples on the GPU, which this "
-                                                        "model's memory plan does not allow");
   }
 }
 
@@ -199,9 +192,8 @@ void BatchGenerator::prefill_chunk(Sequence& seq) {
   if (draw) {
     const uint32_t row = uint32_t(seq.slot);
     sampler_.read_row(row, 0);  // one sequence's pass: its logits are row 0
-    model_.submit(chunk, [&](gpu::CommandBatch& batch) {
-      sampler_.record(batch, std::span(&row, 1));
-      ring_.record_copy(batch, next_tokens_, 0, ring_slot);
+    model_.submit(chunk, std::span(&row, 1), [&](gpu::CommandBatch& batch) {
+      ring_.record_copy(batch, model_.token_buffer(), 0, ring_slot);
     });
     sampler_.read_row(row, row);
     ring_.request(ring_slot, model_.last_submission());
@@ -210,7 +202,7 @@ void BatchGenerator::prefill_chunk(Sequence& seq) {
     ++seq.queued;
     ++seq.in_flight;
   } else {
-    model_.submit(chunk, {});
+    model_.submit(chunk, {}, {});
   }
   seq.prompt_done += n;
   if (last) {
@@ -254,34 +246,29 @@ bool BatchGenerator::decode_step() {
     }
   }
   if (event.draws.empty() && constrained.empty()) return false;
-  const auto before = [&](gpu::CommandBatch& batch) {
-    batch.copy(next_tokens_, 0, model_.token_buffer(), 0, rows * sizeof(int32_t));
-  };
   std::vector<uint32_t> drawing;
   for (const auto& [s, id] : event.draws) drawing.push_back(uint32_t(s));
-  const auto after = [&](gpu::CommandBatch& batch) {
-    if (!drawing.empty()) sampler_.record(batch, drawing);
-    if (constrained.empty()) ring_.record_copy(batch, next_tokens_, 0, ring_slot);
+  const auto copies = [&](gpu::CommandBatch& batch) {
+    if (constrained.empty()) ring_.record_copy(batch, model_.token_buffer(), 0, ring_slot);
   };
-  model_.submit_batch(batch_rows, before, after, time_next_step_);
+  model_.submit_batch(batch_rows, drawing, copies, time_next_step_);
   if (time_next_step_) step_timings_ = model_.graph().last_timings();
   time_next_step_ = false;
   uint64_t submission = model_.last_submission();
   if (!constrained.empty()) {
     // The masks need only the text so far: found while the GPU runs the
     // pass, then the constrained draws (and the step's readback) follow it
-    // in a submit of their own.
-    gpu::CommandBatch draws(model_.device());
+    // in a submit of their own: the graph's tail alone.
     drawing.clear();
     for (size_t s : constrained) {
       if (!mask_next_draw(*slots_[s])) continue;  // a dead end: the sequence has ended
       drawing.push_back(uint32_t(s));
       event.draws.push_back({s, slots_[s]->id});
     }
-    if (!drawing.empty()) sampler_.record(draws, drawing);
-    ring_.record_copy(draws, next_tokens_, 0, ring_slot);
-    draws.submit();
-    submission = draws.submission();
+    model_.draw(drawing, [&](gpu::CommandBatch& batch) {
+      ring_.record_copy(batch, model_.token_buffer(), 0, ring_slot);
+    });
+    submission = model_.last_submission();
   }
   ring_.request(ring_slot, submission);
   ring_busy_[ring_slot] = true;

@@ -6,11 +6,11 @@
 // chunk, or many short prompts), then queues one batched decode step that
 // advances every decoding sequence by a token in one forward pass
 // (LlmModel::submit_batch), so a long prompt never holds the others up for
-// more than a chunk. Each sequence has its own row of one GPU sampler (its
-// parameters, seed and repetition window) reading its row of the logits and
-// writing its next token into a shared buffer the next step copies into the
-// model's token input, all rows drawing in the same few dispatches: tokens stay on the GPU, and up to `in_flight` steps are
-// queued ahead of the host, as in generate.h. Token ids come back through a
+// more than a chunk. Each sequence has its own row of the model's sampler
+// (the graph's tail: its parameters, seed and repetition window) reading its
+// row of the logits and writing its next token where the next step reads it,
+// all rows drawing in the same few dispatches: tokens stay on the GPU, and up
+// to `in_flight` steps are queued ahead of the host, as in generate.h. Token ids come back through a
 // readback ring; a sequence that stops (EOS, stop string, budget, full
 // context, cancel) drops its steps still in flight and its slot is rewound
 // to the tokens it kept.
@@ -114,9 +114,8 @@ class BatchGenerator {
   uint64_t next_id_ = 1;
   std::deque<std::unique_ptr<Sequence>> waiting_;
   std::vector<std::unique_ptr<Sequence>> slots_;  // by KV-cache slot; null: free
-  gpu::Buffer next_tokens_;                       // i32 [slots]: each slot's next token
-  ops::GpuSampler sampler_;                       // row s: slot s's sequence
-  gpu::ReadbackRing ring_;                        // copies of next_tokens_
+  ops::GpuSampler& sampler_;                      // the model's; row s: slot s's sequence
+  gpu::ReadbackRing ring_;                        // copies of the model's sampled tokens
   std::vector<bool> ring_busy_;
   std::deque<Event> events_;                      // submitted, oldest first
   std::vector<int32_t> taken_;                    // one readback

@@ -1,6 +1,7 @@
 #include "llm/generate.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <utility>
@@ -13,6 +14,9 @@ namespace wgrt::llm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// A generation draws with row 0 of the model's sampler (a batch's rows are its slots).
+constexpr uint32_t kRow = 0;
+constexpr std::array<uint32_t, 1> kRows = {kRow};
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -102,8 +106,6 @@ void Generation::start_on_gpu() {
   const uint32_t vocab = uint32_t(model_.sampling_vocab());
   ops::SamplingParams params = gpu_sampling_params(options_.sampler);
   params.token_mask = json_ != nullptr;
-  gpu_sampler_ = std::make_unique<ops::GpuSampler>(model_.device(), model_.logits_buffer(), model_.token_buffer(), vocab,
-                                                   1, model_.shader_checks());
   ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), size_t(options_.in_flight), sizeof(int32_t));
   if (options_.logprobs >= 0) {
     // The sampler penalises the logits in place: copied after it, they are
@@ -111,9 +113,9 @@ void Generation::start_on_gpu() {
     logits_ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), ring_->slots(), uint64_t(vocab) * sizeof(float));
     host_logits_.resize(vocab);
   }
-  gpu_sampler_->configure(0, params, {}, history_);
+  model_.sampler().configure(kRow, params, {}, history_);
   if (json_) {
-    model_.submit(prompt_, {});
+    model_.submit(prompt_, {}, {});
     prompt_end_ = model_.cached();
     // No forward pass queued behind the first draw: the time to the first
     // token is the prompt's alone (see next()).
@@ -125,15 +127,13 @@ void Generation::start_on_gpu() {
   }
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
-  model_.submit(prompt_, [this, slot](gpu::CommandBatch& batch) { record_draw(batch, slot); });
+  model_.submit(prompt_, kRows, [this, slot](gpu::CommandBatch& batch) { record_copies(batch, slot); });
   request_draw(slot);
   queued_ = 1;
   prompt_end_ = model_.cached();
 }
 
-void Generation::record_draw(gpu::CommandBatch& batch, size_t slot) {
-  constexpr uint32_t kRow = 0;
-  gpu_sampler_->record(batch, std::span(&kRow, 1));
+void Generation::record_copies(gpu::CommandBatch& batch, size_t slot) {
   ring_->record_copy(batch, model_.token_buffer(), 0, slot);
   if (logits_ring_) logits_ring_->record_copy(batch, model_.logits_buffer(), 0, slot);
 }
@@ -166,7 +166,7 @@ void Generation::fill_pipeline() {
          model_.cached() < model_.context()) {
     const size_t slot = next_slot_;
     next_slot_ = (next_slot_ + 1) % ring_->slots();
-    model_.submit_fed([this, slot](gpu::CommandBatch& batch) { record_draw(batch, slot); });
+    model_.submit_fed(kRows, [this, slot](gpu::CommandBatch& batch) { record_copies(batch, slot); });
     request_draw(slot);
     ++queued_;
   }
@@ -207,15 +207,11 @@ bool Generation::find_mask() {
 }
 
 void Generation::submit_draw() {
-  gpu_sampler_->set_mask(0, mask_words_);
+  model_.sampler().set_mask(kRow, mask_words_);
   const size_t slot = next_slot_;
   next_slot_ = (next_slot_ + 1) % ring_->slots();
-  gpu::CommandBatch batch(model_.device());
-  record_draw(batch, slot);
-  batch.submit();
-  ring_->request(slot, batch.submission());
-  if (logits_ring_) logits_ring_->request(slot, batch.submission());
-  pending_.push_back(slot);
+  model_.draw(kRows, [this, slot](gpu::CommandBatch& batch) { record_copies(batch, slot); });
+  request_draw(slot);
   ++queued_;
 }
 
@@ -231,7 +227,7 @@ void Generation::queue_masked_step() {
     // step's; the hook, which runs before that pass is submitted, finds the
     // mask and submits the draw, so the GPU goes from the draw straight into
     // the pass. (A pass past a dead end is dropped like any step in flight.)
-    model_.submit_fed([&](gpu::CommandBatch&) { draw(); });
+    model_.submit_fed({}, [&](gpu::CommandBatch&) { draw(); });
     forward_queued_ = true;
   } else {
     // A model split across devices reads the drawn token back before its
@@ -239,7 +235,7 @@ void Generation::queue_masked_step() {
     // would start before the hook: the draw goes first.
     draw();
     if (!dead_end && next_forward) {
-      model_.submit_fed({});
+      model_.submit_fed({}, {});
       forward_queued_ = true;
     }
   }
@@ -259,7 +255,7 @@ std::optional<TokenId> Generation::next_token_on_gpu() {
         stats_.context_full = true;
         return std::nullopt;
       }
-      model_.submit_fed({});
+      model_.submit_fed({}, {});
     }
     queue_masked_step();
     const auto t0 = Clock::now();
@@ -306,7 +302,7 @@ std::span<const float> Generation::forward_masked(std::span<const TokenId> token
   if (!json_) return model_.forward(tokens);
   const size_t vocab = size_t(model_.model_vocab());
   if (!masked_ring_) masked_ring_ = std::make_unique<gpu::ReadbackRing>(model_.device(), 1, vocab * sizeof(float));
-  model_.submit(tokens, [this](gpu::CommandBatch& batch) {
+  model_.submit(tokens, {}, [this](gpu::CommandBatch& batch) {
     masked_ring_->record_copy(batch, model_.logits_buffer(), 0, 0);
   });
   masked_ring_->request(0, model_.last_submission());

@@ -143,10 +143,10 @@ class Generation {
   void start_on_gpu();
   // Queues steps until in_flight are pending or no more are needed.
   void fill_pipeline();
-  // A step's draw (GPU sampling): records the sampler and the readback of
-  // its token (and logits, for logprobs) into the step's submit, asks for
-  // them once submitted, and takes the oldest pending one.
-  void record_draw(gpu::CommandBatch& batch, size_t slot);
+  // A step's draw (GPU sampling: the model's sampler, row 0): records the
+  // readback of its token (and logits, for logprobs) into the step's submit,
+  // asks for them once submitted, and takes the oldest pending one.
+  void record_copies(gpu::CommandBatch& batch, size_t slot);
   void request_draw(size_t slot);
   TokenId take_draw();
   // Waits for and drops the steps in flight; rewinds the cache to the prompt
@@ -165,7 +165,6 @@ class Generation {
   bool started_ = false, stopping_ = false, finished_ = false;
   int32_t produced_ = 0;
   // GPU sampling state.
-  std::unique_ptr<ops::GpuSampler> gpu_sampler_;
   std::unique_ptr<gpu::ReadbackRing> ring_;
   std::unique_ptr<gpu::ReadbackRing> logits_ring_;  // logprobs: each step's logits
   std::vector<float> host_logits_;  // a pass's logits read back (logprobs, constrained decoding)

@@ -95,10 +95,9 @@ std::unique_ptr<LlmModel> LlmModel::load(gpu::Device& device, const LlmLoadOptio
   }
   m->graph_ = m->own_graph_.get();
   m->device_ = devices.back();
+  m->attach_sampler();
   if (devices.size() > 1) {
-    m->fed_tokens_ = std::make_unique<gpu::Buffer>(gpu::Buffer::create(
-        *m->device_, uint64_t(m->chunk_) * sizeof(int32_t), gpu::BufferKind::Storage, "split model token input"));
-    m->fed_readback_ = std::make_unique<gpu::ReadbackRing>(*m->device_, 1, m->fed_tokens_->size());
+    m->fed_readback_ = std::make_unique<gpu::ReadbackRing>(*m->device_, 1, m->token_buffer().size());
   }
   if (options.warm_up) m->warm_up(*m->device_, options);
   return m;
@@ -114,7 +113,7 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_part(gpu::Device& device, gguf::
   context_ = lg.max_context;
   chunk_ = lg.max_chunk;
   try {
-    return load_graph(device, std::move(lg.graph), options, upload_label);
+    return load_graph(device, std::move(lg.graph), options, upload_label, layers.end == lg.config.n_layers);
   } catch (const Error& e) {
     if (e.code() != ErrorCode::OutOfMemory || options.slots < 2) throw;
     // Name what the sequences cost: the KV cache grows with --parallel.
@@ -142,8 +141,27 @@ uint32_t gemv_rows_for(bool cpu_adapter, int64_t slots, uint32_t configured, int
   return std::max<uint32_t>(configured, uint32_t(std::min<int64_t>(rows, most)));
 }
 
+Graph LlmModel::with_sampler(Graph graph, int64_t rows) const {
+  // A pass may be fed the drawn tokens in place of its token input, whose
+  // bindings then cover them: as many as the input holds (a chunk), at least
+  // one a row.
+  const int64_t n = std::max(rows, chunk_);
+  const ValueId logits = graph.outputs.at(0);
+  GraphBuilder b(std::move(graph));
+  const ValueId tokens = b.add_state(DType::I32, {n});
+  b.add_op(ops::kSampleTokensOp, {logits, b.add_int(sampling_vocab()), b.add_int(rows), tokens});
+  return std::move(b).build();
+}
+
+void LlmModel::attach_sampler() {
+  sample_op_ = graph_->op_index(ops::kSampleTokensOp);
+  sampler_ = &graph_->op_state<ops::GpuSampler>(ops::kSampleTokensOp);
+  sampled_tokens_ = graph_->graph().ops[sample_op_].args.back();
+}
+
 std::unique_ptr<ExecutableGraph> LlmModel::load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
-                                                      const std::string& upload_label) {
+                                                      const std::string& upload_label, bool samples) {
+  if (samples) graph = with_sampler(std::move(graph), int64_t(slot_states_.size()));
   LoadOptions lopt = graph_options(options);
   lopt.tuning.gemv_batch_rows =
       gemv_rows_for(device.cpu_adapter(), options.slots, lopt.tuning.gemv_batch_rows, config_.dim);
@@ -190,25 +208,33 @@ MemoryStats LlmModel::memory_stats() const {
   return stats;
 }
 
-std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, const ExecuteOptions& options) {
-  if (leading_parts_.empty()) return graph_->run(in, options);  // one device: nothing copied per step
+std::vector<OutputTensor> LlmModel::run_last(std::span<const InputView> inputs, const ExecuteOptions& options,
+                                             std::span<const uint32_t> draw, bool remember) {
+  if (remember) remember_pass(inputs);
+  sampler_->draw_next(draw);
+  try {
+    return graph_->run(inputs, options);
+  } catch (...) {
+    sampler_->draw_next({});  // refused before its hooks ran: the next run must not draw these
+    throw;
+  }
+}
+
+std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, const ExecuteOptions& options,
+                                              std::span<const uint32_t> draw) {
+  if (leading_parts_.empty()) return run_last(in, options, draw);  // one device: nothing copied per step
   std::vector<InputView> inputs(in.begin(), in.end());
-  ExecuteOptions last = options;
-  // Tokens on the GPU (a sampler's, put in place by `encode_before`) are on
-  // the last device: read them back for the first part.
+  // Tokens on the GPU (the sampler's) are on the last device: read them back
+  // for the first part.
   std::vector<int64_t> ids;
   if (const auto* fed = std::get_if<DeviceTensorView>(&inputs[0])) {
     const Dims dims = fed->dims;
     // Through a readback buffer made at load (not one per step).
     gpu::CommandBatch batch(*device_);
-    if (last.encode_before) {
-      last.encode_before(batch);
-      last.encode_before = {};
-    }
     fed_readback_->record_copy(batch, *fed->buffer, 0, 0);
     batch.submit();
     fed_readback_->request(0, batch.submission());
-    std::vector<int32_t> words(fed_tokens_->size() / sizeof(int32_t));
+    std::vector<int32_t> words(token_buffer().size() / sizeof(int32_t));
     fed_readback_->take(0, words.data());
     ids.assign(words.begin(), words.begin() + dims[1]);
     inputs[0] = host_view(DType::I64, dims, ids.data(), ids.size());
@@ -219,7 +245,35 @@ std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, con
     hidden = HostTensor{DType::F32, out[0].dims, std::move(out[0].data)};
     inputs[0] = HostTensorView{hidden.dtype, hidden.dims, hidden.data};
   }
-  return graph_->run(inputs, last);
+  return run_last(inputs, options, draw);
+}
+
+void LlmModel::remember_pass(std::span<const InputView> inputs) {
+  const Tensor& first = graph_->graph().tensor(graph_->graph().inputs[0]);
+  last_pass_.dtype = first.dtype;
+  last_pass_.dims = std::visit([](const auto& v) { return v.dims; }, inputs[0]);
+  last_pass_.rest.resize(inputs.size() - 1);
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const auto& in = std::get<HostTensorView>(inputs[i]);
+    HostTensor& kept = last_pass_.rest[i - 1];
+    kept.dtype = in.dtype;
+    kept.dims = in.dims;
+    kept.data.assign(in.data.begin(), in.data.end());  // no allocation once sized
+  }
+}
+
+void LlmModel::draw(std::span<const uint32_t> rows, const RecordCopies& copies) {
+  if (last_pass_.dims.empty()) throw Error(ErrorCode::InvalidArgument, "draw: no pass has run to draw from");
+  // The last pass's inputs again: nothing changes shape, so only the tail's
+  // dispatches are sized; input 0 is the graph's own buffer (its pass is done).
+  std::vector<InputView> inputs{
+      DeviceTensorView{last_pass_.dtype, last_pass_.dims, &graph_->tensor_buffer(graph_->graph().inputs[0])}};
+  for (const HostTensor& h : last_pass_.rest) inputs.push_back(HostTensorView{h.dtype, h.dims, h.data});
+  ExecuteOptions options;
+  options.wait = false;
+  options.first_op = sample_op_;
+  options.encode_after = copies;
+  run_last(inputs, options, rows, false);
 }
 
 void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
@@ -228,20 +282,13 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
   // compile on first use. The prompt pass is not run: on lavapipe its tiled
   // kernels cost far more than their compilation saves.
   if (options.on_progress) options.on_progress(0, 2, "warm-up pass");
-  ops::GpuSampler::prepare_pipelines(device, shader_checks_);
   const TokenId token = 0;
-  forward(std::span(&token, 1));
+  const uint32_t row = 0;  // greedy until configured
+  submit(std::span(&token, 1), std::span(&row, 1), {}, true);
   if (options.on_progress) options.on_progress(1, 2, "warm-up pass");
-  if (can_sample_on_gpu()) {
-    ops::GpuSampler sampler(device, logits_buffer(), token_buffer(), uint32_t(sampling_vocab()), 1, shader_checks_);
-    gpu::CommandBatch batch(device);
-    const uint32_t row = 0;  // greedy until configured
-    sampler.record(batch, std::span(&row, 1));
-    batch.wait();
-  }
   if (slots() > 1) {  // the batched decode kernel, once
-    const BatchRow row{int32_t(cached()), int32_t(slot_)};
-    submit_batch(std::span(&row, 1), {}, {});
+    const BatchRow batch_row{int32_t(cached()), int32_t(slot_)};
+    submit_batch(std::span(&batch_row, 1), {}, {});
     device.wait_idle();
   }
   reset(true);
@@ -253,7 +300,7 @@ int64_t LlmModel::sampling_vocab() const {
 }
 
 const gpu::Buffer& LlmModel::token_buffer() const {
-  return fed_tokens_ ? *fed_tokens_ : graph_->tensor_buffer(graph_->graph().inputs[0]);
+  return graph_->tensor_buffer(sampled_tokens_);
 }
 
 const gpu::Buffer& LlmModel::logits_buffer() const { return graph_->tensor_buffer(graph_->graph().outputs[0]); }
@@ -307,20 +354,21 @@ int64_t LlmModel::cached_prefix(std::span<const TokenId> prompt) const {
 }
 
 std::span<const float> LlmModel::forward(std::span<const TokenId> tokens, const ExecuteOptions& options) {
-  return submit_chunks(tokens, options, nullptr, true);
+  return submit_chunks(tokens, options, {}, nullptr, true);
 }
 
-std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, const RecordAfter& after, bool read_logits) {
+std::span<const float> LlmModel::submit(std::span<const TokenId> tokens, std::span<const uint32_t> draw,
+                                        const RecordCopies& copies, bool read_logits) {
   ExecuteOptions options;
   options.wait = read_logits;
-  return submit_chunks(tokens, options, &after, read_logits);
+  return submit_chunks(tokens, options, draw, &copies, read_logits);
 }
 
 std::vector<OutputTensor> LlmModel::run_sequence(const InputView& tokens, int64_t n, int64_t pos,
-                                                 const ExecuteOptions& options) {
+                                                 const ExecuteOptions& options, std::span<const uint32_t> draw) {
   if (!slot_inputs_) {
     const InputView inputs[] = {tokens, host_view(DType::I64, {1}, &pos, 1)};
-    return graph_->run(inputs, options);  // a .pte: one graph
+    return run_last(inputs, options, draw);  // a .pte: one graph
   }
   const int64_t slot = int64_t(slot_), from = n - 1;
   std::vector<int64_t> positions(static_cast<size_t>(n));
@@ -332,22 +380,22 @@ std::vector<OutputTensor> LlmModel::run_sequence(const InputView& tokens, int64_
                               host_view(DType::I64, {n}, positions.data(), positions.size()),
                               host_view(DType::I32, {1, 2}, unused_row, 2),
                               host_view(DType::I64, {1}, &from, 1)};
-  return run_graph(inputs, options);
+  return run_graph(inputs, options, draw);
 }
 
-void LlmModel::submit_fed(const RecordAfter& after) {
+void LlmModel::submit_fed(std::span<const uint32_t> draw, const RecordCopies& copies) {
   check_room(1);
   ExecuteOptions options;
   options.wait = false;
-  options.encode_after = after;
-  run_sequence(DeviceTensorView{DType::I64, {1, 1}, &token_buffer()}, 1, cached(), options);
+  options.encode_after = copies;
+  run_sequence(DeviceTensorView{DType::I64, {1, 1}, &token_buffer()}, 1, cached(), options, draw);
   SlotState& s = state();
   s.cached += 1;
   s.ids.push_back(s.next_fed);  // -1: known once its step's readback arrives
   s.next_fed = -1;
 }
 
-void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after,
+void LlmModel::submit_batch(std::span<const BatchRow> rows, std::span<const uint32_t> draw, const RecordCopies& copies,
                             bool timed) {
   if (rows.empty() || rows.size() > std::min(slots(), size_t(chunk_))) {
     throw Error(ErrorCode::InvalidArgument, "a batch of " + std::to_string(rows.size()) + " rows; 1 to " +
@@ -384,9 +432,8 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
   ExecuteOptions options;
   options.wait = timed;
   options.time_dispatches = timed;
-  options.encode_before = before;
-  options.encode_after = after;
-  run_graph(inputs, options);
+  options.encode_after = copies;
+  run_graph(inputs, options, draw);
   for (const BatchRow& row : rows) {
     if (row.position < 0) continue;
     SlotState& s = slot_states_[size_t(row.slot)];
@@ -397,7 +444,8 @@ void LlmModel::submit_batch(std::span<const BatchRow> rows, const RecordAfter& b
 }
 
 std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
-                                               const RecordAfter* after, bool read_logits) {
+                                               std::span<const uint32_t> draw, const RecordCopies* copies,
+                                               bool read_logits) {
   if (tokens.empty()) throw Error(ErrorCode::InvalidArgument, "forward: no tokens");
   check_room(tokens.size());
   const int64_t vocab = sampling_vocab();
@@ -416,9 +464,10 @@ std::span<const float> LlmModel::submit_chunks(std::span<const TokenId> tokens, 
     // Only the last chunk's logits matter; earlier chunks queue without a wait.
     options.wait = last && wait;
     options.read_outputs = {last && read_logits};
-    options.encode_after = last && after != nullptr ? *after : RecordAfter{};
+    options.encode_after = last && copies != nullptr ? *copies : RecordCopies{};
     std::vector<OutputTensor> out =
-        run_sequence(host_view(DType::I64, {1, int64_t(n)}, ids.data(), n), int64_t(n), cached(), options);
+        run_sequence(host_view(DType::I64, {1, int64_t(n)}, ids.data(), n), int64_t(n), cached(), options,
+                     last ? draw : std::span<const uint32_t>{});
     if (last && read_logits) logits_.data = std::move(out[0].data);  // f32: viewed in place, not copied
     state().cached += int64_t(n);
     state().ids.insert(state().ids.end(), tokens.begin() + start, tokens.begin() + start + n);

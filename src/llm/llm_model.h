@@ -24,6 +24,7 @@
 #include "llm/tokenizer/chat_template.h"
 #include "llm/tokenizer/tokenizer.h"
 #include "import/pte/program.h"
+#include "ops/sampling/gpu_sampler.h"
 
 namespace wgrt::llm {
 
@@ -106,40 +107,50 @@ class LlmModel {
   // overflow (nothing is run then).
   std::span<const float> forward(std::span<const TokenId> tokens, const ExecuteOptions& options = {});
 
-  // The steps of generation with the next token kept on the GPU. `after`
-  // records work into a step's submit after the forward pass (sampling from
-  // logits_buffer() into token_buffer()). Nothing is waited for or read
-  // back unless `read_logits`; positions advance at submit.
-  using RecordAfter = std::function<void(gpu::CommandBatch&)>;
-  // Runs `tokens` (a prompt) like forward(); `after` joins the last chunk.
-  std::span<const float> submit(std::span<const TokenId> tokens, const RecordAfter& after, bool read_logits = false);
-  // One decode step whose token is the id in token_buffer()[0], put there by
-  // the previous step's sampler.
-  void submit_fed(const RecordAfter& after);
+  // Sampling on the GPU: the graph's tail op (ops/sampling/sample_tokens.cpp)
+  // draws tokens into token_buffer(), where the next step reads them. Its
+  // sampler has a row per slot; callers configure rows through sampler()
+  // and name the rows a pass draws (none: it draws nothing).
+  ops::GpuSampler& sampler() { return *sampler_; }
+  // The steps of generation with the next token kept on the GPU. `copies`
+  // records copies of results (into readback rings) into a step's submit,
+  // after the pass and its draws. Nothing is waited for or read back unless
+  // `read_logits`; positions advance at submit.
+  using RecordCopies = std::function<void(gpu::CommandBatch&)>;
+  // Runs `tokens` (a prompt) like forward(); its last chunk draws the rows `draw`.
+  std::span<const float> submit(std::span<const TokenId> tokens, std::span<const uint32_t> draw,
+                                const RecordCopies& copies, bool read_logits = false);
+  // One decode step whose token is token_buffer()[0], drawn by the step before.
+  void submit_fed(std::span<const uint32_t> draw, const RecordCopies& copies);
   // One batched decode step: row r runs the token in token_buffer()[r] at
   // position rows[r].position of slot rows[r].slot, which must be the
   // position that slot caches next (a negative position skips the row); the
-  // logits of row r are row r of logits_buffer(). `before` records work ahead
-  // of the forward pass (putting the tokens in place), `after` behind it.
+  // logits of row r are row r of logits_buffer().
   // `timed`: the step's dispatches are timed and waited for (profiling;
   // graph().last_timings()).
   struct BatchRow {
     int32_t position = -1;
     int32_t slot = 0;
   };
-  void submit_batch(std::span<const BatchRow> rows, const RecordAfter& before, const RecordAfter& after,
+  void submit_batch(std::span<const BatchRow> rows, std::span<const uint32_t> draw, const RecordCopies& copies,
                     bool timed = false);
+  // Draws the rows `draw` from the last pass's logits in a submit of its own
+  // (the graph's tail alone): a constrained row, once its mask is known. It
+  // may be called from a later pass's `copies`, before that pass is
+  // submitted: the draw is then submitted first.
+  void draw(std::span<const uint32_t> draw, const RecordCopies& copies);
   // The last submit's index (gpu::ReadbackRing::request).
   uint64_t last_submission() const { return graph_->last_submission(); }
   // Forgets cached positions from `cached` on (steps sampled but not kept);
   // their KV rows stay until later tokens overwrite them.
   void rewind(int64_t cached);
-  // The token input (i32 on the GPU) and the last position's logits (f32).
+  // The tokens the sampler draws (i32 on the GPU, row r's at its place) and
+  // the last pass's logits (f32).
   const gpu::Buffer& token_buffer() const;
   const gpu::Buffer& logits_buffer() const;
-  // Whether the two are separate buffers (an ExecuTorch memory plan may share
-  // one): GPU sampling needs them apart.
-  bool can_sample_on_gpu() const { return &token_buffer() != &logits_buffer(); }
+  // Every LLM samples on the GPU (its graph ends in the sampler); kept for
+  // callers that ask.
+  bool can_sample_on_gpu() const { return sampler_ != nullptr; }
   // Tokens that may be sampled: the tokenizer's, without padded rows.
   int64_t sampling_vocab() const;
 
@@ -166,22 +177,34 @@ class LlmModel {
   const SlotState& state() const { return slot_states_[slot_]; }
   SlotState& state() { return slot_states_[slot_]; }
   // Runs the graph on `n` tokens of the selected slot from its position `pos`.
+  // `draw`: the sampler rows the pass draws.
   std::vector<OutputTensor> run_sequence(const InputView& tokens, int64_t n, int64_t pos,
-                                         const ExecuteOptions& options);
+                                         const ExecuteOptions& options, std::span<const uint32_t> draw);
   std::span<const float> submit_chunks(std::span<const TokenId> tokens, ExecuteOptions options,
-                                       const RecordAfter* after, bool read_logits);
+                                       std::span<const uint32_t> draw, const RecordCopies* copies, bool read_logits);
+  // The sampling op at the tail of a graph whose output is the logits.
+  Graph with_sampler(Graph graph, int64_t rows) const;
+  void attach_sampler();  // finds the last graph's sampler (after loading)
+  // Keeps the last pass's inputs, which draw() runs the tail on again.
+  void remember_pass(std::span<const InputView> inputs);
   void warm_up(gpu::Device& device, const LlmLoadOptions& options);
   // Builds and loads the graph of `layers` (of a GGUF model) on `device`.
   std::unique_ptr<ExecutableGraph> load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt, LayerRange layers,
                                              const LlmLoadOptions& options, const std::string& upload_label);
   // The one route every LLM graph (a GGUF part, a .pte's forward) is loaded
   // by: the LLM's tuning, progress stages, and its constants counted as weights.
+  // `samples`: the graph gives the logits, and gets the sampler at its tail.
   std::unique_ptr<ExecutableGraph> load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
-                                              const std::string& upload_label);
+                                              const std::string& upload_label, bool samples);
   // Runs a forward pass on llama_graph.h's six inputs: the graph, or each
   // part of a split model in turn (the earlier ones waited for, their hidden
   // state handed on through the host); `options` apply to the last part.
-  std::vector<OutputTensor> run_graph(std::span<const InputView> inputs, const ExecuteOptions& options);
+  std::vector<OutputTensor> run_graph(std::span<const InputView> inputs, const ExecuteOptions& options,
+                                      std::span<const uint32_t> draw);
+  // Runs the last (or only) graph, whose tail draws the sampler rows `draw`;
+  // `remember`: its inputs are kept for draw() (which runs them again).
+  std::vector<OutputTensor> run_last(std::span<const InputView> inputs, const ExecuteOptions& options,
+                                     std::span<const uint32_t> draw, bool remember = true);
 
   std::string path_;
   gpu::Device* device_ = nullptr;
@@ -193,12 +216,19 @@ class LlmModel {
   std::unique_ptr<pte::Program> program_file_;   // a .pte's: its graph's constants point into it
   ExecutableGraph* graph_ = nullptr;
   LayerRange last_layers_;
-  // A model split across devices: the parts before the last (graph_), and the
-  // token input on the last device, which the samplers fill and each pass
-  // reads back for the first part.
+  // A model split across devices: the parts before the last (graph_), and
+  // where the sampled tokens (on the last device) are read back for the
+  // first part, each pass.
   std::vector<LayerPart> leading_parts_;
-  std::unique_ptr<gpu::Buffer> fed_tokens_;
-  std::unique_ptr<gpu::ReadbackRing> fed_readback_;  // its tokens read back for the first part, each pass
+  std::unique_ptr<gpu::ReadbackRing> fed_readback_;
+  ops::GpuSampler* sampler_ = nullptr;  // the last graph's (its op_state)
+  size_t sample_op_ = 0;                // the sampling op's index in it
+  ValueId sampled_tokens_ = 0;          // the tokens it draws into (state)
+  struct LastPass {                     // remember_pass()
+    DType dtype = DType::I64;           // input 0's
+    Dims dims;
+    std::vector<HostTensor> rest;       // inputs 1.., host data
+  } last_pass_;
   int64_t context_ = 0, chunk_ = 0;
   std::vector<SlotState> slot_states_{1};
   size_t slot_ = 0;

@@ -83,11 +83,12 @@ std::unique_ptr<LlmModel> LlmModel::load_pte(gpu::Device& device, const LlmLoadO
   }
   m->program_file_ = std::make_unique<pte::Program>(std::move(imported.parsed));
   try {
-    m->own_graph_ = m->load_graph(device, std::move(forward->second), options, "uploading");
+    m->own_graph_ = m->load_graph(device, std::move(forward->second), options, "uploading", true);
   } catch (const Error& e) {
     throw e.with_context(options.path + " method 'forward'");
   }
   m->graph_ = m->own_graph_.get();
+  m->attach_sampler();
   if (options.warm_up) m->warm_up(device, options);
   return m;
 }

@@ -25,6 +25,7 @@ const OpRegistry& OpRegistry::builtin() {
     ops::register_creation(r);
     ops::register_sample(r);
     ops::register_grid_sampler(r);
+    ops::register_sampling(r);
     ops::register_indexing(r);
     ops::register_training(r);
     // Exporters' idioms in the ops the fusion passes know, ExecuTorch's

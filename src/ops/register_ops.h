@@ -21,6 +21,7 @@ void register_creation(OpRegistry& registry);    // full, zeros, ones (and _like
 void register_indexing(OpRegistry& registry);    // index_select, gather
 void register_sample(OpRegistry& registry);      // upsample_nearest2d, upsample_bilinear2d
 void register_grid_sampler(OpRegistry& registry);  // grid_sampler_2d
+void register_sampling(OpRegistry& registry);    // wgrt.sample_tokens (an LLM graph's tail)
 void register_training(OpRegistry& registry);    // et_vk.linear_dW, linear_q4gsw_backward, q4gsw_requant, fused_ce
 
 }  // namespace wgrt::ops

@@ -15,6 +15,8 @@ std::string dims_string(const TensorInfo& t) {
   return "[" + s + "]";
 }
 
+void check_config(const LlamaConfig& c, const GgufFile& f);
+
 }  // namespace
 
 LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
@@ -54,7 +56,16 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
     c.sliding_window = f.get_int_optional(a + "attention.sliding_window").value_or(0);
     c.swa_pattern = 6;
   }
+  check_config(c, f);
+  return c;
+}
 
+namespace {
+
+// Refuses what the kernels cannot run or would run into NaN, naming the key.
+void check_config(const LlamaConfig& c, const GgufFile& f) {
+  const std::string a = c.arch + ".";
+  const TensorInfo& embd = f.tensor("token_embd.weight");
   auto bad = [&](const std::string& what) { return Error(ErrorCode::InvalidProgram, f.name() + ": " + what); };
   if (c.n_layers <= 0 || c.dim <= 0 || c.ffn_dim <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0) {
     throw bad("block_count, embedding_length, feed_forward_length and head counts must be positive");
@@ -108,8 +119,9 @@ LlamaConfig LlamaConfig::from_gguf(const GgufFile& f) {
     throw Error(ErrorCode::NotSupported, f.name() + ": partial rotary embeddings (" + std::to_string(c.rope_dims) +
                                              " of " + std::to_string(c.head_dim) + " dims) are not supported");
   }
-  return c;
 }
+
+}  // namespace
 
 std::string LlamaConfig::summary() const {
   if (dim == 0) {  // known only through a .pte's metadata methods

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/command_batch.h"
@@ -121,17 +122,10 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   penalize_ = &device.pipelines().get(kShader, "penalize", {}, checks);
   partial_max_ = &device.pipelines().get(kShader, "partial_max", {}, checks);
   apply_mask_ = &device.pipelines().get(kShader, "apply_mask", {}, checks);
-  // Every entry point has the same bindings (keep_bindings in sample.wgsl);
-  // a bind group still serves only the pipeline whose layout made it.
-  const gpu::BufferBinding bindings[] = {{&logits}, {&tokens},   {&state_}, {&ring_},
-                                         {&params_}, {&partials_}, {&mask_}};
-  sample_group_ = gpu::BindGroup::create(device, *sample_, bindings);
-  partial_max_group_ = gpu::BindGroup::create(device, *partial_max_, bindings);
-  penalize_group_ = gpu::BindGroup::create(device, *penalize_, bindings);
-  mask_group_ = gpu::BindGroup::create(device, *apply_mask_, bindings);
   SamplingParams greedy;
   greedy.temperature = 0;
   for (uint32_t r = 0; r < rows; ++r) configure(r, greedy, SamplerRow{r, 0});
+  draw_next({});
 }
 
 const GpuSampler::Row& GpuSampler::row(uint32_t r) const {
@@ -223,46 +217,109 @@ void GpuSampler::reset(uint32_t r, std::span<const int32_t> history, uint32_t co
   if (n > 0) ring_.write(r * kRingWords * 4, history.data() + (history.size() - n), n * 4);
 }
 
-void GpuSampler::list_rows(const gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
+void GpuSampler::make_bind_groups() {
+  if (sample_group_.raw() != nullptr) return;
+  // Every entry point has the same bindings (keep_bindings in sample.wgsl);
+  // a bind group still serves only the pipeline whose layout made it.
+  const std::vector<gpu::BufferBinding> b = bindings();
+  sample_group_ = gpu::BindGroup::create(device_, *sample_, b);
+  partial_max_group_ = gpu::BindGroup::create(device_, *partial_max_, b);
+  penalize_group_ = gpu::BindGroup::create(device_, *penalize_, b);
+  mask_group_ = gpu::BindGroup::create(device_, *apply_mask_, b);
+}
+
+std::vector<gpu::BufferBinding> GpuSampler::bindings() const {
+  return {{logits_}, {tokens_}, {&state_}, {&ring_}, {&params_}, {&partials_}, {&mask_}};
+}
+
+std::array<const gpu::ComputePipeline*, GpuSampler::kStepDispatches> GpuSampler::step_pipelines() const {
+  return {penalize_, apply_mask_, partial_max_, sample_};
+}
+
+std::array<const char*, GpuSampler::kStepDispatches> GpuSampler::step_labels() const {
+  return {"sampling.penalize", "sampling.apply_mask", "sampling.partial_max", "sampling.sample"};
+}
+
+void GpuSampler::write_list(std::span<const uint32_t> rows) {
   if (rows.empty() || rows.size() > rows_.size()) {
     throw Error(ErrorCode::InvalidArgument, "sampling: a step for 1 to " + std::to_string(rows_.size()) +
                                                 " rows, got " + std::to_string(rows.size()));
   }
-  for (uint32_t r : rows) row(r);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    row(rows[i]);
+    if (std::find(rows.begin(), rows.begin() + i, rows[i]) != rows.begin() + i) {
+      throw Error(ErrorCode::InvalidArgument, "sampling: row " + std::to_string(rows[i]) + " listed twice in a step");
+    }
+  }
+  if (std::equal(rows.begin(), rows.end(), listed_.begin(), listed_.end())) return;
+  state_.write(0, rows.data(), rows.size() * 4);
+  listed_.assign(rows.begin(), rows.end());
+}
+
+void GpuSampler::list_rows(const gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
   const bool same = std::equal(rows.begin(), rows.end(), listed_.begin(), listed_.end());
   // The list is one buffer, written ahead of the submit: a second list in
   // the same batch would overwrite the first one's before either runs.
   if (!same && batch.serial() == listed_for_) {
     throw Error(ErrorCode::Internal, "sampling: two steps for different rows recorded into one submit");
   }
+  write_list(rows);
   listed_for_ = batch.serial();
-  if (same) return;
-  state_.write(0, rows.data(), rows.size() * 4);
-  listed_.assign(rows.begin(), rows.end());
 }
 
-void GpuSampler::record_penalty(gpu::CommandBatch& batch) {
-  const uint32_t first = 0;
-  list_rows(batch, std::span(&first, 1));
-  if (rows_[0].penalizing) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
+namespace {
+// A step that draws nothing: every dispatch sized to zero (skipped).
+constexpr std::array<gpu::WorkgroupCount, GpuSampler::kStepDispatches> kNoStep = {
+    gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1},
+    gpu::WorkgroupCount{0, 1, 1}};
+}  // namespace
+
+void GpuSampler::draw_next(std::span<const uint32_t> rows) {
+  if (rows.empty()) {
+    next_step_ = kNoStep;
+    return;
+  }
+  write_list(rows);
+  next_step_ = step_groups(rows);
 }
 
-void GpuSampler::record(gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
-  list_rows(batch, rows);
+std::array<gpu::WorkgroupCount, GpuSampler::kStepDispatches> GpuSampler::take_step() {
+  return std::exchange(next_step_, kNoStep);
+}
+
+// Rows without a penalty or a mask pass through those dispatches at once; a
+// step with none of either skips them.
+std::array<gpu::WorkgroupCount, GpuSampler::kStepDispatches> GpuSampler::step_groups(
+    std::span<const uint32_t> rows) const {
   const uint32_t n = uint32_t(rows.size());
   bool penalizing = false, masked = false;
   for (uint32_t r : rows) {
     penalizing = penalizing || rows_[r].penalizing;
     masked = masked || rows_[r].params.token_mask;
   }
-  // Rows without a penalty or a mask pass through those dispatches at once.
-  if (penalizing) batch.dispatch(*penalize_, penalize_group_, {1, n, 1}, "sampling.penalize");
-  if (masked) {
-    const uint32_t groups = std::clamp<uint32_t>((vocab_ + 255) / 256, 1, device_.limits().max_compute_workgroups_per_dimension);
-    batch.dispatch(*apply_mask_, mask_group_, {groups, n, 1}, "sampling.apply_mask");
+  const uint32_t mask_groups =
+      std::clamp<uint32_t>((vocab_ + 255) / 256, 1, device_.limits().max_compute_workgroups_per_dimension);
+  return {gpu::WorkgroupCount{penalizing ? 1u : 0u, n, 1}, gpu::WorkgroupCount{masked ? mask_groups : 0u, n, 1},
+          gpu::WorkgroupCount{spans_, n, 1}, gpu::WorkgroupCount{1, n, 1}};
+}
+
+void GpuSampler::record_penalty(gpu::CommandBatch& batch) {
+  const uint32_t first = 0;
+  list_rows(batch, std::span(&first, 1));
+  make_bind_groups();
+  if (rows_[0].penalizing) batch.dispatch(*penalize_, penalize_group_, {1, 1, 1}, "sampling.penalize");
+}
+
+void GpuSampler::record(gpu::CommandBatch& batch, std::span<const uint32_t> rows) {
+  list_rows(batch, rows);
+  make_bind_groups();
+  const auto groups = step_groups(rows);
+  const gpu::BindGroup* bind[] = {&penalize_group_, &mask_group_, &partial_max_group_, &sample_group_};
+  const auto pipelines = step_pipelines();
+  const auto labels = step_labels();
+  for (size_t k = 0; k < kStepDispatches; ++k) {
+    if (groups[k].x > 0) batch.dispatch(*pipelines[k], *bind[k], groups[k], labels[k]);
   }
-  if (spans_ > 0) batch.dispatch(*partial_max_, partial_max_group_, {spans_, n, 1}, "sampling.partial_max");
-  batch.dispatch(*sample_, sample_group_, {1, n, 1}, "sampling.sample");
 }
 
 void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t count, uint32_t draws) {
@@ -274,6 +331,7 @@ void GpuSampler::record_batch(gpu::CommandBatch& batch, uint32_t count, uint32_t
   }
   const uint32_t first = 0;
   list_rows(batch, std::span(&first, 1));
+  make_bind_groups();
   state_.write((rows_.size() + 2) * 4, &draws, 4);
   // One row reads its maximum from partial_max's spans, as a step does.
   if (count == 1 && spans_ > 0) batch.dispatch(*partial_max_, partial_max_group_, {spans_, 1, 1}, "sampling.partial_max");

@@ -9,6 +9,7 @@
 // when the rows drawing change.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "gpu/buffer.h"
 #include "gpu/pipeline_cache.h"
+#include "gpu/workgroups.h"
 
 namespace wgrt::gpu {
 class CommandBatch;
@@ -23,6 +25,10 @@ class Device;
 }  // namespace wgrt::gpu
 
 namespace wgrt::ops {
+
+// The op that samples at an LLM graph's tail (sample_tokens.cpp); its state
+// is a GpuSampler.
+inline constexpr const char* kSampleTokensOp = "wgrt.sample_tokens";
 
 // The CPU sampler's options (llm::SamplerOptions), repeated here because ops
 // sit below llm.
@@ -99,9 +105,21 @@ class GpuSampler {
   // (where a row has them), mask (where it has one), the maxima of spans of
   // its logits, then one draw into its token; each window and counter
   // advances on the GPU. The rows drawing are written for the GPU when they
-  // differ from the last record's: a second record for other rows into the
+  // differ from the last step's: a second record for other rows into the
   // same batch is refused (Error(Internal)).
   void record(gpu::CommandBatch& batch, std::span<const uint32_t> rows);
+
+  // The same step as dispatches a graph records once (the sampling op at an
+  // LLM graph's tail, sample_tokens.cpp): its pipelines and bindings, and
+  // per run the workgroups of each. draw_next() names the rows the next run
+  // draws (none: it draws nothing); take_step() gives that run's workgroups
+  // and forgets them, so each run draws only what was asked for it.
+  static constexpr size_t kStepDispatches = 4;  // penalize, apply_mask, partial_max, sample
+  std::array<const gpu::ComputePipeline*, kStepDispatches> step_pipelines() const;
+  std::array<const char*, kStepDispatches> step_labels() const;
+  std::vector<gpu::BufferBinding> bindings() const;
+  void draw_next(std::span<const uint32_t> rows);
+  std::array<gpu::WorkgroupCount, kStepDispatches> take_step();
   // Batches for tests, from row 0's logits as they are (no penalty): `count`
   // rows of `vocab` logits from its logits row on, and from each `draws`
   // draws with counters counter .. counter + draws - 1, into
@@ -121,10 +139,16 @@ class GpuSampler {
   };
   const Row& row(uint32_t r) const;
   void list_rows(const gpu::CommandBatch& batch, std::span<const uint32_t> rows);
+  // Checks `rows` and writes them for the GPU when they are not its list already.
+  void write_list(std::span<const uint32_t> rows);
+  std::array<gpu::WorkgroupCount, kStepDispatches> step_groups(std::span<const uint32_t> rows) const;
+  void make_bind_groups();  // for record() and the tests' batches, on first use
 
   gpu::Device& device_;
   std::vector<Row> rows_;
   std::vector<uint32_t> listed_;  // the rows the GPU's list holds now
+  // draw_next()'s workgroups until taken; x 0: none (set by the constructor).
+  std::array<gpu::WorkgroupCount, kStepDispatches> next_step_{};
   uint64_t listed_for_ = 0;       // the batch (CommandBatch::serial) they were listed for
   const gpu::Buffer* logits_ = nullptr;
   const gpu::Buffer* tokens_ = nullptr;
