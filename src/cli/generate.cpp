@@ -293,7 +293,7 @@ Command add_generate(CLI::App& app) {
   cmd->add_flag("--chat", a->chat, "wrap the prompt in the model's chat template");
   cmd->add_option("--system", a->system, "system message for --chat")->type_name("TEXT");
   cmd->add_option("--file", a->file, "read the prompt from a file")->type_name("PATH");
-  cmd->add_flag("--json", a->json, "the reply is one JSON object (constrained decoding; samples on the CPU)");
+  cmd->add_flag("--json", a->json, "the reply is one JSON object (constrained decoding: a token mask on the GPU sampler)");
   cmd->add_option("--json-schema", a->json_schema,
                   "the reply is one value of the JSON Schema in this file (the subset wgrt serve takes)")
       ->type_name("PATH");

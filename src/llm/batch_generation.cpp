@@ -150,7 +150,7 @@ void BatchGenerator::admit() {
     seq->admitted = Clock::now();
     // Penalties look back over the whole context: the cached prefix and the prompt.
     std::vector<int32_t> history(seq->request.prompt.begin(), seq->request.prompt.end());
-    seq->constraint = make_token_constraint(model_.tokenizer(), size_t(model_.sampling_vocab()), seq->request.options);
+    seq->constraint = make_token_constraint(model_, seq->request.options);
     ops::SamplingParams params = gpu_sampling_params(seq->request.options.sampler);
     params.token_mask = seq->constraint != nullptr;
     sampler_.configure(uint32_t(s), params, ops::SamplerRow{uint32_t(s), uint32_t(model_.model_vocab())}, history);

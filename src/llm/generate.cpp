@@ -65,7 +65,7 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
     if (t >= 0) history_.push_back(t);
   }
   history_.insert(history_.end(), prompt.begin(), prompt.end());
-  json_ = make_token_constraint(model.tokenizer(), size_t(model.sampling_vocab()), options);
+  json_ = make_token_constraint(model, options);
   options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
@@ -172,13 +172,12 @@ void Generation::fill_pipeline() {
   }
 }
 
-std::unique_ptr<TokenConstraint> make_token_constraint(const Tokenizer& tokenizer, size_t vocab,
-                                                       const GenerateOptions& options) {
+std::unique_ptr<TokenConstraint> make_token_constraint(const LlmModel& model, const GenerateOptions& options) {
   if (options.json_schema) {
-    return std::make_unique<JsonSchemaConstraint>(tokenizer, vocab, JsonSchemaMatcher(options.json_schema));
+    return std::make_unique<JsonSchemaConstraint>(model.token_texts(), JsonSchemaMatcher(options.json_schema));
   }
-  if (options.json_object) return std::make_unique<JsonObjectConstraint>(tokenizer, vocab, JsonObjectPrefix());
-  if (options.grammar) return std::make_unique<GrammarConstraint>(tokenizer, vocab, GrammarMatcher(options.grammar));
+  if (options.json_object) return std::make_unique<JsonObjectConstraint>(model.token_texts(), JsonObjectPrefix());
+  if (options.grammar) return std::make_unique<GrammarConstraint>(model.token_texts(), GrammarMatcher(options.grammar));
   return nullptr;
 }
 

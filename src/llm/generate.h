@@ -90,8 +90,10 @@ struct GenerateStats {
   bool context_full = false;
 
   double prompt_tokens_per_second() const { return prompt_seconds > 0 ? prompt_tokens / prompt_seconds : 0; }
+  // 0 for one token or none: the first token comes with the prompt, so no
+  // decode step was timed (its near-zero time gave absurd rates).
   double generate_tokens_per_second() const {
-    return generate_seconds > 0 ? generated_tokens / generate_seconds : 0;
+    return generate_seconds > 0 && generated_tokens > 1 ? generated_tokens / generate_seconds : 0;
   }
 };
 
@@ -104,9 +106,8 @@ ops::SamplingParams gpu_sampling_params(const SamplerOptions& options);
 void validate(const GenerateOptions& options, int64_t vocab = 0);
 
 // The constraint the options ask for (json_schema, json_object or grammar),
-// or null, over the model's first `vocab` tokens.
-std::unique_ptr<TokenConstraint> make_token_constraint(const Tokenizer& tokenizer, size_t vocab,
-                                                       const GenerateOptions& options);
+// or null, over the model's sampling vocabulary.
+std::unique_ptr<TokenConstraint> make_token_constraint(const LlmModel& model, const GenerateOptions& options);
 // The tokens a constraint allows next, as bytes in `allowed` and as the GPU
 // sampler's mask bits in `words` (ops::GpuSampler::set_mask); returns how many.
 size_t constraint_mask(const TokenConstraint& constraint, size_t vocab, std::vector<uint8_t>& allowed,

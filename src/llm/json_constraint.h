@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -78,8 +79,9 @@ WorkerPool& constraint_workers();
 template <typename Matcher>
 class JsonConstraint : public TokenConstraint {
  public:
-  JsonConstraint(const Tokenizer& tokenizer, size_t vocab, Matcher matcher)
-      : texts_(tokenizer, vocab), matcher_(std::move(matcher)) {}
+  // `texts`: the model's, shared by every request (LlmModel::token_texts).
+  JsonConstraint(std::shared_ptr<const TokenTexts> texts, Matcher matcher)
+      : texts_ptr_(std::move(texts)), texts_(*texts_ptr_), matcher_(std::move(matcher)) {}
 
   size_t allowed(size_t vocab, std::vector<uint8_t>& allowed) const override {
     const bool whole = matcher_.complete();
@@ -113,7 +115,8 @@ class JsonConstraint : public TokenConstraint {
   bool complete() const { return matcher_.complete(); }
 
  private:
-  TokenTexts texts_;
+  std::shared_ptr<const TokenTexts> texts_ptr_;
+  const TokenTexts& texts_;
   Matcher matcher_;
 };
 

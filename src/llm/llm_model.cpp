@@ -5,6 +5,7 @@
 
 #include "import/gguf/llama_graph.h"
 #include "llm/default_model.h"
+#include "llm/json_constraint.h"
 #include "ops/sampling/gpu_sampler.h"
 #include "gpu/command_batch.h"
 #include "gpu/device.h"
@@ -293,6 +294,12 @@ void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {
   }
   reset(true);
   if (options.on_progress) options.on_progress(2, 2, "warm-up pass");
+}
+
+std::shared_ptr<const TokenTexts> LlmModel::token_texts() const {
+  std::lock_guard<std::mutex> lock(texts_mutex_);
+  if (!token_texts_) token_texts_ = std::make_shared<const TokenTexts>(tokenizer_, size_t(sampling_vocab()));
+  return token_texts_;
 }
 
 int64_t LlmModel::sampling_vocab() const {
