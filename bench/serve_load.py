@@ -107,11 +107,28 @@ def stream_events(port, body):
         conn.close()
 
 
-def one_stream(port, tokens, requests, constrained=False, llama=False):
+def whole_answer(port, body):
+    """The usage of a request answered in one body (no events: what the
+    server costs without streaming)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        if resp.status != 200:
+            sys.exit(f"the server answered {resp.status}: {resp.read()[:300]!r}")
+        answer = json.loads(resp.read())
+        return answer.get("usage") or {"completion_tokens": answer["timings"]["predicted_n"]}
+    finally:
+        conn.close()
+
+
+def one_stream(port, tokens, requests, constrained=False, llama=False, stream=True):
     firsts, generated = [], 0
     # Both servers take ignore_eos, temperature 0 (greedy) and max_tokens on /v1/completions.
-    body = {"model": "m", "prompt": "Once upon a time", "max_tokens": tokens, "temperature": 0, "stream": True,
-            "stream_options": {"include_usage": True}, "ignore_eos": True}
+    body = {"model": "m", "prompt": "Once upon a time", "max_tokens": tokens, "temperature": 0, "stream": stream,
+            "ignore_eos": True}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
     if constrained:
         # llama-server's /v1/completions ignores response_format (only its chat
         # endpoint reads it); its own json_schema field, {} being any object, does
@@ -121,6 +138,9 @@ def one_stream(port, tokens, requests, constrained=False, llama=False):
         body.update({"json_schema": {}, "ignore_eos": False} if llama
                     else {"response_format": {"type": "json_object"}})
     for _ in range(requests):
+        if not stream:  # no first token to time
+            generated += whole_answer(port, body)["completion_tokens"]
+            continue
         t0 = time.monotonic()
         first = usage = timings = None
         for chunk in stream_events(port, body):
@@ -150,6 +170,8 @@ def main():
     ap.add_argument("--ctx", type=int, default=1024)
     ap.add_argument("--parallel", type=int, default=0, help="the server's --parallel (default: the most streams)")
     ap.add_argument("--constrained", type=int, default=0, help="streams (of each count) that ask for a JSON object")
+    ap.add_argument("--no-stream", action="store_true",
+                    help="ask for whole answers (no per-token events; no time to first token)")
     a = ap.parse_args()
     counts = [int(s) for s in a.streams.split(",")]
     parallel = a.parallel or max(counts)
@@ -163,12 +185,14 @@ def main():
         for n in counts:
             t0 = time.monotonic()
             with ThreadPoolExecutor(n) as pool:
-                results = list(pool.map(lambda i: one_stream(port, a.tokens, a.requests, i < a.constrained, llama),
-                                        range(n)))
+                results = list(pool.map(
+                    lambda i: one_stream(port, a.tokens, a.requests, i < a.constrained, llama, not a.no_stream),
+                    range(n)))
             wall = time.monotonic() - t0
             total = sum(g for g, _ in results)
-            firsts = [f for _, fs in results for f in fs]
+            firsts = [f for _, fs in results for f in fs] or [0.0]
             print(json.dumps({"engine": "llama-server" if llama else "wgrt", "streams": n, "parallel": parallel,
+                              "streamed": not a.no_stream,
                               "constrained": min(a.constrained, n),
                               "tokens_per_request": a.tokens, "requests": n * a.requests,
                               "generated_tokens": total, "wall_s": round(wall, 3),
