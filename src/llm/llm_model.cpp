@@ -173,14 +173,7 @@ std::unique_ptr<ExecutableGraph> LlmModel::load_graph(gpu::Device& device, Graph
     // upload, its own stage in the progress report.
     options.on_progress(0, 1, "planning the graph");
   }
-  std::unique_ptr<ExecutableGraph> loaded = ExecutableGraph::load(device, std::move(graph), lopt);
-  // The weights are the loaded graph's constants: the fusion passes may have
-  // merged some (Q/K/V, gate/up) into new ones and dropped the originals.
-  const Graph& g = loaded->graph();
-  for (ValueId v = 0; v < g.values.size(); ++v) {
-    if (g.is_tensor(v) && g.tensor(v).storage == StorageKind::Constant) weight_bytes_ += g.tensor(v).max_device_bytes();
-  }
-  return loaded;
+  return ExecutableGraph::load(device, std::move(graph), lopt);
 }
 
 std::vector<LayerRange> LlmModel::layer_split() const {

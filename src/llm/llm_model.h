@@ -84,7 +84,9 @@ class LlmModel {
   const ChatTemplate& chat_template() const { return chat_; }
   int64_t context() const { return context_; }
   int64_t chunk() const { return chunk_; }
-  uint64_t weight_bytes() const { return weight_bytes_; }
+  // The loaded graphs' constants (the fusion passes may have merged some):
+  // MemoryStats::constant_bytes over every part.
+  uint64_t weight_bytes() const { return memory_stats().constant_bytes; }
   // The sequences the cache holds (LlmLoadOptions::slots). Everything below
   // but submit_batch works on the selected slot (0 unless chosen).
   size_t slots() const { return slot_states_.size(); }
@@ -199,7 +201,7 @@ class LlmModel {
   std::unique_ptr<ExecutableGraph> load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt, LayerRange layers,
                                              const LlmLoadOptions& options, const std::string& upload_label);
   // The one route every LLM graph (a GGUF part, a .pte's forward) is loaded
-  // by: the LLM's tuning, progress stages, and its constants counted as weights.
+  // by: the LLM's tuning and progress stages.
   // `samples`: the graph gives the logits, and gets the sampler at its tail.
   std::unique_ptr<ExecutableGraph> load_graph(gpu::Device& device, Graph graph, const LlmLoadOptions& options,
                                               const std::string& upload_label, bool samples);
@@ -240,7 +242,6 @@ class LlmModel {
   std::vector<SlotState> slot_states_{1};
   size_t slot_ = 0;
   bool slot_inputs_ = false;  // a GGUF graph: llama_graph.h's six inputs (a .pte: tokens, input_pos)
-  uint64_t weight_bytes_ = 0;
   ShaderChecks shader_checks_ = ShaderChecks::None;
   HostTensor logits_;  // the last forward's output, f32 [1, vocab]
   mutable std::mutex texts_mutex_;
