@@ -84,11 +84,13 @@ int main(int argc, char** argv) {
     std::printf("vocabulary %zu tokens; ms per mask\n\n", vocab);
     std::printf("| constraint | masks | mean | median | max | tokens of the text refused |\n");
     std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    llm::JsonObjectConstraint json(tok, vocab, llm::JsonObjectPrefix());
+    // One set of token texts for all three, as a model shares it (LlmModel::token_texts).
+    const auto texts = std::make_shared<const llm::TokenTexts>(tok, vocab);
+    llm::JsonObjectConstraint json(texts, llm::JsonObjectPrefix());
     probe("json_object", json, tok, records(4));
-    llm::JsonSchemaConstraint records_schema(tok, vocab, llm::JsonSchemaMatcher(schema));
+    llm::JsonSchemaConstraint records_schema(texts, llm::JsonSchemaMatcher(schema));
     probe("json_schema", records_schema, tok, records(4));
-    llm::GrammarConstraint gbnf(tok, vocab, llm::GrammarMatcher(grammar));
+    llm::GrammarConstraint gbnf(texts, llm::GrammarMatcher(grammar));
     probe("grammar", gbnf, tok, words(64));
   } catch (const wgrt::Error& e) {
     std::fprintf(stderr, "wgrt_mask_probe: %s\n", e.what());
