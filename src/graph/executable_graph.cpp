@@ -191,14 +191,15 @@ const std::vector<gpu::BindGroup>& ExecutableGraph::rebind_inputs(std::span<cons
   }
   if (!foreign) return kNone;
   std::vector<const gpu::Buffer*> per_input(inputs.size(), nullptr);
-  bool all_own = true;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
     if (dev == nullptr || (memory_.has_buffer(g.inputs[i]) && dev->buffer == &memory_.buffer(g.inputs[i]))) continue;
     per_input[i] = dev->buffer;
-    all_own = all_own && owns_buffer(dev->buffer);
   }
-  if (all_own && per_input == kept_rebinding_) return kept_groups_;
+  // Kept groups bind only the graph's own buffers, which live as long as it.
+  if (!kept_rebinding_.empty() && per_input == kept_rebinding_) return kept_groups_;
+  const bool all_own = std::all_of(per_input.begin(), per_input.end(),
+                                   [&](const gpu::Buffer* b) { return b == nullptr || owns_buffer(b); });
   std::vector<const gpu::Buffer*> external(g.values.size(), nullptr);
   std::vector<size_t> input_index(g.values.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
