@@ -85,16 +85,21 @@ def start_llama_server(path, model, ctx, parallel, ngl):
     sys.exit("llama-server did not start")
 
 
+def post(conn, body):
+    """The answer to a completion request on `conn`; any status but 200 ends the run."""
+    conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        sys.exit(f"the server answered {resp.status}: {resp.read()[:300]!r}")
+    return resp
+
+
 def stream_events(port, body):
     """The data of each server-sent event of a streamed request (the standard
     library only, so that this runs where no openai client is installed)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     try:
-        conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        if resp.status != 200:
-            sys.exit(f"the server answered {resp.status}: {resp.read()[:300]!r}")
-        for line in resp:
+        for line in post(conn, body):
             if line.startswith(b"data: "):
                 data = line[6:].strip()
                 if data == b"[DONE]":
@@ -112,11 +117,7 @@ def whole_answer(port, body):
     server costs without streaming)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     try:
-        conn.request("POST", "/v1/completions", json.dumps(body), {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        if resp.status != 200:
-            sys.exit(f"the server answered {resp.status}: {resp.read()[:300]!r}")
-        answer = json.loads(resp.read())
+        answer = json.loads(post(conn, body).read())
         return answer.get("usage") or {"completion_tokens": answer["timings"]["predicted_n"]}
     finally:
         conn.close()

@@ -197,7 +197,7 @@ void print_report(const api::GenerateResult& stats, const api::GenerateOptions& 
                stats.prompt_seconds, stats.prompt_tokens_per_second);
   std::fprintf(stderr, "generation: %5zu tokens in %7.3f s = %8.1f tokens/s (%s)\n", stats.generated_tokens,
                stats.generate_seconds, stats.generate_tokens_per_second,
-               !gen.gpu_sampling || !model.can_sample_on_gpu() || gen.on_logits ? "sampled on the CPU"
+               !gen.gpu_sampling || gen.on_logits ? "sampled on the CPU"
                : gen.json_object || gen.json_schema || gen.grammar
                    ? "sampled on the GPU behind the constraint's token mask, each step waited for"
                    : ("sampled on the GPU, " + std::to_string(gen.in_flight) + " steps in flight").c_str());

@@ -182,20 +182,18 @@ const std::vector<gpu::BindGroup>& ExecutableGraph::rebind_inputs(std::span<cons
   static const std::vector<gpu::BindGroup> kNone;
   call_groups_.clear();
   const Graph& g = state_.graph;
-  // The common case (host inputs only) allocates nothing, nor does a device
-  // input that is the graph's own buffer for it.
-  bool foreign = false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  // Input i's device buffer where it is not the graph's own buffer for it; null otherwise.
+  const auto given = [&](size_t i) -> const gpu::Buffer* {
     const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
-    foreign |= dev != nullptr && (!memory_.has_buffer(g.inputs[i]) || dev->buffer != &memory_.buffer(g.inputs[i]));
-  }
+    const bool own = dev != nullptr && memory_.has_buffer(g.inputs[i]) && dev->buffer == &memory_.buffer(g.inputs[i]);
+    return dev == nullptr || own ? nullptr : dev->buffer;
+  };
+  // The common case (host inputs, or the graph's own buffers) allocates nothing.
+  bool foreign = false;
+  for (size_t i = 0; i < inputs.size(); ++i) foreign |= given(i) != nullptr;
   if (!foreign) return kNone;
   std::vector<const gpu::Buffer*> per_input(inputs.size(), nullptr);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
-    if (dev == nullptr || (memory_.has_buffer(g.inputs[i]) && dev->buffer == &memory_.buffer(g.inputs[i]))) continue;
-    per_input[i] = dev->buffer;
-  }
+  for (size_t i = 0; i < inputs.size(); ++i) per_input[i] = given(i);
   // Kept groups bind only the graph's own buffers, which live as long as it.
   if (!kept_rebinding_.empty() && per_input == kept_rebinding_) return kept_groups_;
   const bool all_own = std::all_of(per_input.begin(), per_input.end(),
@@ -203,11 +201,9 @@ const std::vector<gpu::BindGroup>& ExecutableGraph::rebind_inputs(std::span<cons
   std::vector<const gpu::Buffer*> external(g.values.size(), nullptr);
   std::vector<size_t> input_index(g.values.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto* dev = std::get_if<DeviceTensorView>(&inputs[i]);
-    if (dev != nullptr && (!memory_.has_buffer(g.inputs[i]) || dev->buffer != &memory_.buffer(g.inputs[i]))) {
-      external[g.inputs[i]] = dev->buffer;
-      input_index[g.inputs[i]] = i;
-    }
+    if (per_input[i] == nullptr) continue;
+    external[g.inputs[i]] = per_input[i];
+    input_index[g.inputs[i]] = i;
   }
   std::vector<gpu::BindGroup> groups(state_.dispatches.size());
   for (size_t di = 0; di < state_.dispatches.size(); ++di) {
@@ -487,19 +483,40 @@ void ExecutableGraph::restore_live_shapes(LiveShapes before) {
   for (ValueId id : g.inputs) state_.host_inputs[id] = {};
 }
 
+size_t ExecutableGraph::encode_dispatches(gpu::CommandBatch& batch, size_t first,
+                                          const std::vector<gpu::BindGroup>& rebound) {
+  size_t swaps = 0;
+  for (size_t di = first; di < state_.dispatches.size(); ++di) {
+    const RecordedDispatch& d = state_.dispatches[di];
+    const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
+    swaps += swapped ? 1 : 0;
+    batch.dispatch(*d.pipeline, swapped ? rebound[di] : d.bind_group, d.count, d.label);
+    if (submit_every_ > 0 && (di + 1) % submit_every_ == 0) batch.flush();
+  }
+  return swaps;
+}
+
+void ExecutableGraph::run_tail(size_t first_op, const std::function<void(gpu::CommandBatch&)>& encode_after) {
+  if (first_op >= state_.op_first_dispatch.size()) {
+    throw Error(ErrorCode::InvalidArgument, "run_tail: op " + std::to_string(first_op) + " of a graph of " +
+                                                std::to_string(state_.op_first_dispatch.size()) + " ops");
+  }
+  propagate_resizes();  // nothing changed since the last run: the hooks that run every run
+  gpu::CommandBatch batch(device_);
+  host_times_ = HostTimes{};
+  encode_dispatches(batch, state_.op_first_dispatch[first_op], {});
+  if (encode_after) encode_after(batch);
+  batch.submit();
+  last_submission_ = batch.submission();
+  host_times_.dispatches = batch.dispatch_count();
+}
+
 void ExecutableGraph::encode(gpu::CommandBatch& batch, std::span<const InputView> inputs,
                              const std::vector<gpu::BindGroup>& rebound, const std::vector<DeviceMemoryBuffer>& fresh,
                              const std::vector<uint64_t>& live_bytes, const ExecuteOptions& options,
                              ExecuteTraffic& traffic) {
   const Graph& g = state_.graph;
-  const size_t first = options.first_op == 0 ? 0 : state_.op_first_dispatch.at(options.first_op);
-  for (size_t di = first; di < state_.dispatches.size(); ++di) {
-    const RecordedDispatch& d = state_.dispatches[di];
-    const bool swapped = !rebound.empty() && rebound[di].raw() != nullptr;
-    traffic.rebound_dispatches += swapped ? 1 : 0;
-    batch.dispatch(*d.pipeline, swapped ? rebound[di] : d.bind_group, d.count, d.label);
-    if (submit_every_ > 0 && (di + 1) % submit_every_ == 0) batch.flush();
-  }
+  traffic.rebound_dispatches += encode_dispatches(batch, 0, rebound);
   for (size_t o = 0; o < g.outputs.size(); ++o) {
     if (live_bytes[o] == 0) continue;
     const ValueId id = g.outputs[o];

@@ -86,10 +86,6 @@ struct ExecuteOptions {
   // Records more work into the same submit, after the graph's dispatches and
   // output copies (e.g. copies of results into a readback ring).
   std::function<void(gpu::CommandBatch&)> encode_after;
-  // Runs only the dispatches of ops from this index on (op_index()): the
-  // graph's tail again, for the same inputs as the run before (a constrained
-  // draw, once the host has found its mask). 0: every op.
-  size_t first_op = 0;
   // false: submit and return at once, reading nothing back (outputs come
   // with their live shapes and no data); last_submission() identifies the
   // submit. Steps queued this way run in order on the GPU.
@@ -143,6 +139,13 @@ class ExecutableGraph {
   // freed, the graph's live shapes are put back, and the error is thrown.
   std::vector<OutputTensor> run(std::span<const InputView> inputs, const ExecuteOptions& options = {});
   const ExecuteTraffic& last_traffic() const { return traffic_; }
+  // Runs the ops from index `first_op` on (op_index()) again, on the live
+  // shapes the last run left, reading the graph's own buffers: nothing is
+  // uploaded or read back, and an input the last run was given as a device
+  // tensor is not bound again. Submits and returns (last_submission()). For
+  // a graph's tail once the host has what it waited for (a constrained
+  // draw's mask); `encode_after` as ExecuteOptions'.
+  void run_tail(size_t first_op, const std::function<void(gpu::CommandBatch&)>& encode_after = {});
 
   MemoryStats memory_stats() const;
   const std::vector<gpu::DispatchTiming>& last_timings() const { return timings_; }
@@ -181,6 +184,9 @@ class ExecutableGraph {
   // tensor, with its buffer in the input's place; empty groups elsewhere.
   const std::vector<gpu::BindGroup>& rebind_inputs(std::span<const InputView> inputs);
   bool owns_buffer(const gpu::Buffer* buffer) const;
+  // Records the dispatches from index `first` on (with `rebound`'s groups
+  // where it has one); returns how many took a rebound group.
+  size_t encode_dispatches(gpu::CommandBatch& batch, size_t first, const std::vector<gpu::BindGroup>& rebound);
   void propagate_resizes();
 
   // One call in three steps. The first is all-or-nothing: it sets the

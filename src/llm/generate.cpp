@@ -66,7 +66,7 @@ Generation::Generation(LlmModel& model, std::span<const TokenId> prompt, const G
   }
   history_.insert(history_.end(), prompt.begin(), prompt.end());
   json_ = make_token_constraint(model, options);
-  options_.gpu_sampling = options.gpu_sampling && model.can_sample_on_gpu() && !options.on_logits;
+  options_.gpu_sampling = options.gpu_sampling && !options.on_logits;
   stats_.prompt_tokens = prompt.size();
 }
 

@@ -81,23 +81,23 @@ class JsonConstraint : public TokenConstraint {
  public:
   // `texts`: the model's, shared by every request (LlmModel::token_texts).
   JsonConstraint(std::shared_ptr<const TokenTexts> texts, Matcher matcher)
-      : texts_ptr_(std::move(texts)), texts_(*texts_ptr_), matcher_(std::move(matcher)) {}
+      : texts_(std::move(texts)), matcher_(std::move(matcher)) {}
 
   size_t allowed(size_t vocab, std::vector<uint8_t>& allowed) const override {
     const bool whole = matcher_.complete();
     int64_t room = 0;
     const bool plain_string = !whole && matcher_.in_plain_string(&room);
-    const size_t n = std::min(vocab, texts_.pieces.size());  // rows past it: padding
+    const size_t n = std::min(vocab, texts_->pieces.size());  // rows past it: padding
     allowed.assign(vocab, 0);
-    for (size_t i = 0; i < n; ++i) allowed[i] = texts_.ends[i] && whole;
+    for (size_t i = 0; i < n; ++i) allowed[i] = texts_->ends[i] && whole;
     if (!(whole && ends_when_complete<Matcher>())) {
       if (plain_string) {
         for (size_t i = 0; i < n; ++i) {
-          if (texts_.ends[i] || texts_.pieces[i].empty()) continue;
-          allowed[i] = texts_.plain[i] ? room < 0 || texts_.chars[i] <= room : matcher_.accepts(texts_.pieces[i]);
+          if (texts_->ends[i] || texts_->pieces[i].empty()) continue;
+          allowed[i] = texts_->plain[i] ? room < 0 || texts_->chars[i] <= room : matcher_.accepts(texts_->pieces[i]);
         }
       } else {
-        texts_.trie.walk(
+        texts_->trie.walk(
             matcher_,
             [&](int32_t id) {
               if (size_t(id) < n) allowed[size_t(id)] = 1;  // distinct ids: no two threads write one byte
@@ -110,13 +110,12 @@ class JsonConstraint : public TokenConstraint {
     return left;
   }
   void accept(TokenId token) override {
-    if (token >= 0 && size_t(token) < texts_.pieces.size()) matcher_.feed(texts_.pieces[size_t(token)]);
+    if (token >= 0 && size_t(token) < texts_->pieces.size()) matcher_.feed(texts_->pieces[size_t(token)]);
   }
   bool complete() const { return matcher_.complete(); }
 
  private:
-  std::shared_ptr<const TokenTexts> texts_ptr_;
-  const TokenTexts& texts_;
+  std::shared_ptr<const TokenTexts> texts_;
   Matcher matcher_;
 };
 

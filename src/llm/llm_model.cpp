@@ -203,8 +203,7 @@ MemoryStats LlmModel::memory_stats() const {
 }
 
 std::vector<OutputTensor> LlmModel::run_last(std::span<const InputView> inputs, const ExecuteOptions& options,
-                                             std::span<const uint32_t> draw, bool remember) {
-  if (remember) remember_pass(inputs);
+                                             std::span<const uint32_t> draw) {
   sampler_->draw_next(draw);
   try {
     return graph_->run(inputs, options);
@@ -242,32 +241,14 @@ std::vector<OutputTensor> LlmModel::run_graph(std::span<const InputView> in, con
   return run_last(inputs, options, draw);
 }
 
-void LlmModel::remember_pass(std::span<const InputView> inputs) {
-  const Tensor& first = graph_->graph().tensor(graph_->graph().inputs[0]);
-  last_pass_.dtype = first.dtype;
-  last_pass_.dims = std::visit([](const auto& v) { return v.dims; }, inputs[0]);
-  last_pass_.rest.resize(inputs.size() - 1);
-  for (size_t i = 1; i < inputs.size(); ++i) {
-    const auto& in = std::get<HostTensorView>(inputs[i]);
-    HostTensor& kept = last_pass_.rest[i - 1];
-    kept.dtype = in.dtype;
-    kept.dims = in.dims;
-    kept.data.assign(in.data.begin(), in.data.end());  // no allocation once sized
-  }
-}
-
 void LlmModel::draw(std::span<const uint32_t> rows, const RecordCopies& copies) {
-  if (last_pass_.dims.empty()) throw Error(ErrorCode::InvalidArgument, "draw: no pass has run to draw from");
-  // The last pass's inputs again: nothing changes shape, so only the tail's
-  // dispatches are sized; input 0 is the graph's own buffer (its pass is done).
-  std::vector<InputView> inputs{
-      DeviceTensorView{last_pass_.dtype, last_pass_.dims, &graph_->tensor_buffer(graph_->graph().inputs[0])}};
-  for (const HostTensor& h : last_pass_.rest) inputs.push_back(HostTensorView{h.dtype, h.dims, h.data});
-  ExecuteOptions options;
-  options.wait = false;
-  options.first_op = sample_op_;
-  options.encode_after = copies;
-  run_last(inputs, options, rows, false);
+  sampler_->draw_next(rows);
+  try {
+    graph_->run_tail(sample_op_, copies);
+  } catch (...) {
+    sampler_->draw_next({});
+    throw;
+  }
 }
 
 void LlmModel::warm_up(gpu::Device& device, const LlmLoadOptions& options) {

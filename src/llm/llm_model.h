@@ -153,9 +153,6 @@ class LlmModel {
   // the last pass's logits (f32).
   const gpu::Buffer& token_buffer() const;
   const gpu::Buffer& logits_buffer() const;
-  // Every LLM samples on the GPU (its graph ends in the sampler); kept for
-  // callers that ask.
-  bool can_sample_on_gpu() const { return sampler_ != nullptr; }
   // Tokens that may be sampled: the tokenizer's, without padded rows.
   int64_t sampling_vocab() const;
   // Each sampling token's text as constraints read it (json_constraint.h),
@@ -194,8 +191,6 @@ class LlmModel {
   // The sampling op at the tail of a graph whose output is the logits.
   Graph with_sampler(Graph graph, int64_t rows) const;
   void attach_sampler();  // finds the last graph's sampler (after loading)
-  // Keeps the last pass's inputs, which draw() runs the tail on again.
-  void remember_pass(std::span<const InputView> inputs);
   void warm_up(gpu::Device& device, const LlmLoadOptions& options);
   // Builds and loads the graph of `layers` (of a GGUF model) on `device`.
   std::unique_ptr<ExecutableGraph> load_part(gpu::Device& device, gguf::LlamaGraphOptions gopt, LayerRange layers,
@@ -210,10 +205,9 @@ class LlmModel {
   // state handed on through the host); `options` apply to the last part.
   std::vector<OutputTensor> run_graph(std::span<const InputView> inputs, const ExecuteOptions& options,
                                       std::span<const uint32_t> draw);
-  // Runs the last (or only) graph, whose tail draws the sampler rows `draw`;
-  // `remember`: its inputs are kept for draw() (which runs them again).
+  // Runs the last (or only) graph, whose tail draws the sampler rows `draw`.
   std::vector<OutputTensor> run_last(std::span<const InputView> inputs, const ExecuteOptions& options,
-                                     std::span<const uint32_t> draw, bool remember = true);
+                                     std::span<const uint32_t> draw);
 
   std::string path_;
   gpu::Device* device_ = nullptr;
@@ -233,11 +227,6 @@ class LlmModel {
   ops::GpuSampler* sampler_ = nullptr;  // the last graph's (its op_state)
   size_t sample_op_ = 0;                // the sampling op's index in it
   ValueId sampled_tokens_ = 0;          // the tokens it draws into (state)
-  struct LastPass {                     // remember_pass()
-    DType dtype = DType::I64;           // input 0's
-    Dims dims;
-    std::vector<HostTensor> rest;       // inputs 1.., host data
-  } last_pass_;
   int64_t context_ = 0, chunk_ = 0;
   std::vector<SlotState> slot_states_{1};
   size_t slot_ = 0;

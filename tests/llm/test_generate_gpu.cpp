@@ -30,7 +30,6 @@ class GenerateGpuTest : public test::GpuTest {
     test::GpuTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     load(-1);
-    ASSERT_TRUE(model_->can_sample_on_gpu());
   }
 
   // The fixture model, its passes submitted every `submit_every` dispatches

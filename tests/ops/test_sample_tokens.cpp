@@ -1,7 +1,7 @@
 // wgrt.sample_tokens, the sampler as an op at a graph's tail: a run draws
 // exactly the rows named for it (greedy rows give each row's argmax), a run
 // that names none dispatches nothing and leaves the tokens, a run of the
-// tail alone (ExecuteOptions::first_op) draws from the logits the last full
+// tail alone (ExecutableGraph::run_tail) draws from the logits the last full
 // run left, and the op's state is reached by type through the graph.
 #include <gtest/gtest.h>
 
@@ -47,15 +47,20 @@ TailGraph tail_graph(gpu::Device& device) {
 
 class SampleTokensOpTest : public test::GpuTest {
  protected:
-  // Runs the graph on `x` with the tokens copied out after it.
-  std::vector<int32_t> run(TailGraph& t, const std::vector<float>& x, ExecuteOptions options = {}) {
+  // Runs the graph on `x` (null: its tail alone, from the sampling op) with
+  // the tokens copied out after it.
+  std::vector<int32_t> run(TailGraph& t, const std::vector<float>* x) {
     gpu::ReadbackRing ring(device(), 1, kTokens * sizeof(int32_t));
-    options.encode_after = [&](gpu::CommandBatch& batch) {
-      ring.record_copy(batch, t.graph->tensor_buffer(t.tokens), 0, 0);
-    };
-    options.wait = false;
-    const HostTensorView in{DType::F32, {1, kRows, kVocab}, test::bytes_of(x)};
-    t.graph->run(std::vector<InputView>{in}, options);
+    const auto copy = [&](gpu::CommandBatch& batch) { ring.record_copy(batch, t.graph->tensor_buffer(t.tokens), 0, 0); };
+    if (x != nullptr) {
+      ExecuteOptions options;
+      options.encode_after = copy;
+      options.wait = false;
+      const HostTensorView in{DType::F32, {1, kRows, kVocab}, test::bytes_of(*x)};
+      t.graph->run(std::vector<InputView>{in}, options);
+    } else {
+      t.graph->run_tail(t.sample_op, copy);
+    }
     ring.request(0, t.graph->last_submission());
     std::vector<int32_t> out(kTokens);
     ring.take(0, out.data());
@@ -79,7 +84,7 @@ TEST_F(SampleTokensOpTest, ARunDrawsTheRowsNamedForItAndNoOthers) {
   const std::vector<float> a = test::random_floats(kRows * kVocab, 3, -4.0f, 4.0f);
   const std::array<uint32_t, 2> rows = {0, 2};
   sampler.draw_next(rows);
-  const std::vector<int32_t> first = run(t, a);
+  const std::vector<int32_t> first = run(t, &a);
   EXPECT_EQ(first[0], argmax_row(a, 0));
   EXPECT_EQ(first[2], argmax_row(a, 2));
   EXPECT_EQ(first[1], 0) << "row 1 was not named: its token stays as the state began";
@@ -87,16 +92,15 @@ TEST_F(SampleTokensOpTest, ARunDrawsTheRowsNamedForItAndNoOthers) {
 
   // Named for one run only: the next draws nothing and dispatches nothing.
   const std::vector<float> b = test::random_floats(kRows * kVocab, 4, -4.0f, 4.0f);
-  EXPECT_EQ(run(t, b), first);
+  EXPECT_EQ(run(t, &b), first);
   EXPECT_EQ(t.graph->last_host_times().dispatches, 1u) << "only the add ran";
 
-  // The tail alone draws from the logits the last full run left (2 * b), not
-  // from this call's input, whose add does not run.
+  // The tail alone draws from the logits the last full run left (2 * b): the
+  // add before it does not run, though its input now holds a.
+  t.graph->tensor_buffer(t.graph->graph().inputs[0]).write(0, a.data(), a.size() * sizeof(float));
   const std::array<uint32_t, 1> row1 = {1};
   sampler.draw_next(row1);
-  ExecuteOptions tail;
-  tail.first_op = t.sample_op;
-  const std::vector<int32_t> third = run(t, a, tail);
+  const std::vector<int32_t> third = run(t, nullptr);
   EXPECT_EQ(third[1], argmax_row(b, 1));
   EXPECT_NE(argmax_row(a, 1), argmax_row(b, 1)) << "the two inputs must tell the runs apart";
   EXPECT_EQ(third[0], first[0]);

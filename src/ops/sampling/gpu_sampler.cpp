@@ -90,11 +90,6 @@ void GpuSampler::validate(const SamplingParams& p, int64_t vocab) {
   }
 }
 
-void GpuSampler::prepare_pipelines(gpu::Device& device, ShaderChecks checks) {
-  for (const char* entry : {"sample", "penalize", "partial_max", "apply_mask"}) {
-    device.pipelines().get(kShader, entry, {}, checks);
-  }
-}
 
 GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu::Buffer& tokens, uint32_t vocab,
                        uint32_t rows, ShaderChecks checks)
@@ -125,7 +120,6 @@ GpuSampler::GpuSampler(gpu::Device& device, const gpu::Buffer& logits, const gpu
   SamplingParams greedy;
   greedy.temperature = 0;
   for (uint32_t r = 0; r < rows; ++r) configure(r, greedy, SamplerRow{r, 0});
-  draw_next({});
 }
 
 const GpuSampler::Row& GpuSampler::row(uint32_t r) const {
@@ -266,13 +260,6 @@ void GpuSampler::list_rows(const gpu::CommandBatch& batch, std::span<const uint3
   write_list(rows);
   listed_for_ = batch.serial();
 }
-
-namespace {
-// A step that draws nothing: every dispatch sized to zero (skipped).
-constexpr std::array<gpu::WorkgroupCount, GpuSampler::kStepDispatches> kNoStep = {
-    gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1},
-    gpu::WorkgroupCount{0, 1, 1}};
-}  // namespace
 
 void GpuSampler::draw_next(std::span<const uint32_t> rows) {
   if (rows.empty()) {

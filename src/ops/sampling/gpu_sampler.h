@@ -72,8 +72,6 @@ class GpuSampler {
   // Throws Error(InvalidArgument) naming the option when `params` is out of
   // range for a vocabulary of `vocab` tokens; needs no device.
   static void validate(const SamplingParams& params, int64_t vocab);
-  // Compiles the pipelines now (at load), so the first step does not.
-  static void prepare_pipelines(gpu::Device& device, ShaderChecks checks = ShaderChecks::None);
 
   // `rows` sampler rows over `logits` (f32; only [0, vocab) of a row are
   // drawn) writing into `tokens` (i32); both must outlive the sampler. Every
@@ -147,8 +145,11 @@ class GpuSampler {
   gpu::Device& device_;
   std::vector<Row> rows_;
   std::vector<uint32_t> listed_;  // the rows the GPU's list holds now
-  // draw_next()'s workgroups until taken; x 0: none (set by the constructor).
-  std::array<gpu::WorkgroupCount, kStepDispatches> next_step_{};
+  // A step that draws nothing: every dispatch sized to zero (skipped).
+  static constexpr std::array<gpu::WorkgroupCount, kStepDispatches> kNoStep = {
+      gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1}, gpu::WorkgroupCount{0, 1, 1},
+      gpu::WorkgroupCount{0, 1, 1}};
+  std::array<gpu::WorkgroupCount, kStepDispatches> next_step_ = kNoStep;  // draw_next()'s, until taken
   uint64_t listed_for_ = 0;       // the batch (CommandBatch::serial) they were listed for
   const gpu::Buffer* logits_ = nullptr;
   const gpu::Buffer* tokens_ = nullptr;
