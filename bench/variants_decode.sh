@@ -32,6 +32,8 @@
 #                  (default 128)
 #   probe-P        WGRT_GEMV_PROBE=P (no-x, no-math, no-weights): timing probes, wrong
 #                  results; each removes one cost from the planar GEMVs
+#   f32probe-P     the same with x in f32 everywhere (no-x and no-math act on
+#                  gemv_planar.wgsl only)
 # TG_PREFILL (default 0) starts each tg test after that many cached tokens.
 set -uo pipefail
 WGRT=${WGRT:-build/wgrt}
@@ -73,6 +75,7 @@ for v in $VARIANTS; do
     q8-l*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=q8 WGRT_GEMV_LANES=${v#q8-l}) ;;
     act-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=${v#act-}) ;;
     probe-*) envs=(WGRT_GEMV=planar WGRT_GEMV_PROBE=${v#probe-}) ;;
+    f32probe-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ACT=f32 WGRT_GEMV_PROBE=${v#f32probe-}) ;;
     rb-*) envs=(WGRT_GEMV=planar WGRT_GEMV_ROW_BLOCKS=${v#rb-}) ;;
     checks-*) envs=(WGRT_GEMV=planar WGRT_SHADER_CHECKS=${v#checks-}) ;;
     planar-u*) envs=(WGRT_GEMV=planar WGRT_GEMV_UPL=${v#planar-u}) ;;
