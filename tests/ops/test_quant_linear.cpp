@@ -45,7 +45,7 @@ LoadOptions load_options() {
 }
 
 // How the test hands the weight to the graph: already in the block GPU
-// layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0).
+// layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0, Q4_K).
 enum class Given { Blocks, Planar };
 
 // Runs M = 1, kMaxM, 8, 1 and checks each against the double-precision
@@ -343,7 +343,7 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), b.add_null(), logits});
   b.mark_output(logits);
   auto g = ExecutableGraph::load(device(), std::move(b).build());
-  // Q4_0, Q4_1, Q8_0: the planar layout, which both ops read; others: blocks.
+  // Q4_0, Q4_1, Q8_0, Q4_K: the planar layout, which both ops read; others: blocks.
   const Dims prepared = ops::has_planar_layout(c.type)
                             ? Dims{kVocab, int64_t(ops::planar_row_bytes(c.type, kDim) / 16), 16}
                             : Dims{kVocab, int64_t(ops::gpu_row_bytes(*l, kDim))};
@@ -372,17 +372,25 @@ TEST_F(NoSubgroupsTest, QuantLinearMatchesDequantizedMatmul) {
 }
 
 // The planar layout and its GEMV (gemv_planar.wgsl) for the formats that have
-// it; the prefill GEMMs decode it through dequant.wgsl. Shapes: K = 608
+// it; the prefill GEMMs decode it through dequant.wgsl. Shapes (Q4_K: the next
+// whole super-blocks, planar_k): K = 608
 // (19 blocks, 37 rows), 2048 (one staged chunk), 4160 (130 blocks: a second
 // chunk of 2 blocks at 32 lanes).
 class QuantLinearPlanar : public QuantLinearTest {};
 
+// K for the planar tests: k, or for 256-element formats (Q4_K) the next
+// whole number of super-blocks (608 -> 768, 2400 -> 2560, 4160 -> 4352).
+int64_t planar_k(const Case& c, int64_t k) {
+  const int64_t block = ops::find_quant_layout(c.type)->block_elems;
+  return (k + block - 1) / block * block;
+}
+
 TEST_P(QuantLinearPlanar, OddShapes) {
-  check_linear(device(), GetParam(), 608, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+  check_linear(device(), GetParam(), planar_k(GetParam(), 608), 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
 }
 TEST_P(QuantLinearPlanar, LongRows) {
-  check_linear(device(), GetParam(), 2048, 40, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
-  check_linear(device(), GetParam(), 4160, 21, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+  check_linear(device(), GetParam(), planar_k(GetParam(), 2048), 40, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+  check_linear(device(), GetParam(), planar_k(GetParam(), 4160), 21, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
 }
 // Lanes per row follow the row count (32 for these few rows); 8 and 16 (for
 // matrices of many rows) forced here, with K past one staged chunk.
@@ -391,7 +399,7 @@ TEST_P(QuantLinearPlanar, EveryLaneCount) {
     SCOPED_TRACE("lanes " + std::to_string(lanes));
     TuningScope scope;
     g_tuning.gemv_lanes = lanes;
-    check_linear(device(), GetParam(), 2400, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), planar_k(GetParam(), 2400), 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
   }
 }
 // Several blocks of rows per workgroup over one staging of x (the output
@@ -403,12 +411,12 @@ TEST_P(QuantLinearPlanar, RowBlocksPerWorkgroup) {
     TuningScope scope;
     g_tuning.gemv_row_blocks = blocks;
     g_tuning.gemv_lanes = lanes;
-    check_linear(device(), GetParam(), 608, 75, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
-    check_linear(device(), GetParam(), 4096, 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), planar_k(GetParam(), 608), 75, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), planar_k(GetParam(), 4096), 37, 9, MatmulPrecision::F32, 1e-5, Given::Planar);
   }
 }
 TEST_P(QuantLinearPlanar, F16Gemm) {
-  check_linear(device(), GetParam(), 2048, 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
+  check_linear(device(), GetParam(), planar_k(GetParam(), 2048), 72, 37, MatmulPrecision::F16, 2e-3, Given::Planar);
 }
 // The prefill GEMM on the planar layout (raw words fetched, decoded when
 // staged) at K depths 1 and 4 (19 units: a partial last K tile), f32 and
@@ -418,8 +426,8 @@ TEST_P(QuantLinearPlanar, GemmAtEachDepth) {
     SCOPED_TRACE("KU=" + std::to_string(ku));
     TuningScope scope;
     g_tuning.gemm_depth = ku;
-    check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
-    check_linear(device(), GetParam(), 608, 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
+    check_linear(device(), GetParam(), planar_k(GetParam(), 608), 150, 131, MatmulPrecision::F32, 1e-5, Given::Planar);
+    check_linear(device(), GetParam(), planar_k(GetParam(), 608), 150, 131, MatmulPrecision::F16, 2e-3, Given::Planar);
   }
 }
 
@@ -441,7 +449,7 @@ double check_int8_gemv(gpu::Device& device, const Case& c, int levels) {
   TuningScope scope;
   const double divisor = levels == 1 ? 254.0 : 254.0 * 254.0;
   double worst_ratio = 0;
-  for (int64_t k : {int64_t{608}, int64_t{2048}, int64_t{6400}}) {
+  for (int64_t k : {planar_k(c, 608), int64_t{2048}, int64_t{6400}}) {
     for (uint32_t lanes : {8u, 16u, 32u}) {
       // Row blocks: as chosen (0), or x quantized once for 3 or 8 (the output
       // heads' default) blocks of rows, where K fits one staging.
@@ -507,7 +515,8 @@ TEST_F(NoSubgroupsTest, Int8ActivationGemvWithinTheRoundingBound) {
 TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
-  constexpr int64_t kN = 24, kK = 576;
+  constexpr int64_t kN = 24;
+  const int64_t kK = planar_k(c, 576);
   const auto file = test::random_blocks(*l, kN, kK, c.type + 3);
   for (const char* mode : {"planar", "blocks"}) {
     SCOPED_TRACE(mode);
@@ -544,7 +553,7 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearPlanar,
-                         ::testing::Values(Case{2, "Q4_0"}, Case{3, "Q4_1"}, Case{8, "Q8_0"}),
+                         ::testing::Values(Case{2, "Q4_0"}, Case{3, "Q4_1"}, Case{8, "Q8_0"}, Case{12, "Q4_K"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,

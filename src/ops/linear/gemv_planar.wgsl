@@ -56,11 +56,11 @@ fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
             byte_dot(qb.z, xs[b + 6u]) + byte_dot(qb.w, xs[b + 7u]);
     return s.x * t;
   }
-  let off = select(8388616.0, 8388608.0, QTYPE == 1003u);  // 2^23 + 8 for Q4_0's q - 8
+  let off = select(8388616.0, 8388608.0, has_min());  // 2^23 + 8 for Q4_0's q - 8
   let t = nibble_dot(qa.x, xs[b], xs[b + 4u], off) + nibble_dot(qa.y, xs[b + 1u], xs[b + 5u], off) +
           nibble_dot(qa.z, xs[b + 2u], xs[b + 6u], off) + nibble_dot(qa.w, xs[b + 3u], xs[b + 7u], off);
   var r = s.x * t;
-  if (QTYPE == 1003u) {
+  if (has_min()) {
     let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
     r += s.y * dot(xsum, vec4<f32>(1.0));
   }
@@ -87,7 +87,7 @@ fn decode_block(qa: vec4<u32>, qb: vec4<u32>) -> BlockFloats {
     }
     return d;
   }
-  let off = select(8388616.0, 8388608.0, QTYPE == 1003u);
+  let off = select(8388616.0, 8388608.0, has_min());
   for (var j = 0u; j < 4u; j++) {
     let wv = vec4<u32>(qa[j]);
     d.w[j] = bitcast<vec4<f32>>(((wv >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(15u)) | vec4<u32>(MAGIC)) - off;
@@ -106,7 +106,7 @@ fn block_dot_decoded(d: ptr<function, BlockFloats>, s: vec2<f32>, b: u32) -> f32
   let t = (dot((*w)[0], xs[b]) + dot((*w)[4], xs[b + 4u])) + (dot((*w)[1], xs[b + 1u]) + dot((*w)[5], xs[b + 5u])) +
           (dot((*w)[2], xs[b + 2u]) + dot((*w)[6], xs[b + 6u])) + (dot((*w)[3], xs[b + 3u]) + dot((*w)[7], xs[b + 7u]));
   var r = s.x * t;
-  if (QTYPE == 1003u) {
+  if (has_min()) {
     let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
     r += s.y * dot(xsum, vec4<f32>(1.0));
   }

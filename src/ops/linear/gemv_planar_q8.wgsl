@@ -137,7 +137,7 @@ fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   if (XQ_LEVELS == 2u) { t.y = dot_words(wa, wb, xq[at + 2u], xq[at + 3u]); }
   if (QTYPE == 1002u || QTYPE == 1100u) { t -= 8i * bitcast<vec2<i32>>(st.yw); }
   let r = s.x * xscale * (f32(t.x) + f32(t.y) * (1.0 / 254.0));
-  if (QTYPE == 1003u) { return r + s.y * bitcast<f32>(st.z); }
+  if (has_min()) { return r + s.y * bitcast<f32>(st.z); }
   return r;
 }
 

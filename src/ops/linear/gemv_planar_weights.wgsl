@@ -4,8 +4,12 @@
 // int8). A lane reads a block's quants as one or two vec4<u32> (neighbouring
 // lanes: neighbouring 16 bytes, whole 32-byte sectors) and its scale from the
 // row's scale part.
+//! import quant/q4k_header.wgsl
 
-override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0, 1100 Q4_0F32 (planar layout)
+override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0, 1012 Q4_K, 1100 Q4_0F32 (planar layout)
+// Formats whose values are scale * q + min (Q4_1; Q4_K in that form): nibbles
+// unbiased, and the min's term added as min * sum(x).
+fn has_min() -> bool { return QTYPE == 1003u || QTYPE == 1012u; }
 
 // Blocks per lane whose loads are issued together (at most UPL_MAX; the
 // per-lane arrays are sized by UPL_MAX, loops run to UPL and unroll).
@@ -21,9 +25,11 @@ override PROBE: u32 = 0u;
 
 @group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
 
-// Scale (and Q4_1's min) of block g of the row whose scales start at vec4 s.
+// Scale (and the min of Q4_1 and Q4_K) of block g of the row whose scales
+// start at vec4 s.
 fn block_scale(s: u32, g: u32) -> vec2<f32> {
   if (QTYPE == 1003u) { return unpack2x16float(wq[s + g / 4u][g % 4u]); }
+  if (QTYPE == 1012u) { return q4k_unit_scale(wq[s + g / 8u], g % 8u); }
   if (QTYPE == 1100u) { return vec2<f32>(bitcast<f32>(wq[s + g / 4u][g % 4u]), 0.0); }
   let dd = unpack2x16float(wq[s + g / 8u][(g / 2u) % 4u]);
   return vec2<f32>(select(dd.x, dd.y, g % 2u == 1u), 0.0);

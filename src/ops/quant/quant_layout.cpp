@@ -81,14 +81,35 @@ std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const u
 
 namespace {
 
-// Bytes of a block's quants and of its scale(s) in the planar layout.
+// Bytes of a 32-element unit's quants and of its share of the scale part in
+// the planar layout (Q4_K: a super-block's 16-byte header per 8 units).
 uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : 16; }
 uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
+
+constexpr uint32_t kQ4K = 12;
+
+// A Q4_K super-block ([d][dmin][12 B scales][128 B quants], the quants of
+// sub-blocks 2p and 2p + 1 in the low and high nibbles of bytes 32p..32p+31)
+// as 8 planar units of 16 bytes (byte b: element b low, b + 16 high, as
+// Q4_0's) and its 16-byte header, the file's first 16 bytes unchanged.
+void repack_q4k_superblock(const uint8_t* block, uint8_t* units, uint8_t* header) {
+  std::memcpy(header, block, 16);
+  const uint8_t* qs = block + 16;
+  for (int p = 0; p < 4; ++p) {
+    const uint8_t* q = qs + 32 * p;
+    uint8_t* lo = units + 32 * p;  // unit 2p: the low nibbles
+    uint8_t* hi = lo + 16;         // unit 2p + 1: the high nibbles
+    for (int b = 0; b < 16; ++b) {
+      lo[b] = uint8_t((q[b] & 0x0f) | (q[b + 16] << 4));
+      hi[b] = uint8_t((q[b] >> 4) | (q[b + 16] & 0xf0));
+    }
+  }
+}
 
 }  // namespace
 
 bool has_planar_layout(uint32_t ggml_type) {
-  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4F32Type;
+  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4K || ggml_type == kQ4F32Type;
 }
 
 uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
@@ -100,7 +121,7 @@ uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
 void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows, int64_t cols,
                    std::span<uint8_t> out) {
   const QuantLayout* layout = find_quant_layout(ggml_type);
-  if (!has_planar_layout(ggml_type) || layout == nullptr || cols % 32 != 0) {
+  if (!has_planar_layout(ggml_type) || layout == nullptr || cols % layout->block_elems != 0 || cols % 32 != 0) {
     throw Error(ErrorCode::NotSupported, "no planar layout for ggml type " + std::to_string(ggml_type) +
                                              " with rows of " + std::to_string(cols));
   }
@@ -115,6 +136,12 @@ void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int6
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* src = file_bytes.data() + uint64_t(r) * file_row;
     uint8_t* dst = out.data() + uint64_t(r) * row_bytes;
+    if (ggml_type == kQ4K) {
+      for (uint64_t sb = 0; sb < blocks / 8; ++sb) {
+        repack_q4k_superblock(src + sb * layout->file_bytes, dst + sb * 8 * qb, dst + blocks * qb + sb * 16);
+      }
+      continue;
+    }
     for (uint64_t b = 0; b < blocks; ++b) {
       // File blocks: [scale(s) sb bytes][quants qb bytes].
       const uint8_t* block = src + b * layout->file_bytes;
@@ -126,7 +153,8 @@ void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int6
 
 std::vector<uint8_t> repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int64_t rows,
                                   int64_t cols) {
-  std::vector<uint8_t> out(has_planar_layout(ggml_type) && cols % 32 == 0
+  const QuantLayout* layout = find_quant_layout(ggml_type);
+  std::vector<uint8_t> out(has_planar_layout(ggml_type) && cols % 32 == 0 && cols % layout->block_elems == 0
                                ? uint64_t(rows) * planar_row_bytes(ggml_type, cols)
                                : 0);
   repack_planar(ggml_type, file_bytes, rows, cols, out);
