@@ -41,14 +41,29 @@ fn byte_dot(word: u32, xv: vec4<f32>) -> f32 {
   return dot(q - 8388736.0, xv);
 }
 
+// Q6_K's values of elements 4j..4j+3 as floats biased by 2^23 + 32 (less
+// Q6K_OFF: the file's q).
+const Q6K_OFF: f32 = 8388640.0;
+fn q6k_floats(qa: vec4<u32>, hi: vec2<u32>, j: u32) -> vec4<f32> {
+  let wv = vec4<u32>(q6k_word(qa, hi, j));
+  return bitcast<vec4<f32>>(((wv >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u)) | vec4<u32>(MAGIC));
+}
+
 // One block's dot product with the staged x at xs[b ..]: quants qa (and qb,
-// Q8_0's second half), scale s.
+// Q8_0's second half or Q6_K's high bits), scale s (Q6_K: one per half).
 fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
   if (PROBE == 2u) { return s.x * bitcast<f32>((qa.x ^ qa.y ^ qa.z ^ qa.w ^ qb.x) & 0x3fffffffu); }
   if (PROBE == 1u) {
     let one = vec4<f32>(s.y + 1.0);
     return s.x * (nibble_dot(qa.x, one, one, 8.0) + nibble_dot(qa.y, one, one, 8.0) +
                   nibble_dot(qa.z, one, one, 8.0) + nibble_dot(qa.w, one, one, 8.0));
+  }
+  if (QTYPE == 1014u) {
+    let t0 = (dot(q6k_floats(qa, qb.xy, 0u) - Q6K_OFF, xs[b]) + dot(q6k_floats(qa, qb.xy, 1u) - Q6K_OFF, xs[b + 1u])) +
+             (dot(q6k_floats(qa, qb.xy, 2u) - Q6K_OFF, xs[b + 2u]) + dot(q6k_floats(qa, qb.xy, 3u) - Q6K_OFF, xs[b + 3u]));
+    let t1 = (dot(q6k_floats(qa, qb.xy, 4u) - Q6K_OFF, xs[b + 4u]) + dot(q6k_floats(qa, qb.xy, 5u) - Q6K_OFF, xs[b + 5u])) +
+             (dot(q6k_floats(qa, qb.xy, 6u) - Q6K_OFF, xs[b + 6u]) + dot(q6k_floats(qa, qb.xy, 7u) - Q6K_OFF, xs[b + 7u]));
+    return s.x * t0 + s.y * t1;
   }
   if (QTYPE == 1008u) {
     let t = byte_dot(qa.x, xs[b]) + byte_dot(qa.y, xs[b + 1u]) + byte_dot(qa.z, xs[b + 2u]) +
@@ -78,6 +93,10 @@ struct BlockFloats {
 
 fn decode_block(qa: vec4<u32>, qb: vec4<u32>) -> BlockFloats {
   var d: BlockFloats;
+  if (QTYPE == 1014u) {
+    for (var j = 0u; j < 8u; j++) { d.w[j] = q6k_floats(qa, qb.xy, j) - Q6K_OFF; }
+    return d;
+  }
   if (QTYPE == 1008u) {
     for (var j = 0u; j < 4u; j++) {
       let a = vec4<u32>(qa[j] ^ 0x80808080u);
@@ -98,6 +117,11 @@ fn decode_block(qa: vec4<u32>, qb: vec4<u32>) -> BlockFloats {
 
 fn block_dot_decoded(d: ptr<function, BlockFloats>, s: vec2<f32>, b: u32) -> f32 {
   let w = &(*d).w;
+  if (QTYPE == 1014u) {
+    let t0 = (dot((*w)[0], xs[b]) + dot((*w)[1], xs[b + 1u])) + (dot((*w)[2], xs[b + 2u]) + dot((*w)[3], xs[b + 3u]));
+    let t1 = (dot((*w)[4], xs[b + 4u]) + dot((*w)[5], xs[b + 5u])) + (dot((*w)[6], xs[b + 6u]) + dot((*w)[7], xs[b + 7u]));
+    return s.x * t0 + s.y * t1;
+  }
   if (QTYPE == 1008u) {
     let t = dot((*w)[0], xs[b]) + dot((*w)[1], xs[b + 1u]) + dot((*w)[2], xs[b + 2u]) + dot((*w)[3], xs[b + 3u]) +
             dot((*w)[4], xs[b + 4u]) + dot((*w)[5], xs[b + 5u]) + dot((*w)[6], xs[b + 6u]) + dot((*w)[7], xs[b + 7u]);

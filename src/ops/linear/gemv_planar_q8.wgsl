@@ -118,12 +118,39 @@ fn dot_words(wa: vec4<u32>, wb: vec4<u32>, a: vec4<u32>, b: vec4<u32>) -> i32 {
          (dot4I8Packed(wb.x, b.x) + dot4I8Packed(wb.y, b.y)) + (dot4I8Packed(wb.z, b.z) + dot4I8Packed(wb.w, b.w));
 }
 
+// Q6_K's values of elements 4j..4j+3 as packed int8 (the file's q: the 6-bit
+// value less 32): bit 5 flipped, then copied into bits 6 and 7.
+fn q6k_signed(lo: vec4<u32>, hi: vec2<u32>, j: u32) -> u32 {
+  let t = q6k_word(lo, hi, j) ^ 0x20202020u;
+  return t | (((t >> 5u) & 0x01010101u) * 0xc0u);
+}
+
+// A Q6_K unit's dot product with staged unit u: its halves (elements 0-15,
+// 16-31) have their own scales s.x, s.y.
+fn block_dot_q6k(qa: vec4<u32>, hi: vec2<u32>, s: vec2<f32>, at: u32, xscale: f32) -> f32 {
+  let w0 = vec4<u32>(q6k_signed(qa, hi, 0u), q6k_signed(qa, hi, 1u), q6k_signed(qa, hi, 2u), q6k_signed(qa, hi, 3u));
+  let w1 = vec4<u32>(q6k_signed(qa, hi, 4u), q6k_signed(qa, hi, 5u), q6k_signed(qa, hi, 6u), q6k_signed(qa, hi, 7u));
+  let a = xq[at];
+  let b = xq[at + 1u];
+  var t0 = vec2<i32>((dot4I8Packed(w0.x, a.x) + dot4I8Packed(w0.y, a.y)) + (dot4I8Packed(w0.z, a.z) + dot4I8Packed(w0.w, a.w)), 0i);
+  var t1 = vec2<i32>((dot4I8Packed(w1.x, b.x) + dot4I8Packed(w1.y, b.y)) + (dot4I8Packed(w1.z, b.z) + dot4I8Packed(w1.w, b.w)), 0i);
+  if (XQ_LEVELS == 2u) {
+    let c = xq[at + 2u];
+    let e = xq[at + 3u];
+    t0.y = (dot4I8Packed(w0.x, c.x) + dot4I8Packed(w0.y, c.y)) + (dot4I8Packed(w0.z, c.z) + dot4I8Packed(w0.w, c.w));
+    t1.y = (dot4I8Packed(w1.x, e.x) + dot4I8Packed(w1.y, e.y)) + (dot4I8Packed(w1.z, e.z) + dot4I8Packed(w1.w, e.w));
+  }
+  return xscale * (s.x * (f32(t0.x) + f32(t0.y) * (1.0 / 254.0)) + s.y * (f32(t1.x) + f32(t1.y) * (1.0 / 254.0)));
+}
+
 // One block's dot product with staged unit u: quants qa (and qb, Q8_0's
-// second half), weight scale s (and Q4_1's min).
+// second half or Q6_K's high bits), weight scale s (and Q4_1's min; Q6_K's
+// second scale).
 fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   let at = u * XQ_STRIDE;
   let st = xq[at + 4u];
   let xscale = bitcast<f32>(st.x);
+  if (QTYPE == 1014u) { return block_dot_q6k(qa, qb.xy, s, at, xscale); }
   // Weight values as packed int8: Q8_0's bytes; Q4's low nibbles (elements
   // 0-15) and high nibbles (16-31), 0..15 being valid int8.
   var wa = qa;

@@ -5,8 +5,9 @@
 // lanes: neighbouring 16 bytes, whole 32-byte sectors) and its scale from the
 // row's scale part.
 //! import quant/q4k_header.wgsl
+//! import quant/q6k_planar.wgsl
 
-override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0, 1012 Q4_K, 1100 Q4_0F32 (planar layout)
+override QTYPE: u32 = 1002u;  // 1002 Q4_0, 1003 Q4_1, 1008 Q8_0, 1012 Q4_K, 1014 Q6_K, 1100 Q4_0F32 (planar layout)
 // Formats whose values are scale * q + min (Q4_1; Q4_K in that form): nibbles
 // unbiased, and the min's term added as min * sum(x).
 fn has_min() -> bool { return QTYPE == 1003u || QTYPE == 1012u; }
@@ -25,28 +26,44 @@ override PROBE: u32 = 0u;
 
 @group(0) @binding(1) var<storage, read> wq: array<vec4<u32>>;
 
-// Scale (and the min of Q4_1 and Q4_K) of block g of the row whose scales
-// start at vec4 s.
+// Vec4s of quants before a row's scale part, for `units` units.
+fn quant_vec4s(units: u32) -> u32 {
+  if (QTYPE == 1014u) { return units + units / 2u; }
+  return units * select(1u, 2u, QTYPE == 1008u);
+}
+
+// Scale (and the min of Q4_1 and Q4_K; Q6_K: the scales of elements 0-15 and
+// 16-31, d applied) of block g of the row whose scales start at vec4 s.
 fn block_scale(s: u32, g: u32) -> vec2<f32> {
   if (QTYPE == 1003u) { return unpack2x16float(wq[s + g / 4u][g % 4u]); }
   if (QTYPE == 1012u) { return q4k_unit_scale(wq[s + g / 8u], g % 8u); }
+  if (QTYPE == 1014u) {
+    let sb = g / 8u;
+    let d = unpack2x16float(wq[s + params.k / 256u + sb / 8u][(sb / 2u) % 4u])[sb % 2u];
+    return q6k_scales(wq[s + sb][(g % 8u) / 2u] >> (16u * (g % 2u)), d);
+  }
   if (QTYPE == 1100u) { return vec2<f32>(bitcast<f32>(wq[s + g / 4u][g % 4u]), 0.0); }
   let dd = unpack2x16float(wq[s + g / 8u][(g / 2u) % 4u]);
   return vec2<f32>(select(dd.x, dd.y, g % 2u == 1u), 0.0);
 }
 
 // The quants of block g of the row starting at vec4 `row`: one vec4 (Q4_0,
-// Q4_1: 32 nibbles, byte b holding elements b and b + 16), or two (Q8_0:
-// bytes 0-15, then 16-31).
+// Q4_1, Q4_K: 32 nibbles, byte b holding elements b and b + 16), or two
+// (Q8_0: bytes 0-15, then 16-31; Q6_K: the low nibbles, then the two words of
+// high bits in .xy).
 fn block_quants(row: u32, g: u32) -> array<vec4<u32>, 2> {
   if (QTYPE == 1008u) { return array<vec4<u32>, 2>(wq[row + g * 2u], wq[row + g * 2u + 1u]); }
+  if (QTYPE == 1014u) {
+    let hi = wq[row + params.k / 32u + g / 2u];
+    return array<vec4<u32>, 2>(wq[row + g], vec4<u32>(select(hi.xy, hi.zw, g % 2u == 1u), 0u, 0u));
+  }
   return array<vec4<u32>, 2>(wq[row + g], vec4<u32>(0u));
 }
 
 // UPL blocks of one lane, loaded together.
 struct PlanarBlocks {
   qa: array<vec4<u32>, UPL_MAX>,
-  qb: array<vec4<u32>, UPL_MAX>,  // Q8_0's second halves
+  qb: array<vec4<u32>, UPL_MAX>,  // Q8_0's second halves, Q6_K's high bits
   sc: array<vec2<f32>, UPL_MAX>,
 }
 
@@ -54,9 +71,8 @@ struct PlanarBlocks {
 // with u < cu, when live.
 fn load_planar_blocks(n: u32, c0: u32, cu: u32, u0: u32, lane: u32, live: bool) -> PlanarBlocks {
   let units = params.k / 32u;
-  let per_block = select(1u, 2u, QTYPE == 1008u);  // vec4s of quants per block
   let row = n * (params.row_words / 4u);
-  let scales = row + units * per_block;
+  let scales = row + quant_vec4s(units);
   var b: PlanarBlocks;
   for (var i = 0u; i < UPL; i++) {
     let u = u0 + lane + i * LANES;

@@ -12,13 +12,14 @@
 // and wgrt's own 100 Q4_0F32 (quant_layout.h: Q4_0 with an f32 scale);
 // 1000 + the type for the planar layout below.
 //! import quant/q4k_header.wgsl
+//! import quant/q6k_planar.wgsl
 // BLOCK_WORDS and BLOCK_UNITS come from the host's QuantLayout.
 override QTYPE: u32 = 3;
 override BLOCK_WORDS: u32 = 5;  // words per block on the GPU
 override BLOCK_UNITS: u32 = 1;  // 32-element units per block
 // wgrt's planar layout (quant_layout.h: QTYPE 1002 Q4_0, 1003 Q4_1, 1008
-// Q8_0, 1012 Q4_K, 1100 Q4_0F32): a row is [quants of ROW_UNITS units][their
-// scales].
+// Q8_0, 1012 Q4_K, 1014 Q6_K, 1100 Q4_0F32): a row is [quants of ROW_UNITS
+// units][their scales].
 override ROW_UNITS: u32 = 1;
 
 alias Unit = array<vec4<f32>, 8>;  // elements 4k..4k+3 in [k]
@@ -105,7 +106,8 @@ fn q8_word(q: u32) -> vec4<f32> {
 
 // The planar layout: unit u's quants at word 4u (Q8_0: 8u) of the row, then
 // the scales: f16 d per block (Q4_0, Q8_0), f16 d, m (Q4_1), f32 d (Q4_0F32),
-// or a 16-byte header per 8 units (Q4_K, q4k_header.wgsl). Its words
+// a 16-byte header per 8 units (Q4_K, q4k_header.wgsl); Q6_K's parts are in
+// q6k_planar.wgsl and quant_layout.h. Its words
 // are fetched apart from their decoding (UnitWords below).
 fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
   *v = planar_unit(planar_words(row_base, unit), unit);
@@ -119,7 +121,7 @@ fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
 // format and the super-block).
 struct UnitWords {
   qa: vec4<u32>,  // planar quants (Q8_0: bytes 0-15)
-  qb: vec4<u32>,  // Q8_0's bytes 16-31; Q4_K's super-block header
+  qb: vec4<u32>,  // Q8_0's bytes 16-31; Q4_K's super-block header; Q6_K's high bits, scales, d
   scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min), or Q4_0F32's f32 scale
   v: Unit,        // the decoded unit (other formats)
 }
@@ -131,6 +133,15 @@ fn planar_words(row_base: u32, unit: u32) -> UnitWords {
   r.qa = words4(at);
   if (q8) { r.qb = words4(at + 4u); }
   let scales = row_base + ROW_UNITS * select(4u, 8u, q8);
+  if (QTYPE == 1014u) {
+    // After the low nibbles: 2 words of high bits per unit, 4 words of
+    // scales per super-block, then the super-blocks' d (two per word).
+    let sb = unit / 8u;
+    let d = w[scales + ROW_UNITS * 2u + ROW_UNITS / 2u + sb / 2u] >> (16u * (sb % 2u));
+    r.qb = vec4<u32>(w[scales + 2u * unit], w[scales + 2u * unit + 1u],
+                     w[scales + ROW_UNITS * 2u + unit / 2u] >> (16u * (unit % 2u)), d);
+    return r;
+  }
   if (QTYPE == 1012u) {
     r.qb = words4(scales + (unit / 8u) * 4u);
     return r;
@@ -144,6 +155,12 @@ fn planar_unit(r: UnitWords, unit: u32) -> Unit {
   let dd = unpack2x16float(r.scale);
   if (QTYPE == 1003u) {
     q4_quants(r.qa, dd.x, dd.y, 0.0, 0u, &v);
+  } else if (QTYPE == 1014u) {
+    let sc = q6k_scales(r.qb.z, unpack2x16float(r.qb.w).x);
+    for (var k = 0u; k < 4u; k++) {
+      v[k] = (vec4<f32>(bytes4(q6k_word(r.qa, r.qb.xy, k))) - 32.0) * sc.x;
+      v[k + 4u] = (vec4<f32>(bytes4(q6k_word(r.qa, r.qb.xy, k + 4u))) - 32.0) * sc.y;
+    }
   } else if (QTYPE == 1012u) {
     let sm = q4k_unit_scale(r.qb, unit % 8u);
     q4_quants(r.qa, sm.x, sm.y, 0.0, 0u, &v);
@@ -291,7 +308,7 @@ fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
     case 10u, 11u: { decode_q2k_q3k(base, sub, v); }
     case 12u, 13u: { decode_q4k_q5k(base, sub, v); }
     case 20u, 23u: { decode_iq4(base, sub, v); }
-    case 1002u, 1003u, 1008u, 1012u, 1100u: { decode_planar(row_base, unit, v); }
+    case 1002u, 1003u, 1008u, 1012u, 1014u, 1100u: { decode_planar(row_base, unit, v); }
     default: { decode_q6k(base, sub, v); }
   }
 }

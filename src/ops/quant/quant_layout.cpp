@@ -81,12 +81,15 @@ std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const u
 
 namespace {
 
-// Bytes of a 32-element unit's quants and of its share of the scale part in
-// the planar layout (Q4_K: a super-block's 16-byte header per 8 units).
-uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : 16; }
-uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
-
 constexpr uint32_t kQ4K = 12;
+constexpr uint32_t kQ6K = 14;
+
+// Bytes of a 32-element unit's quants and of its share of the scale part in
+// the planar layout (Q4_K: a super-block's 16-byte header per 8 units; Q6_K:
+// 16 bytes of low nibbles and 8 of high bits per unit, 16 bytes of scales per
+// super-block, then its d, 2 bytes, in a part of its own).
+uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : type == kQ6K ? 24 : 16; }
+uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
 
 // A Q4_K super-block ([d][dmin][12 B scales][128 B quants], the quants of
 // sub-blocks 2p and 2p + 1 in the low and high nibbles of bytes 32p..32p+31)
@@ -106,15 +109,47 @@ void repack_q4k_superblock(const uint8_t* block, uint8_t* units, uint8_t* header
   }
 }
 
+// A Q6_K super-block ([ql 128 B][qh 64 B][16 int8 scales][d f16]: value
+// 128h + 32q + l has low bits in ql[64h + 32(q % 2) + l] (low nibble for q <
+// 2), high bits at bit 2q of qh[32h + l]) as 8 planar units, unit j = 4h + q
+// holding elements 32j..32j+31: 16 bytes of low nibbles in Q4_0's order at
+// `lo` + 16j, 8 bytes of high bits at `hi` + 8j (byte c of word w: the bit
+// pairs of elements 16w + 4i + c at bit 2i), its scales (2j for elements
+// 0-15, 2j + 1 for 16-31: the file's order) at `scales`, and d at `d`.
+void repack_q6k_superblock(const uint8_t* block, uint8_t* lo, uint8_t* hi, uint8_t* scales, uint8_t* d) {
+  const uint8_t* ql = block;
+  const uint8_t* qh = block + 128;
+  std::memcpy(scales, block + 192, 16);
+  std::memcpy(d, block + 208, 2);
+  for (int j = 0; j < 8; ++j) {
+    const int h = j / 4, q = j % 4;
+    uint8_t v[32];  // the unit's 6-bit values
+    for (int l = 0; l < 32; ++l) {
+      const uint8_t low = ql[64 * h + 32 * (q % 2) + l];
+      v[l] = uint8_t(((q < 2 ? low : low >> 4) & 0x0f) | (((qh[32 * h + l] >> (2 * q)) & 3) << 4));
+    }
+    uint8_t* ulo = lo + 16 * j;
+    uint8_t* uhi = hi + 8 * j;
+    std::memset(uhi, 0, 8);
+    for (int b = 0; b < 16; ++b) ulo[b] = uint8_t((v[b] & 0x0f) | ((v[b + 16] & 0x0f) << 4));
+    for (int e = 0; e < 32; ++e) {
+      const int w = e / 16, i = (e % 16) / 4, c = e % 4;
+      uhi[4 * w + c] |= uint8_t((v[e] >> 4) << (2 * i));
+    }
+  }
+}
+
 }  // namespace
 
 bool has_planar_layout(uint32_t ggml_type) {
-  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4K || ggml_type == kQ4F32Type;
+  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4K || ggml_type == kQ6K ||
+         ggml_type == kQ4F32Type;
 }
 
 uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
   const uint64_t blocks = uint64_t(cols / 32);
-  const uint64_t scales = blocks * planar_scale_bytes(ggml_type);
+  uint64_t scales = blocks * planar_scale_bytes(ggml_type);
+  if (ggml_type == kQ6K) scales += blocks / 8 * 2;  // each super-block's d
   return blocks * planar_quant_bytes(ggml_type) + (scales + 15) / 16 * 16;
 }
 
@@ -136,6 +171,15 @@ void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int6
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* src = file_bytes.data() + uint64_t(r) * file_row;
     uint8_t* dst = out.data() + uint64_t(r) * row_bytes;
+    if (ggml_type == kQ6K) {
+      uint8_t* hi = dst + blocks * 16;
+      uint8_t* scales = hi + blocks * 8;
+      uint8_t* ds = scales + blocks * 2;
+      for (uint64_t sb = 0; sb < blocks / 8; ++sb) {
+        repack_q6k_superblock(src + sb * layout->file_bytes, dst + sb * 128, hi + sb * 64, scales + sb * 16, ds + sb * 2);
+      }
+      continue;
+    }
     if (ggml_type == kQ4K) {
       for (uint64_t sb = 0; sb < blocks / 8; ++sb) {
         repack_q4k_superblock(src + sb * layout->file_bytes, dst + sb * 8 * qb, dst + blocks * qb + sb * 16);
