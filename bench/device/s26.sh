@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session 26, one device call (~7 minutes): Q4_K in the planar layout (issue
-# 37's Q4_K_M row) old/new beside llama.cpp CUDA, and where the 8B Q4_0
-# decode step goes (GEMV switches and timing probes, profiled).
+# Session 26, one device call (~6 minutes): Q4_K and Q6_K in the planar
+# layout (issue 37's 8B rows: Q4_K_M, and Q4_0 with its Q6_K head) old/new
+# beside llama.cpp CUDA, and where the 8B Q4_0 decode step goes (GEMV
+# switches and timing probes, profiled).
 # Stage: WGRT_BUILD_DIR=build bench/device/stage_bench.sh, the previous
 # binary as .device/wgrt_old; cp bench/device/s26.sh .device/run.sh.
 set -u
@@ -12,14 +13,19 @@ llama_gguf $KM --shape llama8b --mix q4_k_m &
 km=$!
 llama_gguf $L8 --shape llama8b
 wait $km
-echo "== 1. 8B Q4_K_M old/new/old/new (t=$SECONDS)"
-for b in wgrt_old wgrt wgrt_old wgrt; do
-  echo "$b: $(timeout 60 .device/$b bench --model $KM -p 512 -n 128 -r 3 2>&1 | row)"
+echo "== 1. 8B Q4_K_M and Q4_0 old/new/old/new (t=$SECONDS)"
+for m in $KM $L8; do
+  for b in wgrt_old wgrt wgrt_old wgrt; do
+    echo "$(basename $m) $b: $(timeout 60 .device/$b bench --model $m -p 512 -n 128 -r 3 2>&1 | row)"
+  done
 done
-timeout 60 .device/wgrt bench --model $KM -p 0 -n 128 -r 3 --max-seconds 8 --profile --top 10 2>&1 | tail -n 14
+for b in wgrt_old wgrt; do
+  echo "-- $b Q4_K_M profile"
+  timeout 60 .device/$b bench --model $KM -p 0 -n 128 -r 3 --max-seconds 8 --profile --top 10 2>&1 | grep -A12 "^profile:"
+done
 echo "== 2. 8B Q4_0: the GEMV's switches and probes (t=$SECONDS)"
 WGRT=.device/wgrt MODELS=llama8b REPS=3 STEP_S=40 \
-VARIANTS="${VARIANTS:-planar probe-no-weights f32probe-no-x f32probe-no-math act-f32 planar-u8 planar-l16 rb-4}" \
+VARIANTS="${VARIANTS:-planar probe-no-weights act-f32 f32probe-no-x}" \
   bash bench/variants_decode.sh 2>&1 | sed -n '/=== table/,$p' | tail -n 45
 echo "== 3. llama.cpp CUDA (t=$SECONDS)"
 wait
