@@ -5,7 +5,7 @@
 // Shapes pick the kernels' row counts: block layout K = 512 (8 lanes, 8 rows
 // of x per workgroup, two staged parts at M >= 5), K = 2304 (16 lanes, 4
 // rows, two chunks); planar K = 4160 (32 lanes, 4 rows, two chunks) and K = 608 at 8
-// lanes (8 rows); the same two for the int8-x GEMV; and planar matrices
+// lanes (8 rows; K-quants 4352 and 768); the same two for the int8-x GEMV; and planar matrices
 // whose one-row kernel has row blocks (output heads: K = 4096 at 16 lanes,
 // two chunks of two x elements per invocation, 4 row blocks), which M > 1
 // takes to the multi-row kernel.
@@ -211,10 +211,13 @@ class GemvRows : public test::GpuTest, public ::testing::WithParamInterface<Form
 TEST_P(GemvRows, EachRowAsAlone) {
   const Format f = GetParam();
   if (f.planar) {
-    check_rows(device(), f, 4160, 40);
-    check_rows(device(), f, 608, 40, 8);
-    check_rows(device(), f, 4160, 40, 0, true);
-    check_rows(device(), f, 608, 40, 8, true);
+    // K-quants: whole 256-element blocks (4160 -> 4352, 608 -> 768; the same kernels' row counts).
+    const int64_t block = ops::find_quant_layout(f.type)->block_elems;
+    const auto whole = [block](int64_t k) { return (k + block - 1) / block * block; };
+    check_rows(device(), f, whole(4160), 40);
+    check_rows(device(), f, whole(608), 40, 8);
+    check_rows(device(), f, whole(4160), 40, 0, true);
+    check_rows(device(), f, whole(608), 40, 8, true);
     check_rows(device(), f, 4096, 200, 16, false, 4);
     check_rows(device(), f, 4096, 200, 16, true, 4);
   } else {
@@ -227,7 +230,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, GemvRows,
                          ::testing::Values(Format{2, "Q4_0", true}, Format{3, "Q4_1", true},
                                            Format{8, "Q8_0", true}, Format{0, "F32", false},
                                            Format{1, "F16", false}, Format{12, "Q4_K", false},
-                                           Format{14, "Q6_K", false}),
+                                           Format{14, "Q6_K", false}, Format{12, "Q4_K_planar", true},
+                                           Format{14, "Q6_K_planar", true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

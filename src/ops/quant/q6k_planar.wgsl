@@ -7,7 +7,7 @@
 // The 6-bit values (0..63, the file's q + 32) of elements 4j..4j+3 of a unit
 // as one packed word, byte c holding element 4j + c.
 fn q6k_word(lo: vec4<u32>, hi: vec2<u32>, j: u32) -> u32 {
-  let nibbles = select(lo[j] & 0x0f0f0f0fu, (lo[j - 4u] >> 4u) & 0x0f0f0f0fu, j >= 4u);
+  let nibbles = (lo[j % 4u] >> select(0u, 4u, j >= 4u)) & 0x0f0f0f0fu;
   return nibbles | (((hi[j / 4u] >> (2u * (j % 4u))) & 0x03030303u) << 4u);
 }
 
