@@ -91,6 +91,17 @@ constexpr uint32_t kQ6K = 14;
 uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : type == kQ6K ? 24 : 16; }
 uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
 
+// Eight bytes at a time (the repacking below runs on every K-quant weight at
+// load; GGUF and the GPU are little-endian, as is every host wgrt builds for).
+uint64_t load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+void store64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+constexpr uint64_t kNibbles = 0x0f0f0f0f0f0f0f0full;
+constexpr uint64_t kPairs = 0x0303030303030303ull;
+
 // A Q4_K super-block ([d][dmin][12 B scales][128 B quants], the quants of
 // sub-blocks 2p and 2p + 1 in the low and high nibbles of bytes 32p..32p+31)
 // as 8 planar units of 16 bytes (byte b: element b low, b + 16 high, as
@@ -99,12 +110,10 @@ void repack_q4k_superblock(const uint8_t* block, uint8_t* units, uint8_t* header
   std::memcpy(header, block, 16);
   const uint8_t* qs = block + 16;
   for (int p = 0; p < 4; ++p) {
-    const uint8_t* q = qs + 32 * p;
-    uint8_t* lo = units + 32 * p;  // unit 2p: the low nibbles
-    uint8_t* hi = lo + 16;         // unit 2p + 1: the high nibbles
-    for (int b = 0; b < 16; ++b) {
-      lo[b] = uint8_t((q[b] & 0x0f) | (q[b + 16] << 4));
-      hi[b] = uint8_t((q[b] >> 4) | (q[b + 16] & 0xf0));
+    for (int half = 0; half < 2; ++half) {  // bytes 0-7, then 8-15 of each unit
+      const uint64_t a = load64(qs + 32 * p + 8 * half), b = load64(qs + 32 * p + 16 + 8 * half);
+      store64(units + 32 * p + 8 * half, (a & kNibbles) | ((b & kNibbles) << 4));            // unit 2p
+      store64(units + 32 * p + 16 + 8 * half, ((a >> 4) & kNibbles) | (b & ~kNibbles));     // unit 2p + 1
     }
   }
 }
@@ -122,19 +131,21 @@ void repack_q6k_superblock(const uint8_t* block, uint8_t* lo, uint8_t* hi, uint8
   std::memcpy(scales, block + 192, 16);
   std::memcpy(d, block + 208, 2);
   for (int j = 0; j < 8; ++j) {
-    const int h = j / 4, q = j % 4;
-    uint8_t v[32];  // the unit's 6-bit values
-    for (int l = 0; l < 32; ++l) {
-      const uint8_t low = ql[64 * h + 32 * (q % 2) + l];
-      v[l] = uint8_t(((q < 2 ? low : low >> 4) & 0x0f) | (((qh[32 * h + l] >> (2 * q)) & 3) << 4));
+    const int h = j / 4, q = j % 4, nibble = q < 2 ? 0 : 4;
+    const uint8_t* low = ql + 64 * h + 32 * (q % 2);
+    for (int half = 0; half < 2; ++half) {
+      const uint64_t a = (load64(low + 8 * half) >> nibble) & kNibbles;
+      const uint64_t b = (load64(low + 16 + 8 * half) >> nibble) & kNibbles;
+      store64(lo + 16 * j + 8 * half, a | (b << 4));
     }
-    uint8_t* ulo = lo + 16 * j;
-    uint8_t* uhi = hi + 8 * j;
-    std::memset(uhi, 0, 8);
-    for (int b = 0; b < 16; ++b) ulo[b] = uint8_t((v[b] & 0x0f) | ((v[b + 16] & 0x0f) << 4));
-    for (int e = 0; e < 32; ++e) {
-      const int w = e / 16, i = (e % 16) / 4, c = e % 4;
-      uhi[4 * w + c] |= uint8_t((v[e] >> 4) << (2 * i));
+    // The bit pairs of elements 0-31, a byte each, as 4 words of 8; word w
+    // of the output ORs elements 16w + 4i + c (its byte c) at bit 2i.
+    uint64_t e[4];
+    for (int k = 0; k < 4; ++k) e[k] = (load64(qh + 32 * h + 8 * k) >> (2 * q)) & kPairs;
+    for (int w = 0; w < 2; ++w) {
+      const uint64_t x = e[2 * w], y = e[2 * w + 1];
+      const uint32_t word = uint32_t(x) | uint32_t(x >> 32) << 2 | uint32_t(y) << 4 | uint32_t(y >> 32) << 6;
+      std::memcpy(hi + 8 * j + 4 * w, &word, 4);
     }
   }
 }
