@@ -5,7 +5,8 @@
 // linear/linear_io.wgsl (parameters, bindings, the optional RMSNorm prologue,
 // bias/residual epilogue and split outputs), linear/gemv_skeleton.wgsl,
 // linear/gemv_stage_x.wgsl. Weights in the block layout (quant_layout.h);
-// gemv_planar.wgsl is the kernel for the planar layout of Q4_0, Q4_1 and Q8_0.
+// gemv_planar.wgsl is the kernel for the planar layout of Q4_0, Q4_1, Q8_0, Q4_K
+// and Q6_K.
 //
 // A workgroup of WG owns ROWS weight rows; LANES threads per row take its
 // 32-element units lane-strided (neighbouring lanes read neighbouring

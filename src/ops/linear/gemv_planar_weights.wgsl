@@ -1,9 +1,9 @@
 // The weight side of the decode GEMVs for the planar layout (quant_layout.h:
-// Q4_0, Q4_1, Q8_0 and Q4_0F32 rows as [16- or 32-byte quants per block]
-// [f16 or f32 scales]), shared by gemv_planar.wgsl (f32 x) and gemv_planar_q8.wgsl (x as
-// int8). A lane reads a block's quants as one or two vec4<u32> (neighbouring
-// lanes: neighbouring 16 bytes, whole 32-byte sectors) and its scale from the
-// row's scale part.
+// Q4_0, Q4_1, Q8_0, Q4_K, Q6_K and Q4_0F32 rows as [16- or 32-byte quants per
+// 32-element block; Q6_K's high bits after them] [scales]), shared by
+// gemv_planar.wgsl (f32 x) and gemv_planar_q8.wgsl (x as int8). A lane reads
+// a block's quants as one or two vec4<u32> (neighbouring lanes: neighbouring
+// 16 bytes, whole 32-byte sectors) and its scale from the row's scale part.
 //! import quant/q4k_header.wgsl
 //! import quant/q6k_planar.wgsl
 
