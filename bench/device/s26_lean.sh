@@ -3,7 +3,7 @@
 # Q4_K_M and Q4_0 files, old binary (Q4_K and Q6_K in ggml's block layout)
 # against new (both planar), then llama.cpp CUDA's llama-bench if its build
 # (started first, in the background) is done by t = 240 s. Stage as
-# bench/device/s26.sh says.
+# this file's header in bench/device/s26.sh says.
 set -u
 source bench/device/common.sh
 build_peer llama-bench
