@@ -231,7 +231,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, GemvRows,
                                            Format{8, "Q8_0", true}, Format{0, "F32", false},
                                            Format{1, "F16", false}, Format{12, "Q4_K", false},
                                            Format{14, "Q6_K", false}, Format{12, "Q4_K_planar", true},
-                                           Format{14, "Q6_K_planar", true}),
+                                           Format{13, "Q5_K_planar", true}, Format{14, "Q6_K_planar", true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

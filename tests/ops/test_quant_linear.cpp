@@ -45,7 +45,7 @@ LoadOptions load_options() {
 }
 
 // How the test hands the weight to the graph: already in the block GPU
-// layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0, Q4_K, Q6_K).
+// layout, or already in the planar layout (quant_layout.h; Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K).
 enum class Given { Blocks, Planar };
 
 // Runs M = 1, kMaxM, 8, 1 and checks each against the double-precision
@@ -343,7 +343,7 @@ TEST_P(QuantLinearTest, FileLayoutWeightsArePreparedOnceAtLoad) {
   b.add_op("wgrt.linear_ggml", {row, w, b.add_int(c.type), b.add_null(), b.add_null(), logits});
   b.mark_output(logits);
   auto g = ExecutableGraph::load(device(), std::move(b).build());
-  // Q4_0, Q4_1, Q8_0, Q4_K, Q6_K: the planar layout, which both ops read; others: blocks.
+  // Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K: the planar layout, which both ops read; others: blocks.
   const Dims prepared = ops::has_planar_layout(c.type)
                             ? Dims{kVocab, int64_t(ops::planar_row_bytes(c.type, kDim) / 16), 16}
                             : Dims{kVocab, int64_t(ops::gpu_row_bytes(*l, kDim))};
@@ -378,7 +378,7 @@ TEST_F(NoSubgroupsTest, QuantLinearMatchesDequantizedMatmul) {
 // chunk of 2 blocks at 32 lanes).
 class QuantLinearPlanar : public QuantLinearTest {};
 
-// K for the planar tests: k, or for 256-element formats (Q4_K, Q6_K) the next
+// K for the planar tests: k, or for 256-element formats (K-quants) the next
 // whole number of super-blocks (608 -> 768, 2400 -> 2560, 4160 -> 4352).
 int64_t planar_k(const Case& c, int64_t k) {
   const int64_t block = ops::find_quant_layout(c.type)->block_elems;
@@ -554,7 +554,7 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearPlanar,
                          ::testing::Values(Case{2, "Q4_0"}, Case{3, "Q4_1"}, Case{8, "Q8_0"}, Case{12, "Q4_K"},
-                                           Case{14, "Q6_K"}),
+                                           Case{13, "Q5_K"}, Case{14, "Q6_K"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearTest,

@@ -41,6 +41,12 @@ fn byte_dot(word: u32, xv: vec4<f32>) -> f32 {
   return dot(q - 8388736.0, xv);
 }
 
+// Q5_K's values of elements 4j..4j+3 as floats (0..31, exact: 2^23 + q less 2^23).
+fn q5k_floats(qa: vec4<u32>, hi: u32, j: u32) -> vec4<f32> {
+  let wv = vec4<u32>(q5k_word(qa, hi, j));
+  return bitcast<vec4<f32>>(((wv >> vec4<u32>(0u, 8u, 16u, 24u)) & vec4<u32>(255u)) | vec4<u32>(MAGIC)) - 8388608.0;
+}
+
 // Q6_K's values of elements 4j..4j+3 as floats biased by 2^23 + 32 (less
 // Q6K_OFF: the file's q).
 const Q6K_OFF: f32 = 8388640.0;
@@ -64,6 +70,16 @@ fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
     let t1 = (dot(q6k_floats(qa, qb.xy, 4u) - Q6K_OFF, xs[b + 4u]) + dot(q6k_floats(qa, qb.xy, 5u) - Q6K_OFF, xs[b + 5u])) +
              (dot(q6k_floats(qa, qb.xy, 6u) - Q6K_OFF, xs[b + 6u]) + dot(q6k_floats(qa, qb.xy, 7u) - Q6K_OFF, xs[b + 7u]));
     return s.x * t0 + s.y * t1;
+  }
+  if (QTYPE == 1013u) {
+    let t = (dot(q5k_floats(qa, qb.x, 0u), xs[b]) + dot(q5k_floats(qa, qb.x, 4u), xs[b + 4u])) +
+            (dot(q5k_floats(qa, qb.x, 1u), xs[b + 1u]) + dot(q5k_floats(qa, qb.x, 5u), xs[b + 5u])) +
+            (dot(q5k_floats(qa, qb.x, 2u), xs[b + 2u]) + dot(q5k_floats(qa, qb.x, 6u), xs[b + 6u])) +
+            (dot(q5k_floats(qa, qb.x, 3u), xs[b + 3u]) + dot(q5k_floats(qa, qb.x, 7u), xs[b + 7u]));
+    let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
+    var r = s.x * t;  // as block_dot_decoded's, statement for statement
+    r += s.y * dot(xsum, vec4<f32>(1.0));
+    return r;
   }
   if (QTYPE == 1008u) {
     let t = byte_dot(qa.x, xs[b]) + byte_dot(qa.y, xs[b + 1u]) + byte_dot(qa.z, xs[b + 2u]) +
@@ -95,6 +111,10 @@ fn decode_block(qa: vec4<u32>, qb: vec4<u32>) -> BlockFloats {
   var d: BlockFloats;
   if (QTYPE == 1014u) {
     for (var j = 0u; j < 8u; j++) { d.w[j] = q6k_floats(qa, qb.xy, j) - Q6K_OFF; }
+    return d;
+  }
+  if (QTYPE == 1013u) {
+    for (var j = 0u; j < 8u; j++) { d.w[j] = q5k_floats(qa, qb.x, j); }
     return d;
   }
   if (QTYPE == 1008u) {

@@ -144,8 +144,8 @@ fn block_dot_q6k(qa: vec4<u32>, hi: vec2<u32>, s: vec2<f32>, at: u32, xscale: f3
 }
 
 // One block's dot product with staged unit u: quants qa (and qb, Q8_0's
-// second half or Q6_K's high bits), weight scale s (and Q4_1's min; Q6_K's
-// second scale).
+// second half or the high bits of Q5_K and Q6_K), weight scale s (and the
+// min of Q4_1, Q4_K and Q5_K; Q6_K's second scale).
 fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
   let at = u * XQ_STRIDE;
   let st = xq[at + 4u];
@@ -159,6 +159,11 @@ fn block_dot_q8(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, u: u32) -> f32 {
     let m = vec4<u32>(0x0f0f0f0fu);
     wa = qa & m;
     wb = (qa >> vec4<u32>(4u)) & m;
+  }
+  if (QTYPE == 1013u) {  // Q5_K's fifth bits: bit j of each byte of qb.x for word j
+    let hi = vec4<u32>(qb.x);
+    wa |= ((hi >> vec4<u32>(0u, 1u, 2u, 3u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
+    wb |= ((hi >> vec4<u32>(4u, 5u, 6u, 7u)) & vec4<u32>(0x01010101u)) << vec4<u32>(4u);
   }
   var t = vec2<i32>(dot_words(wa, wb, xq[at], xq[at + 1u]), 0i);
   if (XQ_LEVELS == 2u) { t.y = dot_words(wa, wb, xq[at + 2u], xq[at + 3u]); }

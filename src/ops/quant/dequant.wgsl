@@ -12,13 +12,13 @@
 // and wgrt's own 100 Q4_0F32 (quant_layout.h: Q4_0 with an f32 scale);
 // 1000 + the type for the planar layout below.
 //! import quant/q4k_header.wgsl
-//! import quant/q6k_planar.wgsl
+//! import quant/planar_high_bits.wgsl
 // BLOCK_WORDS and BLOCK_UNITS come from the host's QuantLayout.
 override QTYPE: u32 = 3;
 override BLOCK_WORDS: u32 = 5;  // words per block on the GPU
 override BLOCK_UNITS: u32 = 1;  // 32-element units per block
 // wgrt's planar layout (quant_layout.h: QTYPE 1002 Q4_0, 1003 Q4_1, 1008
-// Q8_0, 1012 Q4_K, 1014 Q6_K, 1100 Q4_0F32): a row is [quants of ROW_UNITS
+// Q8_0, 1012 Q4_K, 1013 Q5_K, 1014 Q6_K, 1100 Q4_0F32): a row is [quants of ROW_UNITS
 // units][their scales].
 override ROW_UNITS: u32 = 1;
 
@@ -106,8 +106,8 @@ fn q8_word(q: u32) -> vec4<f32> {
 
 // The planar layout: unit u's quants at word 4u (Q8_0: 8u) of the row, then
 // the scales: f16 d per block (Q4_0, Q8_0), f16 d, m (Q4_1), f32 d (Q4_0F32),
-// a 16-byte header per 8 units (Q4_K, q4k_header.wgsl); Q6_K's parts are in
-// q6k_planar.wgsl and quant_layout.h. Its words
+// a 16-byte header per 8 units (Q4_K, Q5_K: q4k_header.wgsl); Q5_K's and Q6_K's parts are in
+// planar_high_bits.wgsl and quant_layout.h. Its words
 // are fetched apart from their decoding (UnitWords below).
 fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
   *v = planar_unit(planar_words(row_base, unit), unit);
@@ -122,7 +122,7 @@ fn decode_planar(row_base: u32, unit: u32, v: ptr<function, Unit>) {
 struct UnitWords {
   qa: vec4<u32>,  // planar quants (Q8_0: bytes 0-15)
   qb: vec4<u32>,  // Q8_0's bytes 16-31; Q4_K's super-block header; Q6_K's high bits, scales, d
-  scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min), or Q4_0F32's f32 scale
+  scale: u32,     // the f16 pair holding the unit's scale (and Q4_1's min), Q4_0F32's f32 scale, Q5_K's fifth bits
   v: Unit,        // the decoded unit (other formats)
 }
 
@@ -142,8 +142,11 @@ fn planar_words(row_base: u32, unit: u32) -> UnitWords {
                      w[scales + ROW_UNITS * 2u + unit / 2u] >> (16u * (unit % 2u)), d);
     return r;
   }
-  if (QTYPE == 1012u) {
-    r.qb = words4(scales + (unit / 8u) * 4u);
+  if (QTYPE == 1012u || QTYPE == 1013u) {
+    // Q5_K: the units' fifth bits (a word each) come before the headers.
+    let five = QTYPE == 1013u;
+    r.qb = words4(scales + select(0u, ROW_UNITS, five) + (unit / 8u) * 4u);
+    if (five) { r.scale = w[scales + unit]; }
     return r;
   }
   r.scale = w[scales + select(unit / 2u, unit, QTYPE == 1003u || QTYPE == 1100u)];
@@ -164,6 +167,12 @@ fn planar_unit(r: UnitWords, unit: u32) -> Unit {
   } else if (QTYPE == 1012u) {
     let sm = q4k_unit_scale(r.qb, unit % 8u);
     q4_quants(r.qa, sm.x, sm.y, 0.0, 0u, &v);
+  } else if (QTYPE == 1013u) {
+    let sm = q4k_unit_scale(r.qb, unit % 8u);
+    for (var k = 0u; k < 4u; k++) {
+      v[k] = vec4<f32>(bytes4(q5k_word(r.qa, r.scale, k))) * sm.x + sm.y;
+      v[k + 4u] = vec4<f32>(bytes4(q5k_word(r.qa, r.scale, k + 4u))) * sm.x + sm.y;
+    }
   } else if (QTYPE == 1100u) {
     q4_quants(r.qa, bitcast<f32>(r.scale), 0.0, -8.0, 0u, &v);
   } else if (QTYPE == 1008u) {
@@ -308,7 +317,7 @@ fn decode_unit(row_base: u32, unit: u32, v: ptr<function, Unit>) {
     case 10u, 11u: { decode_q2k_q3k(base, sub, v); }
     case 12u, 13u: { decode_q4k_q5k(base, sub, v); }
     case 20u, 23u: { decode_iq4(base, sub, v); }
-    case 1002u, 1003u, 1008u, 1012u, 1014u, 1100u: { decode_planar(row_base, unit, v); }
+    case 1002u, 1003u, 1008u, 1012u, 1013u, 1014u, 1100u: { decode_planar(row_base, unit, v); }
     default: { decode_q6k(base, sub, v); }
   }
 }

@@ -82,13 +82,17 @@ std::vector<uint8_t> repack_for_gpu(const QuantLayout& layout, std::span<const u
 namespace {
 
 constexpr uint32_t kQ4K = 12;
+constexpr uint32_t kQ5K = 13;
 constexpr uint32_t kQ6K = 14;
 
 // Bytes of a 32-element unit's quants and of its share of the scale part in
-// the planar layout (Q4_K: a super-block's 16-byte header per 8 units; Q6_K:
-// 16 bytes of low nibbles and 8 of high bits per unit, 16 bytes of scales per
+// the planar layout (Q4_K, Q5_K: a super-block's 16-byte header per 8 units,
+// Q5_K's units 16 bytes of nibbles and 4 of fifth bits; Q6_K: 16 bytes of
+// low nibbles and 8 of high bits per unit, 16 bytes of scales per
 // super-block, then its d, 2 bytes, in a part of its own).
-uint32_t planar_quant_bytes(uint32_t type) { return type == 8 ? 32 : type == kQ6K ? 24 : 16; }
+uint32_t planar_quant_bytes(uint32_t type) {
+  return type == 8 ? 32 : type == kQ6K ? 24 : type == kQ5K ? 20 : 16;
+}
 uint32_t planar_scale_bytes(uint32_t type) { return type == 3 || type == kQ4F32Type ? 4 : 2; }
 
 // Eight bytes at a time (the repacking below runs on every K-quant weight at
@@ -106,15 +110,31 @@ constexpr uint64_t kPairs = 0x0303030303030303ull;
 // sub-blocks 2p and 2p + 1 in the low and high nibbles of bytes 32p..32p+31)
 // as 8 planar units of 16 bytes (byte b: element b low, b + 16 high, as
 // Q4_0's) and its 16-byte header, the file's first 16 bytes unchanged.
-void repack_q4k_superblock(const uint8_t* block, uint8_t* units, uint8_t* header) {
+// Q5_K ([d][dmin][12 B scales][32 B qh][128 B quants]) passes qs = block +
+// 48: its nibbles and header are Q4_K's.
+void repack_q4k_superblock(const uint8_t* block, const uint8_t* qs, uint8_t* units, uint8_t* header) {
   std::memcpy(header, block, 16);
-  const uint8_t* qs = block + 16;
   for (int p = 0; p < 4; ++p) {
     for (int half = 0; half < 2; ++half) {  // bytes 0-7, then 8-15 of each unit
       const uint64_t a = load64(qs + 32 * p + 8 * half), b = load64(qs + 32 * p + 16 + 8 * half);
       store64(units + 32 * p + 8 * half, (a & kNibbles) | ((b & kNibbles) << 4));            // unit 2p
       store64(units + 32 * p + 16 + 8 * half, ((a >> 4) & kNibbles) | (b & ~kNibbles));     // unit 2p + 1
     }
+  }
+}
+
+// A Q5_K super-block's fifth bits (bit s of qh[l]: element l of unit s) as
+// one word per unit at `hi` + 4s, byte c holding those of elements 4j + c at
+// bit j.
+void repack_q5k_high_bits(const uint8_t* qh, uint8_t* hi) {
+  uint64_t e[4];
+  for (int k = 0; k < 4; ++k) e[k] = load64(qh + 8 * k);
+  for (int s = 0; s < 8; ++s) {
+    uint32_t word = 0;
+    for (int j = 0; j < 8; ++j) {  // elements 4j..4j+3: bytes 4(j % 2).. of e[j / 2]
+      word |= (uint32_t(e[j / 2] >> (32 * (j % 2) + s)) & 0x01010101u) << j;
+    }
+    std::memcpy(hi + 4 * s, &word, 4);
   }
 }
 
@@ -153,8 +173,8 @@ void repack_q6k_superblock(const uint8_t* block, uint8_t* lo, uint8_t* hi, uint8
 }  // namespace
 
 bool has_planar_layout(uint32_t ggml_type) {
-  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4K || ggml_type == kQ6K ||
-         ggml_type == kQ4F32Type;
+  return ggml_type == 2 || ggml_type == 3 || ggml_type == 8 || ggml_type == kQ4K || ggml_type == kQ5K ||
+         ggml_type == kQ6K || ggml_type == kQ4F32Type;
 }
 
 uint64_t planar_row_bytes(uint32_t ggml_type, int64_t cols) {
@@ -191,9 +211,13 @@ void repack_planar(uint32_t ggml_type, std::span<const uint8_t> file_bytes, int6
       }
       continue;
     }
-    if (ggml_type == kQ4K) {
+    if (ggml_type == kQ4K || ggml_type == kQ5K) {
+      const bool five = ggml_type == kQ5K;
+      uint8_t* headers = dst + blocks * qb;
       for (uint64_t sb = 0; sb < blocks / 8; ++sb) {
-        repack_q4k_superblock(src + sb * layout->file_bytes, dst + sb * 8 * qb, dst + blocks * qb + sb * 16);
+        const uint8_t* block = src + sb * layout->file_bytes;
+        repack_q4k_superblock(block, block + (five ? 48 : 16), dst + sb * 128, headers + sb * 16);
+        if (five) repack_q5k_high_bits(block + 16, dst + blocks * 16 + sb * 32);
       }
       continue;
     }

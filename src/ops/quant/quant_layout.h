@@ -50,16 +50,16 @@ void repack_for_gpu(const QuantLayout& layout, std::span<const uint8_t> file_byt
                     std::span<uint8_t> out);
 
 // wgrt's planar layout for the decode GEMV (gemv_planar.wgsl): Q4_0, Q4_1, Q8_0,
-// Q4_K, Q6_K and Q4_0F32 rows re-laid out as [quants of every 32-element
-// unit, 16 or 32 bytes each; Q6_K: 16 bytes of low nibbles each, then 8 of
-// high bits each] [scales: f16 d per block (Q4_0, Q8_0), f16 d, m (Q4_1), f32
-// d (Q4_0F32), per Q4_K super-block its 16-byte header (d, dmin, the 6-bit
-// scales and mins of its 8 units), per Q6_K super-block its 16 int8 scales,
-// then every super-block's f16 d], the scale
+// Q4_K, Q5_K, Q6_K and Q4_0F32 rows re-laid out as [quants of every 32-element
+// unit, 16 or 32 bytes each; Q5_K and Q6_K: 16 bytes of low nibbles each, then
+// 4 or 8 of high bits each] [scales: f16 d per block (Q4_0, Q8_0), f16 d, m
+// (Q4_1), f32 d (Q4_0F32), per Q4_K and Q5_K super-block its 16-byte header
+// (d, dmin, the 6-bit scales and mins of its 8 units), per Q6_K super-block
+// its 16 int8 scales, then every super-block's f16 d], the scale
 // part padded to 16 bytes, so that a thread reads a block's quants as whole
-// vec4<u32> words and neighbouring threads read neighbouring 16 bytes. Q4_K's
-// nibbles are reordered to Q4_0's (byte b: elements b and b + 16 of a unit),
-// so one kernel reads both. Same
+// vec4<u32> words and neighbouring threads read neighbouring 16 bytes. The
+// K-quants' nibbles are reordered to Q4_0's (byte b: elements b and b + 16 of
+// a unit), so one kernel reads them all. Same
 // bytes as the file but for that padding (at most 15 per row: 1.00x for K a
 // multiple of 256, 1.04x for SmolLM2's K = 576). On the GPU such a weight has
 // dims [rows, row bytes / 16, 16] (rank 3 tells it from the block layout).
