@@ -28,8 +28,10 @@ enum class FlashAttention { Auto, Off, On };
 // Which flash kernel: the tiled one where it fits (the default) or the rows one.
 enum class FlashKernel { Tiled, Rows };
 
-// Weight layout of the GGUF decode GEMVs: planar (the default) or the file's blocks.
-enum class GemvLayout { Planar, Blocks };
+// Weight layout of the GGUF decode GEMVs: planar or the file's blocks. Auto
+// (the default) is planar except on SwiftShader, whose decode step ran 4x
+// slower with it (it runs the planar GEMV's staged x slowly).
+enum class GemvLayout { Auto, Planar, Blocks };
 // How x enters the planar GEMVs: Auto (rounded to int8 twice on matrices of
 // 8,192 rows or more, f32 below), or forced for every matrix.
 enum class GemvActivation { Auto, F32, Q8, Q8x2 };
@@ -67,7 +69,7 @@ struct Tuning {
   uint32_t gemm_f16_span = 128;  // products per f16 partial sum: a power of two, 32 or more
 
   // --- decode GEMVs (GGUF weights) ---------------------------------------
-  GemvLayout gemv_layout = GemvLayout::Planar;
+  GemvLayout gemv_layout = GemvLayout::Auto;
   GemvActivation gemv_activation = GemvActivation::Auto;
   uint32_t gemv_lanes = 0;            // lanes per row: 0 chooses by shape, else 8, 16 or 32
   uint32_t gemv_blocks_per_lane = 4;  // blocks each lane loads together: 1 to 8

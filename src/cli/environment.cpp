@@ -56,7 +56,7 @@ const std::vector<Variable>& variables() {
       {"WGRT_GEMM_LARGE_MIN_WORKGROUPS", [](Tuning& t, auto n, auto v) { t.gemm_large_min_workgroups = count(n, v, "a count of workgroups (0: off)"); }},
       {"WGRT_GEMM_LARGE_MIN_K", [](Tuning& t, auto n, auto v) { t.gemm_large_min_k = count(n, v, "a K length (0: off)"); }},
       {"WGRT_GEMM_F16_SPAN", [](Tuning& t, auto n, auto v) { t.gemm_f16_span = uint32_t(count(n, v, "a power of two from 32")); }},
-      {"WGRT_GEMV", [](Tuning& t, auto n, auto v) { t.gemv_layout = GemvLayout(choice(n, v, {"planar", "blocks"})); }},
+      {"WGRT_GEMV", [](Tuning& t, auto n, auto v) { t.gemv_layout = GemvLayout(choice(n, v, {"auto", "planar", "blocks"})); }},
       {"WGRT_GEMV_ACT", [](Tuning& t, auto n, auto v) {
          t.gemv_activation = GemvActivation(choice(n, v, {"auto", "f32", "q8", "q8x2"}));
        }},

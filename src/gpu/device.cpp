@@ -3,6 +3,7 @@
 #include <webgpu.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "gpu/native.h"
@@ -29,6 +30,15 @@ struct Device::ErrorSink {
     }
   }
 };
+
+bool AdapterInfo::swiftshader() const {
+  for (const std::string* s : {&name, &architecture, &driver}) {
+    std::string lower(*s);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower.find("swiftshader") != std::string::npos) return true;
+  }
+  return false;
+}
 
 namespace {
 

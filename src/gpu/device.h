@@ -33,6 +33,9 @@ struct AdapterInfo {
   uint32_t vendor_id = 0;
   uint32_t device_id = 0;
   bool operator==(const AdapterInfo&) const = default;
+  // Chromium's CPU implementation (its name, architecture or description says
+  // so): some kernels that suit GPUs and lavapipe run slowly there.
+  bool swiftshader() const;
 };
 
 struct DeviceLimits {

@@ -30,7 +30,7 @@ std::unique_ptr<ExecutableGraph> ExecutableGraph::load(gpu::Device& device, Grap
       exported.restore(graph);
     }
   }
-  registry.prepare_constants(graph, options.tuning, device.split_bytes());
+  registry.prepare_constants(graph, options.tuning, &device);
   plan_lifetimes(graph, [&](std::string_view op) {
     const OpDef* def = registry.find(op);
     return def != nullptr && def->is_view;

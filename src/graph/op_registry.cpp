@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "gpu/device.h"
 #include "wgrt/error.h"
 
 namespace wgrt {
@@ -156,8 +157,12 @@ const ValueList& OpArgs::value_list(size_t i) const {
   fail(i, "expected a value list, got " + std::string(value_kind_name(v)));
 }
 
-ConstantPrep::ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, uint64_t max_binding_bytes)
-    : graph_(graph), args_(graph, graph.ops[op_index], op_index), tuning_(tuning), max_binding_bytes_(max_binding_bytes) {}
+ConstantPrep::ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, const gpu::Device* device)
+    : graph_(graph), args_(graph, graph.ops[op_index], op_index, device), tuning_(tuning) {}
+
+uint64_t ConstantPrep::max_binding_bytes() const {
+  return args_.device() != nullptr ? args_.device()->split_bytes() : UINT64_MAX;
+}
 
 const Tensor& ConstantPrep::constant(size_t i) const {
   const Tensor& t = args_.tensor(i);
@@ -291,11 +296,11 @@ std::vector<std::string> OpRegistry::blockers(const Graph& graph) const {
   return out;
 }
 
-void OpRegistry::prepare_constants(Graph& graph, const Tuning& tuning, uint64_t max_binding_bytes) const {
+void OpRegistry::prepare_constants(Graph& graph, const Tuning& tuning, const gpu::Device* device) const {
   for (size_t i = 0; i < graph.ops.size(); ++i) {
     const OpDef* def = find(graph.ops[i].name);
     if (def == nullptr || !def->prepare) continue;
-    ConstantPrep prep(graph, i, tuning, max_binding_bytes);
+    ConstantPrep prep(graph, i, tuning, device);
     def->prepare(prep);
   }
 }

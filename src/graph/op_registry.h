@@ -80,13 +80,15 @@ class OpArgs {
 // constants in their file's layout and knows nothing of kernel layouts).
 class ConstantPrep {
  public:
-  ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, uint64_t max_binding_bytes = UINT64_MAX);
+  // `device`: the device the graph will load on, or null (no limit, no
+  // device-specific layout).
+  ConstantPrep(Graph& graph, size_t op_index, const Tuning& tuning, const gpu::Device* device = nullptr);
   // The load's tuning: layouts that depend on a kernel choice (GEMV weights, convolutions).
   const Tuning& tuning() const { return tuning_; }
   // The device's split size (gpu::Device::split_bytes): a constant above it
   // is stored in runs of its first dim (memory_plan.h), so a layout whose
   // first dim cannot be read in parts must not be chosen past it.
-  uint64_t max_binding_bytes() const { return max_binding_bytes_; }
+  uint64_t max_binding_bytes() const;
 
   const OpArgs& args() const { return args_; }
   // The constant tensor at argument i; fails via OpArgs if it is anything else.
@@ -104,7 +106,6 @@ class ConstantPrep {
   Graph& graph_;
   OpArgs args_;
   const Tuning& tuning_;
-  uint64_t max_binding_bytes_;
 };
 
 struct OpDef {
@@ -180,7 +181,7 @@ class OpRegistry {
   // Whether `op` reads argument `arg` as f16 when it is an f16 constant.
   bool reads_f16_constant(std::string_view op, size_t arg) const;
   // Runs every op's prepare step in op order; call after check_graph.
-  void prepare_constants(Graph& graph, const Tuning& tuning, uint64_t max_binding_bytes = UINT64_MAX) const;
+  void prepare_constants(Graph& graph, const Tuning& tuning, const gpu::Device* device = nullptr) const;
 
  private:
   void check_op(const Graph& graph, size_t i, const gpu::Device* device = nullptr) const;  // a known op's check

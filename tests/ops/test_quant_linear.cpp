@@ -16,6 +16,7 @@
 #include "import/gguf/dequantize.h"
 #include "ops/linear/gemm.h"
 #include "ops/quant/quant_layout.h"
+#include "ops/quant/weight_prep.h"
 #include "ops/random_blocks.h"
 #include "cli/environment.h"
 #include "wgrt/error.h"
@@ -511,17 +512,22 @@ TEST_F(NoSubgroupsTest, Int8ActivationGemvWithinTheRoundingBound) {
 }
 
 // A file-layout weight is put into the planar layout at load, the same bytes but for the scale part's padding; with
-// Tuning::gemv_layout Blocks it gets the block layout instead.
+// Tuning::gemv_layout Blocks it gets the block layout instead, and with Auto (the default) what this adapter gets.
 TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
   const Case c = GetParam();
   const ops::QuantLayout* l = ops::find_quant_layout(c.type);
   constexpr int64_t kN = 24;
   const int64_t kK = planar_k(c, 576);
   const auto file = test::random_blocks(*l, kN, kK, c.type + 3);
-  for (const char* mode : {"planar", "blocks"}) {
-    SCOPED_TRACE(mode);
+  const bool auto_planar =
+      ops::chosen_gemv_layout(GemvLayout::Auto, &device().adapter_info()) == GemvLayout::Planar;
+  for (const char* name : {"planar", "blocks", "auto"}) {
+    SCOPED_TRACE(name);
     TuningScope scope;
-    g_tuning.gemv_layout = std::string(mode) == "planar" ? GemvLayout::Planar : GemvLayout::Blocks;
+    const std::string_view mode = std::string_view(name) == "auto" ? (auto_planar ? "planar" : "blocks") : name;
+    g_tuning.gemv_layout = std::string_view(name) == "auto" ? GemvLayout::Auto
+                           : mode == "planar"               ? GemvLayout::Planar
+                                                            : GemvLayout::Blocks;
     GraphBuilder b;
     const ValueId x = b.add_tensor(DType::F32, {1, kK});
     b.mark_input(x);
@@ -530,10 +536,10 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
     b.add_op("wgrt.linear_ggml", {x, w, b.add_int(c.type), b.add_null(), b.add_null(), out});
     b.mark_output(out);
     auto g = ExecutableGraph::load(device(), std::move(b).build(), load_options());
-    const Dims want = std::string(mode) == "planar" ? Dims{kN, int64_t(ops::planar_row_bytes(c.type, kK) / 16), 16}
+    const Dims want = mode == "planar" ? Dims{kN, int64_t(ops::planar_row_bytes(c.type, kK) / 16), 16}
                                                     : Dims{kN, int64_t(ops::gpu_row_bytes(*l, kK))};
     EXPECT_EQ(g->graph().tensor(w).max_dims, want);
-    if (std::string(mode) == "planar") {
+    if (mode == "planar") {
       EXPECT_LE(double(numel(want)), 1.04 * double(file.size()));
     }
     std::vector<float> wf(kN * kK);
@@ -550,6 +556,23 @@ TEST_P(QuantLinearPlanar, FileLayoutWeightIsRepackedAtLoad) {
       EXPECT_NEAR(got[n], want_v, 1e-5 * (mag + 1e-6)) << "row " << n;
     }
   }
+}
+
+// Auto is the planar layout but on SwiftShader (as Chromium reports it); a
+// layout asked for by name is kept everywhere.
+TEST(GemvLayoutChoice, AutoIsPlanarButOnSwiftShader) {
+  gpu::AdapterInfo swiftshader, lavapipe;
+  swiftshader.vendor = "google";
+  swiftshader.architecture = "swiftshader";
+  swiftshader.device_type = "CPU";
+  lavapipe.name = "llvmpipe (LLVM 19.1.7, 256 bits)";
+  lavapipe.driver = "Mesa 25.0.7";
+  lavapipe.device_type = "CPU";
+  EXPECT_EQ(ops::chosen_gemv_layout(GemvLayout::Auto, &swiftshader), GemvLayout::Blocks);
+  EXPECT_EQ(ops::chosen_gemv_layout(GemvLayout::Auto, &lavapipe), GemvLayout::Planar);
+  EXPECT_EQ(ops::chosen_gemv_layout(GemvLayout::Auto, nullptr), GemvLayout::Planar);
+  EXPECT_EQ(ops::chosen_gemv_layout(GemvLayout::Planar, &swiftshader), GemvLayout::Planar);
+  EXPECT_EQ(ops::chosen_gemv_layout(GemvLayout::Blocks, &lavapipe), GemvLayout::Blocks);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, QuantLinearPlanar,

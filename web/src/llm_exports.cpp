@@ -100,12 +100,11 @@ EMSCRIPTEN_KEEPALIVE int32_t wgrt_web_llm_load(int32_t source, double size, cons
         options.file = web::page_file(source, uint64_t(size), name);
         web::take(o, "context", options.context);
         web::take(o, "kv_f16", options.kv_f16);
-        // The GEMV's block layout by default: in Chromium's SwiftShader a
-        // SmolLM2 decode step took 12.4 s with it against 52 s with the
-        // planar layout (whose 18 KiB of staged x it runs slowly).
-        options.load.tuning.gemv_layout = GemvLayout::Blocks;
         // Kernel choices (wgrt/tuning.h), for comparing variants in a page.
-        web::take_choice(o, "gemv_layout", {{"planar", GemvLayout::Planar}, {"blocks", GemvLayout::Blocks}},
+        // The GEMV layout's default (auto) is planar on GPUs and the block
+        // layout on SwiftShader, as natively.
+        web::take_choice(o, "gemv_layout",
+                         {{"auto", GemvLayout::Auto}, {"planar", GemvLayout::Planar}, {"blocks", GemvLayout::Blocks}},
                          options.load.tuning.gemv_layout);
         web::take_choice(o, "gemv_activation", {{"auto", GemvActivation::Auto}, {"f32", GemvActivation::F32}},
                          options.load.tuning.gemv_activation);

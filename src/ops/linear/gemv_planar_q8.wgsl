@@ -111,11 +111,16 @@ fn stage_xq_rows(c0: u32, s0: u32, cnt: u32, stride: u32, m: u32, rows: u32, tid
   workgroupBarrier();
 }
 
-// Sum of the packed products of w (8 words: a block's 32 int8 or nibble
-// values) with the staged quants a (elements 0-15) and b (16-31).
+// Sum of the packed products of half a block's weights w (16 int8 or
+// nibble values) with 16 staged quants a.
+fn dot_half(w: vec4<u32>, a: vec4<u32>) -> i32 {
+  return (dot4I8Packed(w.x, a.x) + dot4I8Packed(w.y, a.y)) + (dot4I8Packed(w.z, a.z) + dot4I8Packed(w.w, a.w));
+}
+
+// The same for a whole block: wa, wb with the staged quants a (elements
+// 0-15) and b (16-31).
 fn dot_words(wa: vec4<u32>, wb: vec4<u32>, a: vec4<u32>, b: vec4<u32>) -> i32 {
-  return (dot4I8Packed(wa.x, a.x) + dot4I8Packed(wa.y, a.y)) + (dot4I8Packed(wa.z, a.z) + dot4I8Packed(wa.w, a.w)) +
-         (dot4I8Packed(wb.x, b.x) + dot4I8Packed(wb.y, b.y)) + (dot4I8Packed(wb.z, b.z) + dot4I8Packed(wb.w, b.w));
+  return dot_half(wa, a) + dot_half(wb, b);
 }
 
 // Q6_K's values of elements 4j..4j+3 as packed int8 (the file's q: the 6-bit
@@ -132,13 +137,11 @@ fn block_dot_q6k(qa: vec4<u32>, hi: vec2<u32>, s: vec2<f32>, at: u32, xscale: f3
   let w1 = vec4<u32>(q6k_signed(qa, hi, 4u), q6k_signed(qa, hi, 5u), q6k_signed(qa, hi, 6u), q6k_signed(qa, hi, 7u));
   let a = xq[at];
   let b = xq[at + 1u];
-  var t0 = vec2<i32>((dot4I8Packed(w0.x, a.x) + dot4I8Packed(w0.y, a.y)) + (dot4I8Packed(w0.z, a.z) + dot4I8Packed(w0.w, a.w)), 0i);
-  var t1 = vec2<i32>((dot4I8Packed(w1.x, b.x) + dot4I8Packed(w1.y, b.y)) + (dot4I8Packed(w1.z, b.z) + dot4I8Packed(w1.w, b.w)), 0i);
+  var t0 = vec2<i32>(dot_half(w0, a), 0i);
+  var t1 = vec2<i32>(dot_half(w1, b), 0i);
   if (XQ_LEVELS == 2u) {
-    let c = xq[at + 2u];
-    let e = xq[at + 3u];
-    t0.y = (dot4I8Packed(w0.x, c.x) + dot4I8Packed(w0.y, c.y)) + (dot4I8Packed(w0.z, c.z) + dot4I8Packed(w0.w, c.w));
-    t1.y = (dot4I8Packed(w1.x, e.x) + dot4I8Packed(w1.y, e.y)) + (dot4I8Packed(w1.z, e.z) + dot4I8Packed(w1.w, e.w));
+    t0.y = dot_half(w0, xq[at + 2u]);
+    t1.y = dot_half(w1, xq[at + 3u]);
   }
   return xscale * (s.x * (f32(t0.x) + f32(t0.y) * (1.0 / 254.0)) + s.y * (f32(t1.x) + f32(t1.y) * (1.0 / 254.0)));
 }

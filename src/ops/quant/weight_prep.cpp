@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gpu/device.h"
+
 namespace wgrt::ops {
 
 bool is_planar_weight(const Tensor& w) { return w.max_dims.size() == 3; }
@@ -17,6 +19,11 @@ bool ggml_rows_fit(const QuantLayout& layout, const Tensor& w, int64_t cols) {
          (w.storage == StorageKind::Constant && row == file_row_bytes(layout, cols));
 }
 
+GemvLayout chosen_gemv_layout(GemvLayout wanted, const gpu::AdapterInfo* adapter) {
+  if (wanted != GemvLayout::Auto) return wanted;
+  return adapter != nullptr && adapter->swiftshader() ? GemvLayout::Blocks : GemvLayout::Planar;
+}
+
 void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg, int64_t cols) {
   const uint32_t type = static_cast<uint32_t>(prep.args().integer(type_arg));
   const QuantLayout& layout = *find_quant_layout(type);
@@ -26,7 +33,10 @@ void prepare_ggml_weight(ConstantPrep& prep, size_t weight_arg, size_t type_arg,
   // Q4_1's file and block layouts have the same bytes: either is a source.
   const bool file_layout = uint64_t(w.max_dims[1]) == file_row_bytes(layout, cols);
   // The repacking is row by row, so it runs as the weight streams to the GPU.
-  if (file_layout && has_planar_layout(type) && prep.tuning().gemv_layout == GemvLayout::Planar) {
+  const gpu::Device* device = prep.args().device();
+  const GemvLayout gemv_layout =
+      chosen_gemv_layout(prep.tuning().gemv_layout, device != nullptr ? &device->adapter_info() : nullptr);
+  if (file_layout && has_planar_layout(type) && gemv_layout == GemvLayout::Planar) {
     const int64_t row_bytes = int64_t(planar_row_bytes(type, cols));
     prep.replace_constant(weight_arg, {rows, row_bytes / 16, 16},
                           rewritten_rows(prep.constant_rows(weight_arg), uint64_t(row_bytes),

@@ -8,6 +8,10 @@
 #include "graph/op_registry.h"
 #include "ops/quant/quant_layout.h"
 
+namespace wgrt::gpu {
+struct AdapterInfo;
+}
+
 namespace wgrt::ops {
 
 // Whether rows of `w` hold `cols` elements: in the block GPU layout, in the
@@ -18,10 +22,14 @@ bool ggml_rows_fit(const QuantLayout& layout, const Tensor& w, int64_t cols);
 // Whether `w` is in the planar layout (rank 3).
 bool is_planar_weight(const Tensor& w);
 
+// The layout Tuning::gemv_layout `wanted` means on `adapter` (null: none
+// known): Auto is Planar, except Blocks on SwiftShader.
+GemvLayout chosen_gemv_layout(GemvLayout wanted, const gpu::AdapterInfo* adapter);
+
 // Re-lays out the weight at argument `weight_arg` (ggml type at `type_arg`)
 // when it is still in the file's layout: into the planar layout where the
-// format has one and Tuning::gemv_layout is Planar (the default), the block
-// layout otherwise.
+// format has one and chosen_gemv_layout gives Planar, the block layout
+// otherwise.
 // Every op reading ggml weights (linear_ggml*, embedding_ggml) decodes both,
 // so a constant they share (a tied embedding and output head) is prepared
 // once, by whichever comes first.
