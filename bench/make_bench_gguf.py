@@ -25,6 +25,7 @@ Mixes (--mix), as llama.cpp's quantizer writes them:
   q4_k_m    Q4_K, but attn_v and ffn_down Q6_K in the layers llama.cpp gives
             more bits (the first and last eighth, and every third between),
             output head Q6_K
+  q5_k_m    the same with Q5_K for Q4_K
 
 Usage: python3 bench/make_bench_gguf.py OUT.gguf [--shape llama8b] [--mix q4_k_m]
 Smaller shapes (--hidden 256 --layers 2 --ffn 512 --heads 4 --kv-heads 2
@@ -105,7 +106,7 @@ def more_bits(i, n):
 def tensor_plan(a, hd):
     """(name, type, rows, cols) for every tensor, in file order; (name, array)
     for the float ones."""
-    base = Q.Q4_K if a.mix == "q4_k_m" else Q.Q4_0
+    base = {"q4_k_m": Q.Q4_K, "q5_k_m": Q.Q5_K}.get(a.mix, Q.Q4_0)
     plan = [("token_embd.weight", base, a.vocab, a.hidden)]
     if a.output != "tied":
         plan.append(("output.weight", Q.Q6_K if a.output == "q6_k" else Q.Q4_0, a.vocab, a.hidden))
@@ -115,7 +116,7 @@ def tensor_plan(a, hd):
     plan.append(("output_norm.weight", ones(a.hidden)))
     for i in range(a.layers):
         p = f"blk.{i}."
-        wide = a.mix == "q4_k_m" and more_bits(i, a.layers)
+        wide = a.mix != "q4_0" and more_bits(i, a.layers)
         plan += [(p + "attn_norm.weight", ones(a.hidden)),
                  (p + "attn_q.weight", base, a.heads * hd, a.hidden),
                  (p + "attn_k.weight", base, a.kv_heads * hd, a.hidden),
@@ -136,7 +137,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("--shape", choices=sorted(SHAPES), default="llama1b")
-    ap.add_argument("--mix", choices=["q4_0", "q4_k_m"], default="q4_0")
+    ap.add_argument("--mix", choices=["q4_0", "q4_k_m", "q5_k_m"], default="q4_0")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hidden", type=int)
     ap.add_argument("--layers", type=int)
@@ -172,7 +173,8 @@ def main():
 
     w = gguf.GGUFWriter(a.out, a.arch)
     w.add_name(a.name)
-    w.add_file_type(gguf.LlamaFileType.MOSTLY_Q4_K_M if a.mix == "q4_k_m" else gguf.LlamaFileType.MOSTLY_Q4_0)
+    w.add_file_type({"q4_k_m": gguf.LlamaFileType.MOSTLY_Q4_K_M,
+                     "q5_k_m": gguf.LlamaFileType.MOSTLY_Q5_K_M}.get(a.mix, gguf.LlamaFileType.MOSTLY_Q4_0))
     w.add_context_length(a.context)
     w.add_embedding_length(a.hidden)
     w.add_block_count(a.layers)

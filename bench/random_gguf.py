@@ -9,7 +9,7 @@ file cannot travel to (the device tool carries 64 MiB a call).
   fill OUT.skel.gguf OUT.gguf [--seed 0] [--weight-std 0.02]
       Writes a GGUF with the skeleton's keys and tensors of the same types and
       shapes holding random data: quantized blocks with random quants and small
-      positive f16 scales (Q4_0, Q4_1, Q8_0, Q6_K), norms ('*norm*') as ones, other
+      positive f16 scales (Q4_0, Q4_1, Q8_0, Q4_K, Q5_K, Q6_K), norms ('*norm*') as ones, other
       F32/F16 tensors as small normal values.
 
 Kernel speed does not depend on the weights' values, so a filled copy times
@@ -51,6 +51,11 @@ def random_blocks(rng, qtype, rows, cols, std=0.02):
         data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
     elif qtype == T.Q4_K:    # d, dmin, 12 B of 6-bit scales and mins, 128 B of nibbles: w = d s q - dmin m
         d = (std / (4.6 * 32.0) * u).astype(np.float16)
+        dmin = (std / (32.0 * 32.0) * u).astype(np.float16)
+        data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
+        data[:, :, 2:4] = dmin.view(np.uint8).reshape(rows, nb, 2)
+    elif qtype == T.Q5_K:    # d, dmin, 12 B of scales and mins, 32 B of fifth bits, 128 B of nibbles: q in 0..31
+        d = (std / (9.2 * 32.0) * u).astype(np.float16)
         dmin = (std / (32.0 * 32.0) * u).astype(np.float16)
         data[:, :, 0:2] = d.view(np.uint8).reshape(rows, nb, 2)
         data[:, :, 2:4] = dmin.view(np.uint8).reshape(rows, nb, 2)
