@@ -9,7 +9,7 @@
 #
 # On the device, after `source bench/device/env.sh .device` and
 # PYTHONPATH=$PWD/.device/py:  bash bench/peer_models.sh
-# Env: MODELS (default "llama8b"; also llama1b, llama8b_km, qwen32b, llama70b), PP (512), TG (128), REPS (3).
+# Env: MODELS (default "llama8b"; also llama1b, llama8b_km, llama8b_k5m, qwen32b, llama70b), PP (512), TG (128), REPS (3).
 set -uo pipefail
 MODELS=${MODELS:-llama8b}
 PP=${PP:-512} TG=${TG:-128} REPS=${REPS:-3}
@@ -24,6 +24,7 @@ declare -A GEN=(
   [llama1b]="--shape llama1b"
   [llama8b]="--shape llama8b --name Llama-3.1-8B-shaped"
   [llama8b_km]="--shape llama8b --mix q4_k_m --name Llama-3.1-8B-shaped-Q4_K_M"
+  [llama8b_k5m]="--shape llama8b --mix q5_k_m --name Llama-3.1-8B-shaped-Q5_K_M"
   [qwen32b]="--shape qwen32b --name Qwen2.5-32B-shaped"
   [llama70b]="--shape llama70b --name Llama-3.1-70B-shaped")
 for m in $MODELS; do
