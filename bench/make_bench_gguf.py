@@ -96,6 +96,10 @@ SHAPES = {
     "llama70b": (8192, 80, 64, 8, 28672, 128256, "llama", 500000.0, "own", 131072),
 }
 Q = gguf.GGMLQuantizationType
+# Each mix's type for most matrices, and the file type it declares.
+MIXES = {"q4_0": (Q.Q4_0, gguf.LlamaFileType.MOSTLY_Q4_0),
+         "q4_k_m": (Q.Q4_K, gguf.LlamaFileType.MOSTLY_Q4_K_M),
+         "q5_k_m": (Q.Q5_K, gguf.LlamaFileType.MOSTLY_Q5_K_M)}
 
 
 def more_bits(i, n):
@@ -106,7 +110,7 @@ def more_bits(i, n):
 def tensor_plan(a, hd):
     """(name, type, rows, cols) for every tensor, in file order; (name, array)
     for the float ones."""
-    base = {"q4_k_m": Q.Q4_K, "q5_k_m": Q.Q5_K}.get(a.mix, Q.Q4_0)
+    base = MIXES[a.mix][0]
     plan = [("token_embd.weight", base, a.vocab, a.hidden)]
     if a.output != "tied":
         plan.append(("output.weight", Q.Q6_K if a.output == "q6_k" else Q.Q4_0, a.vocab, a.hidden))
@@ -137,7 +141,7 @@ def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("--shape", choices=sorted(SHAPES), default="llama1b")
-    ap.add_argument("--mix", choices=["q4_0", "q4_k_m", "q5_k_m"], default="q4_0")
+    ap.add_argument("--mix", choices=sorted(MIXES), default="q4_0")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hidden", type=int)
     ap.add_argument("--layers", type=int)
@@ -173,8 +177,7 @@ def main():
 
     w = gguf.GGUFWriter(a.out, a.arch)
     w.add_name(a.name)
-    w.add_file_type({"q4_k_m": gguf.LlamaFileType.MOSTLY_Q4_K_M,
-                     "q5_k_m": gguf.LlamaFileType.MOSTLY_Q5_K_M}.get(a.mix, gguf.LlamaFileType.MOSTLY_Q4_0))
+    w.add_file_type(MIXES[a.mix][1])
     w.add_context_length(a.context)
     w.add_embedding_length(a.hidden)
     w.add_block_count(a.layers)

@@ -56,7 +56,8 @@ fn q6k_floats(qa: vec4<u32>, hi: vec2<u32>, j: u32) -> vec4<f32> {
 }
 
 // One block's dot product with the staged x at xs[b ..]: quants qa (and qb,
-// Q8_0's second half or Q6_K's high bits), scale s (Q6_K: one per half).
+// Q8_0's second half or the high bits of Q5_K and Q6_K), scale s (and the
+// min of the has_min() formats; Q6_K: one scale per half).
 fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
   if (PROBE == 2u) { return s.x * bitcast<f32>((qa.x ^ qa.y ^ qa.z ^ qa.w ^ qb.x) & 0x3fffffffu); }
   if (PROBE == 1u) {
@@ -71,26 +72,24 @@ fn block_dot(qa: vec4<u32>, qb: vec4<u32>, s: vec2<f32>, b: u32) -> f32 {
              (dot(q6k_floats(qa, qb.xy, 6u) - Q6K_OFF, xs[b + 6u]) + dot(q6k_floats(qa, qb.xy, 7u) - Q6K_OFF, xs[b + 7u]));
     return s.x * t0 + s.y * t1;
   }
-  if (QTYPE == 1013u) {
-    let t = (dot(q5k_floats(qa, qb.x, 0u), xs[b]) + dot(q5k_floats(qa, qb.x, 4u), xs[b + 4u])) +
-            (dot(q5k_floats(qa, qb.x, 1u), xs[b + 1u]) + dot(q5k_floats(qa, qb.x, 5u), xs[b + 5u])) +
-            (dot(q5k_floats(qa, qb.x, 2u), xs[b + 2u]) + dot(q5k_floats(qa, qb.x, 6u), xs[b + 6u])) +
-            (dot(q5k_floats(qa, qb.x, 3u), xs[b + 3u]) + dot(q5k_floats(qa, qb.x, 7u), xs[b + 7u]));
-    let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
-    var r = s.x * t;  // as block_dot_decoded's, statement for statement
-    r += s.y * dot(xsum, vec4<f32>(1.0));
-    return r;
-  }
   if (QTYPE == 1008u) {
     let t = byte_dot(qa.x, xs[b]) + byte_dot(qa.y, xs[b + 1u]) + byte_dot(qa.z, xs[b + 2u]) +
             byte_dot(qa.w, xs[b + 3u]) + byte_dot(qb.x, xs[b + 4u]) + byte_dot(qb.y, xs[b + 5u]) +
             byte_dot(qb.z, xs[b + 6u]) + byte_dot(qb.w, xs[b + 7u]);
     return s.x * t;
   }
-  let off = select(8388616.0, 8388608.0, has_min());  // 2^23 + 8 for Q4_0's q - 8
-  let t = nibble_dot(qa.x, xs[b], xs[b + 4u], off) + nibble_dot(qa.y, xs[b + 1u], xs[b + 5u], off) +
-          nibble_dot(qa.z, xs[b + 2u], xs[b + 6u], off) + nibble_dot(qa.w, xs[b + 3u], xs[b + 7u], off);
-  var r = s.x * t;
+  var t: f32;
+  if (QTYPE == 1013u) {
+    t = (dot(q5k_floats(qa, qb.x, 0u), xs[b]) + dot(q5k_floats(qa, qb.x, 4u), xs[b + 4u])) +
+        (dot(q5k_floats(qa, qb.x, 1u), xs[b + 1u]) + dot(q5k_floats(qa, qb.x, 5u), xs[b + 5u])) +
+        (dot(q5k_floats(qa, qb.x, 2u), xs[b + 2u]) + dot(q5k_floats(qa, qb.x, 6u), xs[b + 6u])) +
+        (dot(q5k_floats(qa, qb.x, 3u), xs[b + 3u]) + dot(q5k_floats(qa, qb.x, 7u), xs[b + 7u]));
+  } else {
+    let off = select(8388616.0, 8388608.0, has_min());  // 2^23 + 8 for Q4_0's q - 8
+    t = nibble_dot(qa.x, xs[b], xs[b + 4u], off) + nibble_dot(qa.y, xs[b + 1u], xs[b + 5u], off) +
+        nibble_dot(qa.z, xs[b + 2u], xs[b + 6u], off) + nibble_dot(qa.w, xs[b + 3u], xs[b + 7u], off);
+  }
+  var r = s.x * t;  // the min's term as block_dot_decoded adds it, statement for statement
   if (has_min()) {
     let xsum = (xs[b] + xs[b + 1u]) + (xs[b + 2u] + xs[b + 3u]) + (xs[b + 4u] + xs[b + 5u]) + (xs[b + 6u] + xs[b + 7u]);
     r += s.y * dot(xsum, vec4<f32>(1.0));
